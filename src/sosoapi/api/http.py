@@ -1,0 +1,146 @@
+"""The HTTP API: one POST route per tool that has an `api_operation` in the contract.
+
+The body is the tool's input and the response body its `structuredContent`; the same
+`ResearchService.call` runs behind MCP and HTTP, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from starlette.responses import JSONResponse, Response
+
+from sosoapi import __version__
+from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
+from sosoapi.app import Application
+from sosoapi.contract.errors import ServiceError, invalid_input
+from sosoapi.mcp.catalog import visible_tools
+from sosoapi.mcp.server import build_server, http_token
+
+log = logging.getLogger("sosoapi.api")
+BEARER = "bearer "
+
+
+class StoreTokenVerifier:
+    """The SDK's bearer check for /mcp, backed by our token store."""
+
+    def __init__(self, application: Application) -> None:
+        self.application = application
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        try:
+            principal = await self.application.research.authenticate(token)
+        except ServiceError:
+            return None
+        expires = int(principal.expires_at.timestamp()) if principal.expires_at else None
+        return AccessToken(
+            token=token, client_id=principal.user_id, scopes=sorted(principal.scopes), expires_at=expires
+        )
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    return header[len(BEARER) :].strip() or None if header.lower().startswith(BEARER) else None
+
+
+def _route(application: Application, tool: str, metadata_url: str):  # noqa: ANN202
+    async def endpoint(request: Request) -> Response:
+        try:
+            principal = await application.research.authenticate(_bearer(request))
+            try:
+                arguments: Any = json.loads(await request.body() or b"null")
+            except ValueError as exc:
+                raise invalid_input(f"The request body is not JSON ({exc}); send a JSON object.") from None
+            outcome = await application.research.call(tool, principal, arguments)
+        except ServiceError as error:
+            log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)
+            return problem_response(error, request.url.path, metadata_url)
+        headers = {}
+        if outcome.corpus_revision is not None:
+            headers["Corpus-Revision"] = str(outcome.corpus_revision)
+        return JSONResponse(outcome.output.wire(), headers=headers)
+
+    return endpoint
+
+
+def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
+    problem = {"content": {PROBLEM_JSON: {"schema": PROBLEM_SCHEMA}}}
+    output = {k: v for k, v in contract["outputSchema"].items() if k != "$schema"}
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": contract["inputSchema"]}},
+        },
+        "responses": {
+            "200": {
+                "description": "The result (a receipt in any state is a normal result)",
+                "content": {"application/json": {"schema": output}},
+            },
+            **{
+                code: {"description": text, **problem}
+                for code, text in (
+                    ("400", "Invalid input"),
+                    ("401", "Authentication required"),
+                    ("403", "Forbidden"),
+                    ("404", "Not found"),
+                    ("422", "mutation_id reused with other arguments"),
+                )
+            },
+        },
+    }
+
+
+def create_http_app(application: Application, *, host: str, port: int, profile: str) -> FastAPI:
+    base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    mcp_server = build_server(
+        application.research,
+        transport="http",
+        profile=profile,
+        output_schemas=application.settings.output_schemas,
+        token_source=http_token,
+    )
+    mcp_app = mcp_server.streamable_http_app(
+        streamable_http_path="/mcp",
+        host=host,
+        auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[]),
+        token_verifier=StoreTokenVerifier(application),
+    )
+    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with application.running(), mcp_server.session_manager.run():
+            log.info("serving host=%s port=%d profile=%s", host, port, profile)
+            yield
+
+    api = FastAPI(
+        title="SosoAPI Research",
+        version=__version__,
+        description="Safe, bounded, durable public-source retrieval for research agents.",
+        lifespan=lifespan,
+    )
+
+    @api.get("/healthz", tags=["health"])
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok", "version": __version__}
+
+    for name, contract in visible_tools("full", "http").items():
+        api.add_api_route(
+            contract["api_operation"],
+            _route(application, name, metadata_url),
+            methods=["POST"],
+            name=name,
+            summary=contract.get("title"),
+            description=contract["description"],
+            openapi_extra=_openapi_extra(contract),
+            include_in_schema=True,
+        )
+    api.mount("/", mcp_app)
+    return api

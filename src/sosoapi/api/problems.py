@@ -1,0 +1,48 @@
+"""RFC 9457 problem+json responses, one distinct `type` per cause."""
+
+from __future__ import annotations
+
+from starlette.responses import JSONResponse
+
+from sosoapi.contract.errors import TITLES, ServiceError
+
+PROBLEM_JSON = "application/problem+json"
+
+
+def problem_response(
+    error: ServiceError, instance: str | None = None, resource_metadata: str | None = None
+) -> JSONResponse:
+    body: dict[str, object] = {
+        "type": error.problem_type,
+        "title": TITLES[error.code],
+        "status": error.http_status,
+        "detail": error.message,
+    }
+    if instance:
+        body["instance"] = instance
+    if error.field:
+        body["field"] = error.field
+    if error.errors:
+        body["errors"] = error.errors
+    headers = {}
+    if error.code == "unauthenticated":
+        challenge = 'Bearer realm="sosoapi", error="invalid_token"'
+        if resource_metadata:
+            challenge += f', resource_metadata="{resource_metadata}"'
+        headers["WWW-Authenticate"] = challenge
+    return JSONResponse(body, status_code=error.http_status, media_type=PROBLEM_JSON, headers=headers)
+
+
+PROBLEM_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "type": {"type": "string", "format": "uri"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "instance": {"type": "string"},
+        "field": {"type": "string"},
+        "errors": {"type": "array", "items": {"type": "object"}},
+    },
+    "required": ["type", "title", "status", "detail"],
+}

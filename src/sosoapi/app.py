@@ -1,0 +1,44 @@
+"""Composition root: settings -> store -> services -> surfaces."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+
+from sosoapi.auth.permission import Guard
+from sosoapi.config import Settings
+from sosoapi.egress.gate import Egress
+from sosoapi.research.receipts import ReceiptService
+from sosoapi.research.service import ResearchService
+from sosoapi.research.sources import read_source
+from sosoapi.store.store import Store
+
+log = logging.getLogger("sosoapi")
+
+
+class Application:
+    """Everything one server instance runs, wired once."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.store = Store(settings.database_url)
+        self.guard = Guard(self.store.auth)
+        self.egress = Egress(settings.egress)
+        reader = partial(_read, self.egress)
+        self.receipts = ReceiptService(self.store, reader, settings.receipts)
+        self.research = ResearchService(self.store, self.guard, self.receipts)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[Application]:
+        """Start workers and the sweeper; on exit drain, then close egress and the store."""
+        try:
+            async with self.receipts.running():
+                yield self
+        finally:
+            await self.egress.aclose()
+
+
+async def _read(egress: Egress, kind: str, url: str, language: str | None):  # noqa: ANN202
+    return await read_source(egress.fetch, kind, url, language)

@@ -1,0 +1,1 @@
+"""Tokens, principals, scopes, roles, and the one permission check."""

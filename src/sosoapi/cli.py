@@ -1,0 +1,289 @@
+"""The `sosoapi` command: run the servers, administer, and call the operations from a shell."""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+import click
+
+from sosoapi import logs
+from sosoapi.app import Application
+from sosoapi.auth.admin import Admin
+from sosoapi.auth.tokens import RESEARCH_SCOPE
+from sosoapi.config import PROFILES, Settings
+from sosoapi.contract.errors import ServiceError
+from sosoapi.store.store import Store
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _settings(profile: str | None = None) -> Settings:
+    try:
+        return Settings.from_env(profile=profile)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def _emit(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _admin() -> tuple[Store, Admin]:
+    store = Store(_settings().database_url)
+    return store, Admin(store.auth)
+
+
+def _checked(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+@click.group()
+@click.version_option(package_name="sosoapi")
+def main() -> None:
+    """SosoAPI Research: safe, bounded, durable public-source retrieval for research agents."""
+    logs.configure()
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8080, show_default=True, type=int)
+@click.option("--profile", type=click.Choice(PROFILES), default=None, help="default: SOSOAPI_PROFILE or full")
+def serve(host: str, port: int, profile: str | None) -> None:
+    """Serve the HTTP API and MCP at /mcp (health at /healthz)."""
+    import uvicorn
+
+    from sosoapi.api.http import create_http_app
+
+    settings = _settings(profile)
+    app = create_http_app(Application(settings), host=host, port=port, profile=settings.profile)
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+
+
+@main.command("mcp")
+@click.option("--profile", type=click.Choice(PROFILES), default=None, help="default: SOSOAPI_PROFILE or full")
+def mcp_command(profile: str | None) -> None:
+    """Serve MCP over stdio; identity from SOSOAPI_TOKEN."""
+    from sosoapi.mcp.stdio import serve_stdio
+
+    settings = _settings(profile)
+    anyio.run(serve_stdio, Application(settings), settings.profile)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="print {workspace_id, token} as JSON")
+def init(as_json: bool) -> None:
+    """Create the local workspace once and mint a new owner token (shown once)."""
+    store, admin = _admin()
+    workspace, minted = admin.init_local(_now())
+    store.close()
+    if as_json:
+        _emit({"workspace_id": workspace.id, "token": minted.token})
+    else:
+        click.echo(f"workspace_id: {workspace.id}\ntoken (shown once): {minted.token}")
+
+
+@main.group()
+def workspaces() -> None:
+    """Create and list workspaces, manage members and the research feature."""
+
+
+@workspaces.command("list")
+def workspaces_list() -> None:
+    store, _ = _admin()
+    _emit(
+        [
+            {"id": w.id, "name": w.name, "research_enabled": w.research_enabled, "local": w.is_local}
+            for w in store.auth.list_workspaces()
+        ]
+    )
+
+
+@workspaces.command("create")
+@click.argument("name")
+@click.option("--research/--no-research", default=True, show_default=True)
+def workspaces_create(name: str, research: bool) -> None:
+    store, _ = _admin()
+    workspace = store.auth.create_workspace(name, _now(), research_enabled=research)
+    _emit({"id": workspace.id, "name": workspace.name, "research_enabled": research})
+
+
+def _set_research(workspace_id: str, enabled: bool) -> None:
+    store, _ = _admin()
+    if not store.auth.set_research_enabled(workspace_id, enabled):
+        raise click.UsageError(f"workspace {workspace_id} does not exist; see `sosoapi workspaces list`")
+    _emit({"id": workspace_id, "research_enabled": enabled})
+
+
+@workspaces.command("enable-research")
+@click.argument("workspace_id")
+def workspaces_enable(workspace_id: str) -> None:
+    _set_research(workspace_id, True)
+
+
+@workspaces.command("disable-research")
+@click.argument("workspace_id")
+def workspaces_disable(workspace_id: str) -> None:
+    _set_research(workspace_id, False)
+
+
+@workspaces.command("add-member")
+@click.argument("workspace_id")
+@click.option("--user", "user_id", help="an existing user id; omit to create a user")
+@click.option("--name", default="member", show_default=True, help="name of a new user")
+@click.option("--role", type=click.Choice(["owner", "editor", "viewer"]), required=True)
+def workspaces_add_member(workspace_id: str, user_id: str | None, name: str, role: str) -> None:
+    store, admin = _admin()
+    if user_id:
+        _checked(lambda: admin.add_member(workspace_id, user_id, role, _now()))
+    else:
+        user_id = _checked(lambda: admin.create_member(workspace_id, name, role, _now()))
+    _emit({"workspace_id": workspace_id, "user_id": user_id, "role": role})
+
+
+@main.group()
+def tokens() -> None:
+    """Mint, list and revoke bearer tokens (a token is shown once)."""
+
+
+@tokens.command("create")
+@click.option("--user", "user_id", help="the user the token speaks for")
+@click.option("--workspace", "workspace_id", help="with --role: create a new member and mint for it")
+@click.option("--role", type=click.Choice(["owner", "editor", "viewer"]))
+@click.option("--name", default="member", show_default=True)
+@click.option("--scope", "scopes", multiple=True, default=[RESEARCH_SCOPE], show_default=True)
+@click.option("--no-scope", is_flag=True, help="mint a token with no scopes (for testing refusals)")
+@click.option("--expires-in", type=float, default=None, help="seconds until the token expires")
+@click.option("--label", default="")
+def tokens_create(
+    user_id: str | None,
+    workspace_id: str | None,
+    role: str | None,
+    name: str,
+    scopes: tuple[str, ...],
+    no_scope: bool,
+    expires_in: float | None,
+    label: str,
+) -> None:
+    store, admin = _admin()
+    if user_id is None:
+        if not (workspace_id and role):
+            raise click.UsageError("give --user, or --workspace with --role to create a member")
+        user_id = _checked(lambda: admin.create_member(workspace_id, name, role, _now()))
+    chosen = frozenset() if no_scope else frozenset(scopes)
+    minted = _checked(
+        lambda: admin.mint(user_id, _now(), scopes=chosen, label=label, expires_in=expires_in)
+    )
+    _emit({"id": minted.record.id, "user_id": user_id, "token": minted.token, "scopes": sorted(chosen)})
+
+
+@tokens.command("list")
+def tokens_list() -> None:
+    store, _ = _admin()
+    _emit(
+        [
+            {
+                "id": t.id,
+                "user_id": t.user_id,
+                "label": t.label,
+                "scopes": sorted(t.scopes),
+                "created_at": t.created_at.isoformat(),
+                "expires_at": t.expires_at.isoformat() if t.expires_at else None,
+                "revoked": t.revoked_at is not None,
+            }
+            for t in store.auth.list_tokens()
+        ]
+    )
+
+
+@tokens.command("revoke")
+@click.argument("token_id")
+def tokens_revoke(token_id: str) -> None:
+    store, _ = _admin()
+    if not store.auth.revoke_token(token_id, _now()):
+        raise click.UsageError(f"token {token_id} does not exist or is already revoked")
+    _emit({"id": token_id, "revoked": True})
+
+
+def _local_workspace(settings: Settings) -> str:
+    store = Store(settings.database_url)
+    workspace = store.auth.local_workspace()
+    store.close()
+    if workspace is None:
+        raise click.UsageError("no local workspace yet; run `sosoapi init` or pass --workspace")
+    return workspace.id
+
+
+def _call(tool: str, arguments: dict[str, Any]) -> None:
+    settings = _settings()
+
+    async def run() -> dict[str, Any]:
+        application = Application(settings)
+        async with application.running():
+            principal = await application.research.authenticate(settings.token)
+            outcome = await application.research.call(tool, principal, arguments)
+            return outcome.output.wire()
+
+    try:
+        _emit(anyio.run(run))
+    except ServiceError as error:
+        click.echo(f"error ({error.code}): {error.message}", err=True)
+        sys.exit(2)
+
+
+@main.command()
+@click.argument("url")
+@click.option("--workspace", "workspace_id", help="default: the local workspace")
+@click.option("--kind", type=click.Choice(["url_text", "published_captions"]), default="url_text")
+@click.option("--language", default=None)
+@click.option("--mutation-id", default=None, help="reuse to read the same receipt again")
+def retrieve(
+    url: str, workspace_id: str | None, kind: str, language: str | None, mutation_id: str | None
+) -> None:
+    """Retrieve one public HTTPS source (token from SOSOAPI_TOKEN); JSON receipt out."""
+    settings = _settings()
+    mutation_id = mutation_id or str(uuid.uuid4())
+    click.echo(f"mutation_id: {mutation_id}", err=True)
+    arguments: dict[str, Any] = {
+        "url": url,
+        "kind": kind,
+        "workspace_id": workspace_id or _local_workspace(settings),
+        "mutation_id": mutation_id,
+    }
+    if language is not None:
+        arguments["language"] = language
+    _call("sosoapi_research_evidence_retrieve", arguments)
+
+
+@main.group()
+def corpora() -> None:
+    """Read sealed corpora."""
+
+
+@corpora.command("get")
+@click.argument("corpus_id")
+@click.option("--workspace", "workspace_id", help="default: the local workspace")
+@click.option("--revision", type=int, default=None)
+def corpora_get(corpus_id: str, workspace_id: str | None, revision: int | None) -> None:
+    settings = _settings()
+    arguments: dict[str, Any] = {
+        "workspace_id": workspace_id or _local_workspace(settings),
+        "id": corpus_id,
+    }
+    if revision is not None:
+        arguments["revision"] = revision
+    _call("sosoapi_research_corpora_get", arguments)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The only code that opens network connections. See `gate.Egress`."""

@@ -1,0 +1,302 @@
+"""`Egress.fetch`: the one way the service reads the network.
+
+Per hop: judge the URL (policy), resolve the host once, check every address, pin the
+first, dial only that address (network.PinnedBackend) with TLS verified for the host name,
+then map the response to a contract reason or read a bounded body. Redirects are followed
+here, each hop judged afresh. Network and policy conditions never raise: they come back as
+`FetchOutcome.reason`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import certifi
+import httpcore
+
+from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
+from sosoapi.egress.network import Pin, PinnedBackend, Proxy, UnpinnedDial, pinned
+from sosoapi.egress.policy import is_admitted, judge_url
+from sosoapi.egress.politeness import Politeness
+from sosoapi.egress.resolver import (
+    NameNotFound,
+    PinnedResolver,
+    Resolver,
+    ResolverUnavailable,
+    SystemResolver,
+)
+from sosoapi.egress.settings import EgressSettings, IPAddress
+from sosoapi.egress.statuses import REDIRECT_STATUSES, clamp_retry_after, reason_for_status
+from sosoapi.egress.types import FetchOutcome
+from sosoapi.egress.urls import Target, join_location
+
+
+@dataclass
+class _Progress:
+    """Where a fetch is, so a deadline can be reported honestly."""
+
+    url: str | None = None
+    waiting_for_slot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Redirect:
+    location: str
+
+
+def build_ssl_context(ca_bundle: str | None) -> ssl.SSLContext:
+    """System trust + certifi, plus the operator's extra CAs (added, never replacing)."""
+    context = ssl.create_default_context()
+    context.load_verify_locations(certifi.where())
+    if ca_bundle:
+        context.load_verify_locations(ca_bundle)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    return context
+
+
+class Egress:
+    """The egress gate. One instance per process: it owns the connection pool and the
+    per-origin politeness state that all fetches share."""
+
+    def __init__(
+        self,
+        settings: EgressSettings,
+        *,
+        resolver: Resolver | None = None,
+        network_backend: httpcore.AsyncNetworkBackend | None = None,
+    ) -> None:
+        """`resolver` replaces DNS (pins from settings still come first); `network_backend`
+        is the raw dialler under the pinning layer (tests use it to watch every dial)."""
+        self._settings = settings
+        self._resolver = PinnedResolver(settings.resolve, resolver or SystemResolver())
+        context = build_ssl_context(settings.ca_bundle)
+        proxy = Proxy.from_url(settings.proxy) if settings.proxy else None
+        backend = PinnedBackend(network_backend, proxy=proxy, proxy_ssl_context=context)
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=context,
+            network_backend=backend,
+            max_connections=256,
+            max_keepalive_connections=64,
+            keepalive_expiry=30.0,
+            http1=True,
+            http2=False,
+            retries=0,
+        )
+        self._politeness = Politeness(
+            settings.per_origin_concurrency, settings.per_origin_min_interval
+        )
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()
+
+    async def fetch(self, url: str, *, accept: Sequence[str]) -> FetchOutcome:
+        """Fetch `url` within every bound; never raises for network or policy conditions.
+
+        - `reason` None: a 2xx body was read. `body` is the whole body, or with
+          `truncated=True` the first `max_body_bytes` decoded bytes of a larger one (the
+          caller decides between partial/`response_too_large` and unavailable). With
+          `short_body=True` the origin closed before Content-Length (or the last chunk)
+          was sent: `body` is the prefix received and the caller reports `source_partial`.
+        - `content_type` is the Content-Type header as sent (None when absent: sniff);
+          a 2xx whose media type is outside `accept` is `unsupported_media`.
+        - `final_url` is the canonical percent-encoded URL the answer came from (fragment
+          dropped); `retrieved_at` is when that response's headers arrived (UTC).
+        - More than `max_redirects` redirects: `unavailable`. https -> http: `unsafe_url`.
+        """
+        progress = _Progress()
+        try:
+            async with asyncio.timeout(self._settings.total_timeout):
+                return await self._follow(url, tuple(a.lower() for a in accept), progress)
+        except TimeoutError:
+            if progress.waiting_for_slot:
+                retry = clamp_retry_after(self._settings.per_origin_min_interval)
+                return FetchOutcome(
+                    "rate_limited", final_url=progress.url, retry_after_seconds=retry
+                )
+            return FetchOutcome("timeout", final_url=progress.url)
+
+    async def _follow(
+        self, url: str, accept: tuple[str, ...], progress: _Progress
+    ) -> FetchOutcome:
+        for _hop in range(self._settings.max_redirects + 1):
+            judged = judge_url(url, self._settings)
+            if isinstance(judged, str):
+                return FetchOutcome(judged, final_url=progress.url)
+            progress.url = judged.url
+            answer = await self._hop(judged, accept, progress)
+            if isinstance(answer, FetchOutcome):
+                return answer
+            url = join_location(judged, answer.location)
+        return FetchOutcome("unavailable", final_url=progress.url)
+
+    async def _hop(
+        self, target: Target, accept: tuple[str, ...], progress: _Progress
+    ) -> FetchOutcome | _Redirect:
+        admitted = await self._admit(target)
+        if isinstance(admitted, str):
+            return FetchOutcome(admitted, final_url=target.url)
+        try:
+            progress.waiting_for_slot = True
+            async with self._politeness.slot(f"{target.host}:{target.port}"):
+                progress.waiting_for_slot = False
+                with pinned(Pin(target.host, target.port, admitted)):
+                    return await self._request(target, accept)
+        except Exception as exc:
+            reason = reason_for_error(exc)
+            if reason is None:
+                raise
+            return FetchOutcome(reason, final_url=target.url)
+
+    async def _admit(self, target: Target) -> IPAddress | str:
+        """The checked address to dial, or the reason there is none."""
+        if target.ip is not None:
+            return target.ip
+        try:
+            addresses = await self._resolver.resolve(target.host, target.port)
+        except NameNotFound:
+            return "not_found"
+        except (ResolverUnavailable, OSError):
+            return "egress_unavailable"
+        if not addresses:
+            return "not_found"
+        if not all(is_admitted(ip, target.port, self._settings) for ip in addresses):
+            return "unsafe_url"
+        return addresses[0]
+
+    async def _request(self, target: Target, accept: tuple[str, ...]) -> FetchOutcome | _Redirect:
+        settings = self._settings
+        url = httpcore.URL(
+            scheme=b"https",
+            host=target.host.encode("ascii"),
+            port=target.port,
+            target=target.request_target.encode("ascii"),
+        )
+        headers = [
+            (b"Host", target.authority.encode("ascii")),
+            (b"User-Agent", settings.user_agent.encode("ascii", "replace")),
+            (b"Accept", ", ".join(accept).encode("ascii", "replace") or b"*/*"),
+            (b"Accept-Encoding", b"identity"),
+        ]
+        timeouts = {
+            "connect": settings.connect_timeout,
+            "read": settings.read_timeout,
+            "write": settings.read_timeout,
+            "pool": settings.total_timeout,
+        }
+        async with self._pool.stream(
+            "GET", url, headers=headers, extensions={"timeout": timeouts}
+        ) as response:
+            retrieved_at = datetime.now(UTC)
+            return await self._answer(target, accept, response, retrieved_at)
+
+    async def _answer(
+        self,
+        target: Target,
+        accept: tuple[str, ...],
+        response: httpcore.Response,
+        retrieved_at: datetime,
+    ) -> FetchOutcome | _Redirect:
+        status = response.status
+        header = _header_reader(response.headers)
+        location = header("location")
+        if status in REDIRECT_STATUSES and location:
+            return _Redirect(location)
+        common = {
+            "final_url": target.url,
+            "status_code": status,
+            "content_type": header("content-type"),
+            "content_language": header("content-language"),
+            "retrieved_at": retrieved_at,
+        }
+        if not 200 <= status < 300:
+            reason, retry_after = reason_for_status(status, header("retry-after"))
+            return FetchOutcome(reason, retry_after_seconds=retry_after, **common)
+        if not media_accepted(header("content-type"), accept):
+            return FetchOutcome("unsupported_media", **common)
+        try:
+            body = BoundedBody(header("content-encoding"), self._settings.max_body_bytes)
+        except UnsupportedEncoding:
+            return FetchOutcome("unavailable", **common)
+        short = await _read_body(response, body, _content_length(header("content-length")))
+        return FetchOutcome(
+            None, body=body.body, truncated=body.truncated, short_body=short, **common
+        )
+
+
+async def _read_body(
+    response: httpcore.Response, body: BoundedBody, declared: int | None
+) -> bool:
+    """Stream into `body` until done or capped; True when the origin sent less than it
+    promised (connection closed early against Content-Length or chunked framing)."""
+    try:
+        async for chunk in response.aiter_stream():
+            if body.feed(chunk):
+                return False
+    except (httpcore.RemoteProtocolError, httpcore.ReadError):
+        return True
+    return declared is not None and body.raw_bytes < declared
+
+
+def _header_reader(headers: list[tuple[bytes, bytes]]) -> Callable[[str], str | None]:
+    def read(name: str) -> str | None:
+        values = [v for k, v in headers if k.decode("latin-1").lower() == name]
+        if not values:
+            return None
+        return ", ".join(v.decode("latin-1").strip() for v in values)
+
+    return read
+
+
+def _content_length(value: str | None) -> int | None:
+    if value is None:
+        return None
+    first = value.split(",")[0].strip()
+    return int(first) if first.isdigit() and len(first) < 19 else None
+
+
+def media_accepted(content_type: str | None, accept: Sequence[str]) -> bool:
+    """True when the response's media type is one the caller can use (or is absent, so
+    the caller can sniff). `type/*` and `*/*` in `accept` match as wildcards."""
+    if content_type is None:
+        return True
+    media = content_type.split(";")[0].strip().lower()
+    if not media:
+        return True
+    kind = media.split("/")[0]
+    return any(a in (media, "*/*", f"{kind}/*") for a in accept)
+
+
+def reason_for_error(exc: BaseException) -> str | None:
+    """The contract reason for a network exception; None for anything else (a bug)."""
+    if isinstance(exc, UnpinnedDial):
+        return "unsafe_url"
+    if isinstance(exc, httpcore.ProxyError):
+        return "egress_unavailable"
+    if isinstance(exc, httpcore.ConnectTimeout | httpcore.TimeoutException):
+        return "timeout"
+    if isinstance(exc, httpcore.ConnectError):
+        return _connect_failure(exc)
+    if isinstance(exc, httpcore.NetworkError | httpcore.ProtocolError | DecodingFailed):
+        return "unavailable"
+    if isinstance(exc, OSError):
+        return "egress_unavailable"
+    return None
+
+
+def _connect_failure(exc: BaseException) -> str:
+    """Certificate failures are unsafe; other TLS failures unavailable; the rest
+    (refused, unreachable, reset before TLS) mean we cannot get out: egress_unavailable."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return "unsafe_url"
+        if isinstance(seen, ssl.SSLError):
+            return "unavailable"
+        seen = seen.__cause__ or seen.__context__
+    if "CERTIFICATE_VERIFY_FAILED" in str(exc):
+        return "unsafe_url"
+    return "egress_unavailable"

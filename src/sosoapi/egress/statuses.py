@@ -1,0 +1,57 @@
+"""HTTP status codes and Retry-After to contract reason codes."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+DEFAULT_RETRY_AFTER = 60
+MIN_RETRY_AFTER = 1
+MAX_RETRY_AFTER = 86_400
+
+_REASONS = {
+    401: "login_required",
+    403: "access_denied",
+    404: "not_found",
+    406: "unsupported_media",  # nothing in our Accept list is available
+    407: "egress_unavailable",  # a proxy on the way wants credentials we do not have
+    410: "not_found",
+    415: "unsupported_media",
+    451: "access_denied",  # unavailable for legal reasons: access is refused, not missing
+}
+
+
+def reason_for_status(status: int, retry_after: str | None) -> tuple[str, int | None]:
+    """(reason, retry_after_seconds) for a non-2xx, non-redirect final status."""
+    if status == 429:
+        return "rate_limited", parse_retry_after(retry_after) or DEFAULT_RETRY_AFTER
+    if status == 503:
+        seconds = parse_retry_after(retry_after)
+        return ("rate_limited", seconds) if seconds is not None else ("unavailable", None)
+    return _REASONS.get(status, "unavailable"), None
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> int | None:
+    """Seconds from a Retry-After header (delta-seconds or HTTP-date), rounded up and
+    clamped to 1..86400; None when absent or unreadable."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    if text.isascii() and text.isdigit():
+        seconds: float = int(text) if len(text) <= 9 else MAX_RETRY_AFTER
+    else:
+        try:
+            when = parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    return clamp_retry_after(seconds)
+
+
+def clamp_retry_after(seconds: float) -> int:
+    """Round up to whole seconds and clamp to the contract's 1..86400."""
+    return min(MAX_RETRY_AFTER, max(MIN_RETRY_AFTER, math.ceil(seconds)))

@@ -1,0 +1,1 @@
+"""Pure functions from bytes and headers to documents. No I/O, no project imports but contract."""

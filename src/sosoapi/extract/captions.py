@@ -1,0 +1,83 @@
+"""From response bytes to a caption file, and from cues to contract segments.
+
+Parsing and mapping are separate on purpose: the parsers keep every cue their format's
+rules keep (WebVTT keeps cues that end before they start), and `cues_to_document`
+alone decides what the contract can hold and records why the rest was dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from sosoapi.extract.charset import decode_bytes
+from sosoapi.extract.limits import SEGMENT_TEXT_MAX, SEGMENTS_MAX, TEXT_MAX, cut_text
+from sosoapi.extract.subrip import looks_like_subrip, parse_subrip
+from sosoapi.extract.types import CaptionDocument, CaptionFile, Segment
+from sosoapi.extract.webvtt import parse_webvtt
+
+MAX_MS = 2**53 - 1
+_WEBVTT_TYPES = frozenset({"text/vtt"})
+_SUBRIP_TYPES = frozenset({"application/x-subrip", "application/srt", "text/srt"})
+
+
+def sniff_caption_format(text: str) -> Literal["webvtt", "subrip"] | None:
+    """Which caption format the text itself is, judged from its first lines only."""
+    head = text[1:] if text.startswith("\ufeff") else text
+    if head.startswith("WEBVTT") and (len(head) == 6 or head[6] in " \t\r\n"):
+        return "webvtt"
+    if looks_like_subrip(head):
+        return "subrip"
+    return None
+
+
+def parse_caption_bytes(
+    body: bytes, *, media_type: str | None, charset: str | None
+) -> CaptionFile | None:
+    """Decode and parse a caption response; None when it is not a caption file at all.
+
+    The content wins over the label: a SubRip file served as `text/vtt` (a common
+    server misconfiguration) is read as SubRip. A body that sniffs as neither format is
+    still parsed by its declared caption type, which reports it invalid.
+    """
+    text = decode_bytes(body, charset)
+    if text is None:
+        return None
+    sniffed = sniff_caption_format(text)
+    if sniffed == "webvtt" or (sniffed is None and media_type in _WEBVTT_TYPES):
+        return parse_webvtt(text)
+    if sniffed == "subrip" or media_type in _SUBRIP_TYPES:
+        return parse_subrip(text)
+    return None
+
+
+def cues_to_document(file: CaptionFile) -> CaptionDocument:
+    """Map parsed cues to contract segments, recording each reason code once."""
+    conditions: list[str] = []
+    segments: list[Segment] = []
+    for cue in file.cues:
+        text = cue.text.strip()
+        if not (cue.start_ms < cue.end_ms <= MAX_MS and cue.start_ms >= 0 and text):
+            _note(conditions, "invalid_cues")
+            continue
+        if len(segments) == SEGMENTS_MAX:
+            _note(conditions, "cues_limited")
+            break
+        if len(text) > SEGMENT_TEXT_MAX:
+            text, _ = cut_text(text, SEGMENT_TEXT_MAX)
+            _note(conditions, "text_limited")
+        segments.append(Segment(start_ms=cue.start_ms, end_ms=cue.end_ms, text=text))
+    joined, cut = cut_text("\n".join(s.text for s in segments), TEXT_MAX)
+    if cut:
+        _note(conditions, "text_limited")
+    return CaptionDocument(
+        format=file.format,
+        segments=tuple(segments),
+        text=joined,
+        language=file.language,
+        conditions=tuple(conditions),
+    )
+
+
+def _note(conditions: list[str], code: str) -> None:
+    if code not in conditions:
+        conditions.append(code)

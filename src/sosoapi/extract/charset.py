@@ -1,0 +1,60 @@
+"""Decoding response bytes: BOM, then the declared charset, then HTML meta, then detection."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+import charset_normalizer
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_\-:.]+)""", re.IGNORECASE
+)
+# WHATWG: these labels decode as windows-1252 in browsers.
+_ALIASES = {"iso-8859-1": "cp1252", "latin1": "cp1252", "us-ascii": "cp1252", "ascii": "cp1252"}
+
+
+def _codec(label: str | None) -> str | None:
+    if not label:
+        return None
+    label = _ALIASES.get(label.strip().lower(), label.strip().lower())
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def decode_bytes(body: bytes, declared: str | None = None, *, html: bool = False) -> str | None:
+    """Decode `body` to text, or None when no charset decodes it.
+
+    Order: byte-order mark (always wins), the header's charset, an HTML `<meta charset>`
+    in the first 4 KiB (when `html`), UTF-8, then charset-normalizer's detection.
+    """
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return body[len(bom) :].decode(name, errors="replace")
+    candidates = [_codec(declared)]
+    if html:
+        match = _META_CHARSET.search(body[:4096])
+        candidates.append(_codec(match.group(1).decode("ascii", "ignore")) if match else None)
+    for name in candidates:
+        if name:
+            try:
+                return body.decode(name)
+            except UnicodeDecodeError:
+                return body.decode(name, errors="replace")
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    best = charset_normalizer.from_bytes(body[:200_000]).best()
+    if best is None:
+        return None
+    return body.decode(best.encoding, errors="replace")

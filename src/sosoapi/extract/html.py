@@ -1,0 +1,93 @@
+"""Main text, title, description and declared language of an HTML, XHTML or text response."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from selectolax.lexbor import LexborHTMLParser
+
+from sosoapi.extract.charset import decode_bytes
+from sosoapi.extract.html_bounds import bound_markup
+from sosoapi.extract.html_meta import read_metadata
+from sosoapi.extract.html_trafilatura import trafilatura_text
+from sosoapi.extract.language import normalize_language
+from sosoapi.extract.limits import TEXT_MAX, cut_text
+from sosoapi.extract.media import HTML_TYPES
+from sosoapi.extract.text_plain import normalize_plain_text
+from sosoapi.extract.types import TextDocument
+
+_MARKUP_START = re.compile(
+    r"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*"
+    r"<(?:!doctype\s+html|html|head|body|title|meta|link|script|style|div|p|table|h[1-6]|a|br|!--)"
+    r"[\s/>]",
+    re.IGNORECASE | re.DOTALL,
+)
+_SNIFF_BYTES = 1024
+
+
+def extract_text_document(
+    body: bytes,
+    *,
+    media_type: str | None,
+    charset: str | None,
+    content_language: str | None,
+    url: str | None = None,
+) -> TextDocument | None:
+    """Extract a TextDocument, or None when the bytes do not decode as text.
+
+    `media_type` None means sniff: markup is read as HTML, anything else as plain text.
+    """
+    is_html = media_type in HTML_TYPES if media_type is not None else _looks_like_markup(body)
+    text = decode_bytes(body, charset, html=is_html)
+    if text is None:
+        return None
+    if not is_html:
+        return _plain_document(text, content_language)
+    return _html_document(text, content_language=content_language, url=url)
+
+
+def _plain_document(text: str, content_language: str | None) -> TextDocument:
+    cut, limited = cut_text(normalize_plain_text(text), TEXT_MAX)
+    return TextDocument(
+        text=cut,
+        title=None,
+        description=None,
+        language=normalize_language(content_language),
+        conditions=("text_limited",) if limited else (),
+    )
+
+
+def _html_document(markup: str, *, content_language: str | None, url: str | None) -> TextDocument:
+    bounded = bound_markup(markup)
+    tree = LexborHTMLParser(bounded.markup)
+    meta = read_metadata(tree, content_language=content_language, url=url)
+    text, limited = cut_text(trafilatura_text(bounded.markup, url=url), TEXT_MAX)
+    conditions = tuple(
+        name
+        for name, hit in (("text_limited", limited), ("nodes_limited", bounded.nodes_limited))
+        if hit
+    )
+    return TextDocument(
+        text=text,
+        title=meta.title,
+        description=meta.description,
+        language=meta.language,
+        conditions=conditions,
+    )
+
+
+def _looks_like_markup(body: bytes) -> bool:
+    """WHATWG-style sniff: the first bytes open with a tag, comment or doctype."""
+    head = body[: _SNIFF_BYTES * 4]
+    for bom, name in (
+        (codecs.BOM_UTF8, "utf-8"),
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+    ):
+        if head.startswith(bom):
+            sample = head[len(bom) :].decode(name, errors="ignore")
+            break
+    else:
+        sample = head.decode("latin-1")
+    return _MARKUP_START.match(sample[:_SNIFF_BYTES]) is not None

@@ -1,0 +1,90 @@
+"""A linear pre-scan that bounds HTML before any parser sees it.
+
+HTML5 tree construction is quadratic in nesting depth (scope checks walk the stack of
+open elements) and in the number of distinct attributes on one tag (duplicate checks).
+Measured with Lexbor: 100,000 nested `<div>` take 16 s and one tag with 200,000 distinct
+attributes 150 s. This scan, linear in the input, cuts the markup before the tag that
+would pass the node or depth bound, and strips the attributes of a tag that has too many,
+so every parser downstream sees bounded input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_NODES = 60_000
+MAX_DEPTH = 1_000
+MAX_ATTRIBUTES = 64
+
+_TAG_START = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_-]*)|<!--")
+_ATTRIBUTE = re.compile(r"""[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?""")
+# Raw-text elements: their content is not markup, the parser looks only for the end tag.
+_RAW_TEXT = frozenset({"script", "style", "textarea", "title", "xmp", "iframe", "noembed"})
+_RAW_TEXT_END = {name: re.compile(f"</{name}", re.IGNORECASE) for name in _RAW_TEXT}
+# Elements that never hold children, or whose end tag the parser implies; they add no depth.
+_FLAT = frozenset(
+    {
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+        "source", "track", "wbr", "p", "li", "dt", "dd", "option", "optgroup", "tr", "td",
+        "th", "thead", "tbody", "tfoot", "rt", "rp", "colgroup", "caption", "frame", "keygen",
+        "basefont", "bgsound",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class BoundedMarkup:
+    """The markup to parse and whether the node or depth bound cut it."""
+
+    markup: str
+    nodes_limited: bool
+
+
+def bound_markup(markup: str) -> BoundedMarkup:
+    """Cut `markup` at the node or depth bound and strip oversized attribute lists."""
+    pieces: list[str] = []
+    kept = 0
+    pos = 0
+    nodes = 0
+    depth = 0
+    length = len(markup)
+    while pos < length:
+        match = _TAG_START.search(markup, pos)
+        if match is None:
+            break
+        start = match.start()
+        if match.group(0) == "<!--":
+            end = markup.find("-->", match.end())
+            pos = length if end < 0 else end + 3
+            continue
+        closing, name = match.group(1) == "/", match.group(2).lower()
+        gt = markup.find(">", match.end())
+        if gt < 0:
+            break
+        pos = gt + 1
+        if closing:
+            if name not in _FLAT and depth > 0:
+                depth -= 1
+            continue
+        nodes += 1
+        if name not in _FLAT and markup[gt - 1] != "/":
+            depth += 1
+        if nodes > MAX_NODES or depth > MAX_DEPTH:
+            pieces.append(markup[kept:start])
+            return BoundedMarkup("".join(pieces), True)
+        body = markup[match.end() : gt]
+        if len(body) > 2 * MAX_ATTRIBUTES and _too_many_attributes(body):
+            pieces.append(markup[kept:start])
+            pieces.append(f"<{name}>")
+            kept = pos
+        if name in _RAW_TEXT:
+            end = _RAW_TEXT_END[name].search(markup, pos)
+            pos = length if end is None else end.start()
+    pieces.append(markup[kept:])
+    return BoundedMarkup("".join(pieces), False)
+
+
+def _too_many_attributes(body: str) -> bool:
+    found = enumerate(_ATTRIBUTE.finditer(body), start=1)
+    return any(count > MAX_ATTRIBUTES for count, _ in found)

@@ -1,0 +1,87 @@
+"""The documents that extraction hands to the research layer.
+
+`conditions` carries the contract reason codes an extractor observed (for example
+`text_limited` or `nodes_limited`); the research layer alone turns them into a status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+CaptionFormat = Literal["webvtt", "subrip"]
+
+
+@dataclass(frozen=True, slots=True)
+class TextDocument:
+    """Main text and metadata of one HTML, XHTML or plain-text response."""
+
+    text: str
+    title: str | None
+    description: str | None
+    language: str | None
+    conditions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    """One parsed cue, times in integer milliseconds from the file's integer fields.
+
+    The parser keeps every cue the format's algorithm keeps, including cues whose end
+    precedes their start; mapping cues to contract segments is a separate step.
+    """
+
+    identifier: str
+    start_ms: int
+    end_ms: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaptionFile:
+    """A parsed caption file. `valid` is False when the signature/structure is not a caption file."""
+
+    format: CaptionFormat
+    valid: bool
+    cues: tuple[Cue, ...] = ()
+    language: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    start_ms: int
+    end_ms: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaptionDocument:
+    """Contract-ready segments of a caption file plus the conditions met on the way."""
+
+    format: CaptionFormat
+    segments: tuple[Segment, ...]
+    text: str
+    language: str | None
+    conditions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Track:
+    """A `<track>` element of kind captions/subtitles, `src` resolved against the base URL."""
+
+    src: str
+    kind: str
+    srclang: str | None
+    label: str | None
+    default: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PageTracks:
+    """What a page offers for captions: its tracks and its own title and description."""
+
+    tracks: tuple[Track, ...]
+    title: str | None
+    description: str | None
+    language: str | None
+    extra: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,28 @@
+"""Structured log lines (key=value) on stderr; never tokens or secrets."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+
+class KeyValueFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage().replace("\n", " ")
+        line = (
+            f"ts={self.formatTime(record, '%Y-%m-%dT%H:%M:%S')} level={record.levelname.lower()} "
+            f"logger={record.name} msg={message!r}"
+        )
+        if record.exc_info:
+            line += " exc=" + repr(self.formatException(record.exc_info))
+        return line
+
+
+def configure(level: str | None = None) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(KeyValueFormatter())
+    root = logging.getLogger("sosoapi")
+    root.handlers[:] = [handler]
+    root.setLevel((level or os.environ.get("SOSOAPI_LOG_LEVEL") or "INFO").upper())
+    root.propagate = False

@@ -1,0 +1,1 @@
+"""The MCP face: tool catalog, profiles, presenters, framing, stdio and streamable HTTP."""

@@ -1,0 +1,70 @@
+"""Evidence identity and content digests (SPEC section 4, "Evidence")."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from sosoapi.contract.models import RetrieveResult
+from sosoapi.store.evidence_repo import EvidenceWrite
+
+DEFAULT_PORTS = {"https": 443, "http": 80}
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def normalize_source_url(url: str) -> str:
+    """Lower-case scheme and host, no default port, no fragment: one source, one identity."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if parts.port in (None, DEFAULT_PORTS.get(parts.scheme.lower())) else f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
+
+
+def content_digest(result: RetrieveResult) -> str:
+    """SHA-256 over the canonical JSON of the content, never of retrieval timestamps."""
+    provenance = result.provenance
+    return sha256_hex(
+        canonical_json(
+            {
+                "text": result.text,
+                "title": result.title,
+                "description": result.description,
+                "segments": [s.wire() for s in result.segments],
+                "mime_type": provenance.mime_type,
+                "caption_format": provenance.caption_format,
+                "language": provenance.language,
+            }
+        )
+    )
+
+
+def evidence_write(workspace_id: str, result: RetrieveResult) -> EvidenceWrite | None:
+    """The evidence a result becomes: only `ready` and `partial` results become evidence."""
+    if result.status not in ("ready", "partial"):
+        return None
+    provenance = result.provenance
+    digest = content_digest(result)
+    if provenance.source_url is None:
+        identity_parts: list[str | None] = [result.kind, "upload", digest]
+    else:
+        identity_parts = [result.kind, normalize_source_url(provenance.source_url), provenance.language]
+    return EvidenceWrite(
+        workspace_id=workspace_id,
+        identity=sha256_hex(canonical_json(identity_parts)),
+        kind=result.kind,
+        source_url=provenance.source_url,
+        language=provenance.language,
+        digest=digest,
+        content=canonical_json(result.wire()),
+    )

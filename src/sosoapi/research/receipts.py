@@ -1,0 +1,327 @@
+"""Durable retrieval receipts: claim, wait, lease, settle, sweep, resume, cancel.
+
+A receipt is claimed once per (workspace_id, mutation_id). The call that claims it starts
+a worker in the service's own task group (so a client that disconnects does not stop the
+read), then every call for that key waits up to the wait budget and returns the receipt as
+it stands. Workers hold a renewable lease; only lease expiry makes a receipt `unconfirmed`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+
+import anyio
+from anyio.abc import TaskGroup
+
+from sosoapi.contract.errors import conflict
+from sosoapi.contract.models import (
+    EvidenceRef,
+    Retrieval,
+    RetrieveInput,
+    RetrieveOutput,
+    RetrieveResult,
+)
+from sosoapi.research.evidence import canonical_json, evidence_write, sha256_hex
+from sosoapi.research.outcome import Draft
+from sosoapi.research.settings import ReceiptSettings
+from sosoapi.store.receipts import NewMutation
+from sosoapi.store.records import RetrievalRecord
+from sosoapi.store.store import Store
+
+log = logging.getLogger("sosoapi.receipts")
+TOOL = "sosoapi_research_evidence_retrieve"
+SETTLED = ("completed", "cancelled", "unconfirmed", "expired")
+Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult]]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def fingerprint(tool: str, arguments: dict[str, object]) -> str:
+    return sha256_hex(canonical_json({"tool": tool, "arguments": arguments}))
+
+
+def receipt_of(record: RetrievalRecord) -> RetrieveOutput:
+    """The contract receipt of a stored retrieval, in whatever state it is."""
+    result = RetrieveResult.model_validate_json(record.result) if record.result else None
+    evidence = (
+        EvidenceRef(evidence_id=record.evidence_id, revision=record.evidence_revision)
+        if record.evidence_id and record.evidence_revision
+        else None
+    )
+    return RetrieveOutput(
+        retrieval=Retrieval(
+            id=record.id,
+            workspace_id=record.workspace_id,
+            mutation_id=record.mutation_id,
+            state=record.state,  # type: ignore[arg-type]
+            kind=record.kind,  # type: ignore[arg-type]
+            created_at=record.created_at,
+            settled_at=record.settled_at,
+            valid_until=record.valid_until,
+            result=result,
+            evidence=evidence,
+        )
+    )
+
+
+class ReceiptService:
+    """Owns receipt workers for one server instance."""
+
+    def __init__(
+        self,
+        store: Store,
+        reader: Reader,
+        settings: ReceiptSettings,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.store = store
+        self.reader = reader
+        self.settings = settings
+        self.clock = clock
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._tg: TaskGroup | None = None
+        self._slots = anyio.Semaphore(settings.max_concurrent_retrievals)
+        self._workers: dict[str, anyio.CancelScope] = {}
+        self._settled: dict[str, anyio.Event] = {}
+        self._accepting = False
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[ReceiptService]:
+        """Run workers and the sweeper; on exit let running work finish within the grace."""
+        async with anyio.create_task_group() as tg:
+            self._tg, self._accepting = tg, True
+            await self.sweep_and_resume()
+            tg.start_soon(self._sweeper)
+            try:
+                yield self
+            finally:
+                self._accepting = False
+                with anyio.move_on_after(self.settings.shutdown_grace_seconds, shield=True):
+                    while self._workers:
+                        await anyio.sleep(0.05)
+                tg.cancel_scope.cancel()
+                self._tg = None
+
+    async def _sweeper(self) -> None:
+        while True:
+            await anyio.sleep(self.settings.sweep_interval_seconds)
+            try:
+                await self.sweep_and_resume()
+            except Exception:
+                log.exception("receipt sweep failed")
+
+    async def sweep_and_resume(self) -> None:
+        """Judge expired leases and windows, then start any durable pending work."""
+        counts = await anyio.to_thread.run_sync(self.store.receipts.sweep, self.clock())
+        if counts.unconfirmed or counts.expired:
+            log.info("receipt sweep unconfirmed=%d expired=%d", counts.unconfirmed, counts.expired)
+        pending = await anyio.to_thread.run_sync(
+            self.store.receipts.pending_ids, self.settings.max_concurrent_retrievals * 4
+        )
+        for retrieval_id in pending:
+            self._start(retrieval_id)
+
+    # --- the operation -----------------------------------------------------------------------
+
+    async def retrieve(
+        self,
+        request: RetrieveInput,
+        token_id: str | None,
+        cancel_requested: Callable[[], bool] = lambda: False,
+    ) -> RetrieveOutput:
+        record, created = await anyio.to_thread.run_sync(self._claim_or_load, request, token_id)
+        if created:
+            self._start(record.id)
+        elif record.state in ("pending", "running"):
+            record = await self._judge_on_replay(record)
+        try:
+            record = await self._wait(record)
+        except anyio.get_cancelled_exc_class():
+            if created and cancel_requested():
+                with anyio.CancelScope(shield=True):
+                    await self.cancel(record.id)
+            raise
+        return receipt_of(record)
+
+    def _claim_or_load(self, request: RetrieveInput, token_id: str | None) -> tuple[RetrievalRecord, bool]:
+        workspace_id, mutation_id = str(request.workspace_id), str(request.mutation_id)
+        arguments = {"url": request.url, "kind": request.kind, "language": request.language}
+        digest = fingerprint(TOOL, arguments)
+        repo = self.store.receipts
+        existing = repo.mutation(workspace_id, mutation_id)
+        if existing is None:
+            now = self.clock()
+            key = NewMutation(
+                workspace_id, mutation_id, TOOL, digest, canonical_json(arguments), token_id, now
+            )
+            valid_until = now + timedelta(seconds=self.settings.idempotency_window_seconds)
+            retrieval_id = str(uuid.uuid4())
+            if repo.claim_retrieval(
+                key, retrieval_id, request.kind, request.url, request.language, valid_until
+            ):
+                record = repo.retrieval_by_id(retrieval_id)
+                assert record is not None
+                return record, True
+            existing = repo.mutation(workspace_id, mutation_id)
+            assert existing is not None
+        if existing.tool != TOOL:
+            raise conflict(
+                f"mutation_id {mutation_id} was already used by `{existing.tool}` in this "
+                "workspace; use a new mutation_id (a fresh UUID) for this call.",
+                "mutation_id",
+            )
+        if existing.fingerprint != digest:
+            raise _argument_conflict(mutation_id, json.loads(existing.arguments), arguments)
+        record = repo.retrieval(workspace_id, mutation_id)
+        assert record is not None
+        return record, False
+
+    async def _judge_on_replay(self, record: RetrievalRecord) -> RetrievalRecord:
+        now = self.clock()
+        lease_lost = record.state == "running" and (
+            record.lease_expires_at is not None and record.lease_expires_at < now
+        )
+        window_over = record.state == "pending" and record.valid_until <= now
+        if lease_lost or window_over:
+            await anyio.to_thread.run_sync(self.store.receipts.sweep, now)
+        elif record.state == "pending":
+            self._start(record.id)
+        return await self._load(record.id)
+
+    async def _load(self, retrieval_id: str) -> RetrievalRecord:
+        record = await anyio.to_thread.run_sync(self.store.receipts.retrieval_by_id, retrieval_id)
+        assert record is not None
+        return record
+
+    async def _wait(self, record: RetrievalRecord) -> RetrievalRecord:
+        """Wait up to the budget for a settled state; poll so other instances' work shows."""
+        if record.state in SETTLED:
+            return record
+        interval = 0.02
+        with anyio.move_on_after(self.settings.wait_budget_seconds):
+            while True:
+                event = self._settled.setdefault(record.id, anyio.Event())
+                with anyio.move_on_after(interval):
+                    await event.wait()
+                record = await self._load(record.id)
+                if record.state in SETTLED:
+                    return record
+                interval = min(interval * 2, 0.5)
+        return await self._load(record.id)
+
+    async def cancel(self, retrieval_id: str) -> None:
+        """Settle an open receipt as `cancelled` (its creator's MCP cancellation)."""
+        scope = self._workers.get(retrieval_id)
+        if scope is not None:
+            scope.cancel()
+        now = self.clock()
+        record = await self._load(retrieval_id)
+        result = Draft(kind=record.kind).add("cancelled").finish(now)
+        settled = await anyio.to_thread.run_sync(
+            lambda: self.store.receipts.settle(retrieval_id, None, "cancelled", result.model_dump_json(), now)
+        )
+        if settled:
+            log.info("retrieval cancelled id=%s", retrieval_id)
+        self._notify(retrieval_id)
+
+    # --- workers -----------------------------------------------------------------------------
+
+    def _start(self, retrieval_id: str) -> None:
+        if self._tg is None or not self._accepting or retrieval_id in self._workers:
+            return
+        scope = anyio.CancelScope()
+        self._workers[retrieval_id] = scope
+        self._tg.start_soon(self._work, retrieval_id, scope)
+
+    async def _work(self, retrieval_id: str, scope: anyio.CancelScope) -> None:
+        try:
+            with scope:
+                async with self._slots:
+                    await self._run_leased(retrieval_id)
+        except Exception:
+            log.exception("retrieval worker failed id=%s", retrieval_id)
+        finally:
+            self._workers.pop(retrieval_id, None)
+            self._notify(retrieval_id)
+
+    async def _run_leased(self, retrieval_id: str) -> None:
+        now = self.clock()
+        lease_until = now + timedelta(seconds=self.settings.lease_seconds)
+        acquired = await anyio.to_thread.run_sync(
+            self.store.receipts.acquire, retrieval_id, self.owner, lease_until, now
+        )
+        if not acquired:
+            return
+        record = await self._load(retrieval_id)
+        log.info("retrieval running id=%s kind=%s", record.id, record.kind)
+        results: list[RetrieveResult] = []
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._renew, retrieval_id, tg.cancel_scope)
+            results.append(await self._read(record))
+            tg.cancel_scope.cancel()
+        if results:
+            await self._settle(record, results[0])
+
+    async def _read(self, record: RetrievalRecord) -> RetrieveResult:
+        """Read the source; an unexpected failure settles as `unavailable`, never as success."""
+        try:
+            return await self.reader(record.kind, record.url, record.language)
+        except Exception:
+            log.exception("retrieval reader failed id=%s", record.id)
+            return Draft(kind=record.kind).add("unavailable").finish(self.clock())
+
+    async def _renew(self, retrieval_id: str, work: anyio.CancelScope) -> None:
+        while True:
+            await anyio.sleep(self.settings.renew_interval_seconds)
+            until = self.clock() + timedelta(seconds=self.settings.lease_seconds)
+            kept = await anyio.to_thread.run_sync(
+                self.store.receipts.renew, retrieval_id, self.owner, until
+            )
+            if not kept:
+                log.warning("retrieval lease lost id=%s; abandoning work", retrieval_id)
+                work.cancel()
+                return
+
+    async def _settle(self, record: RetrievalRecord, result: RetrieveResult) -> None:
+        now = self.clock()
+        item = evidence_write(record.workspace_id, result)
+        settled = await anyio.to_thread.run_sync(
+            lambda: self.store.receipts.settle(
+                record.id, self.owner, "completed", result.model_dump_json(), now, item
+            )
+        )
+        log.info(
+            "retrieval settled id=%s status=%s reason=%s kept=%s",
+            record.id,
+            result.status,
+            result.reason,
+            settled,
+        )
+
+    def _notify(self, retrieval_id: str) -> None:
+        event = self._settled.pop(retrieval_id, None)
+        if event is not None:
+            event.set()
+
+
+def _argument_conflict(
+    mutation_id: str, stored: dict[str, object], given: dict[str, object]
+) -> Exception:
+    fields = [name for name in ("url", "kind", "language") if stored.get(name) != given.get(name)]
+    detail = ", ".join(f"`{f}` was {stored.get(f)!r}, now {given.get(f)!r}" for f in fields)
+    return conflict(
+        f"mutation_id {mutation_id} was already used with other arguments ({detail}); "
+        "replay with the original arguments or use a new mutation_id.",
+        fields[0] if fields else "mutation_id",
+    )

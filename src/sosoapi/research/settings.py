@@ -1,0 +1,19 @@
+"""Timing and capacity of receipts and workers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptSettings:
+    idempotency_window_seconds: float = 24 * 3600
+    wait_budget_seconds: float = 25.0
+    lease_seconds: float = 30.0
+    sweep_interval_seconds: float = 10.0
+    max_concurrent_retrievals: int = 16
+    shutdown_grace_seconds: float = 10.0
+
+    @property
+    def renew_interval_seconds(self) -> float:
+        return self.lease_seconds / 3

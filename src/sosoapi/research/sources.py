@@ -1,0 +1,184 @@
+"""Reading one source: egress fetch -> extraction -> a contract result.
+
+Every outcome is typed: nothing here raises for a network or content condition, and
+nothing unbuilt is reported as success.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+
+from sosoapi.contract.models import RetrieveResult, Segment
+from sosoapi.egress.types import FetchOutcome
+from sosoapi.extract import captions as caption_extract
+from sosoapi.extract import tracks as track_extract
+from sosoapi.extract.charset import decode_bytes
+from sosoapi.extract.html import extract_text_document
+from sosoapi.extract.types import CaptionFile
+from sosoapi.extract.language import language_matches, normalize_language
+from sosoapi.extract.media import (
+    CAPTION_TYPES,
+    HTML_TYPES,
+    TEXT_TYPES,
+    contract_media_type,
+    parse_content_type,
+)
+from sosoapi.research.outcome import Draft
+
+Fetch = Callable[..., Awaitable[FetchOutcome]]
+MAX_SOURCE_URL = 2048
+CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | {"text/plain"}))
+PAGE_OR_CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | TEXT_TYPES))
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _failed(draft: Draft, outcome: FetchOutcome) -> bool:
+    """Record a fetch that produced no body; True when there is nothing more to read."""
+    if outcome.retrieved_at is not None:
+        draft.retrieved_at = outcome.retrieved_at
+    if outcome.reason is None:
+        if outcome.final_url and len(outcome.final_url) > MAX_SOURCE_URL:
+            draft.add("unsupported_source")
+            return True
+        return False
+    draft.add(outcome.reason)
+    if outcome.reason == "rate_limited":
+        draft.retry_after_seconds = outcome.retry_after_seconds or 60
+    return True
+
+
+def _read_body(draft: Draft, outcome: FetchOutcome) -> None:
+    """Provenance of a body that was read, and the conditions of how it was read."""
+    media, _ = parse_content_type(outcome.content_type)
+    draft.source_url = outcome.final_url
+    draft.mime_type = contract_media_type(media)
+    if outcome.short_body:
+        draft.add("source_partial")
+
+
+async def read_url_text(fetch: Fetch, url: str, language: str | None) -> Draft:
+    draft = Draft(kind="url_text")
+    outcome = await fetch(url, accept=tuple(sorted(TEXT_TYPES)))
+    if _failed(draft, outcome):
+        return draft
+    _read_body(draft, outcome)
+    media, charset = parse_content_type(outcome.content_type)
+    document = extract_text_document(
+        outcome.body,
+        media_type=media,
+        charset=charset,
+        content_language=outcome.content_language,
+        url=outcome.final_url,
+    )
+    if document is None:
+        draft.source_url = None
+        return draft.add("unsupported_content")
+    draft.text, draft.title, draft.description = document.text, document.title, document.description
+    draft.language = document.language
+    for reason in document.conditions:
+        draft.add(reason, usable=True)
+    if outcome.truncated:
+        draft.add("response_too_large", usable=bool(document.text))
+    if language and document.language and not language_matches(language, document.language):
+        draft.add("language_mismatch")
+    _classify_text(draft)
+    return draft
+
+
+def _classify_text(draft: Draft) -> None:
+    if draft.text:
+        draft.content_kind = "document_text"
+    elif draft.title or draft.description:
+        draft.content_kind = "metadata_only"
+        draft.add("metadata_only")
+    else:
+        draft.add("no_text")
+
+
+async def read_captions(fetch: Fetch, url: str, language: str | None) -> Draft:
+    draft = Draft(kind="published_captions")
+    outcome = await fetch(url, accept=PAGE_OR_CAPTION_ACCEPT)
+    if _failed(draft, outcome):
+        return draft
+    media, charset = parse_content_type(outcome.content_type)
+    declared = None
+    if media in HTML_TYPES or (media is None and _looks_like_html(outcome.body)):
+        page_outcome = outcome
+        outcome, declared = await _follow_track(fetch, draft, outcome, language)
+        if outcome is None:
+            return _no_track(draft, page_outcome)
+        if _failed(draft, outcome):
+            return draft
+        media, charset = parse_content_type(outcome.content_type)
+    _read_body(draft, outcome)
+    parsed = caption_extract.parse_caption_bytes(outcome.body, media_type=media, charset=charset)
+    if parsed is None or not parsed.valid:
+        draft.source_url = None if parsed is None else draft.source_url
+        return draft.add("unsupported_content" if media == "text/plain" else "invalid_captions")
+    draft.caption_format = parsed.format
+    draft.content_kind = "published_caption_file"
+    draft.language = declared or parsed.language or normalize_language(outcome.content_language)
+    if language and draft.language and not language_matches(language, draft.language):
+        draft.add("language_mismatch")
+    if outcome.truncated:
+        draft.add("response_too_large", usable=bool(parsed.cues))
+    _fill_segments(draft, parsed)
+    return draft
+
+
+def _fill_segments(draft: Draft, parsed: CaptionFile) -> None:
+    if not parsed.cues:
+        draft.add("no_captions")
+        return
+    document = caption_extract.cues_to_document(parsed)
+    draft.segments = [Segment(start_ms=s.start_ms, end_ms=s.end_ms, text=s.text) for s in document.segments]
+    draft.text = document.text
+    for reason in document.conditions:
+        draft.add(reason)
+    if not draft.segments:
+        draft.add("invalid_captions")
+
+
+async def _follow_track(
+    fetch: Fetch, draft: Draft, page: FetchOutcome, language: str | None
+) -> tuple[FetchOutcome | None, str | None]:
+    """Find the page's caption track for `language` and fetch it through the gate."""
+    _, charset = parse_content_type(page.content_type)
+    html = decode_bytes(page.body, charset, html=True) or ""
+    found = track_extract.find_tracks(html, page.final_url or "")
+    draft.title, draft.description, draft.language = found.title, found.description, found.language
+    track = track_extract.choose_track(found.tracks, language)
+    if track is None:
+        if found.tracks:
+            draft.add("language_mismatch")
+        return None, None
+    return await fetch(track.src, accept=CAPTION_ACCEPT), normalize_language(track.srclang)
+
+
+def _no_track(draft: Draft, page: FetchOutcome) -> Draft:
+    if not any(c.reason == "language_mismatch" for c in draft.conditions):
+        draft.add("no_captions")
+    if not (draft.title or draft.description):
+        draft.language = None
+    else:
+        draft.content_kind = "metadata_only"
+        draft.source_url = page.final_url
+        draft.mime_type = contract_media_type(parse_content_type(page.content_type)[0])
+    return draft
+
+
+def _looks_like_html(body: bytes) -> bool:
+    head = body[:1024].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<video", b"<track"))
+
+
+async def read_source(
+    fetch: Fetch, kind: str, url: str, language: str | None, settled_at: Callable[[], datetime] = _now
+) -> RetrieveResult:
+    reader = read_url_text if kind == "url_text" else read_captions
+    draft = await reader(fetch, url, language)
+    return draft.finish(settled_at())

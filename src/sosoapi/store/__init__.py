@@ -1,0 +1,1 @@
+"""Persistence behind small repositories: SQLite embedded by default, PostgreSQL shared."""

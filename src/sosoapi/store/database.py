@@ -1,0 +1,97 @@
+"""Engines, transactions and migrations for SQLite (embedded) and PostgreSQL (shared).
+
+SQLite runs in WAL mode with a busy timeout, and write transactions begin IMMEDIATE so
+two writers queue on the lock instead of failing on an upgrade from read to write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+
+def sqlite_url(home: Path) -> str:
+    home.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{home / 'sosoapi.sqlite3'}"
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves, below
+        cursor = dbapi_conn.cursor()
+        for pragma in (
+            "PRAGMA journal_mode=WAL",
+            "PRAGMA busy_timeout=15000",
+            "PRAGMA synchronous=NORMAL",
+            "PRAGMA foreign_keys=ON",
+        ):
+            cursor.execute(pragma)
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+class Database:
+    """One engine, its dialect's transaction rules, and the schema migrations."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        kwargs: dict[str, Any] = {}
+        if self.is_sqlite:
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 15}
+            kwargs["pool_size"] = 8
+            kwargs["max_overflow"] = 32
+        else:
+            kwargs["pool_size"] = 10
+            kwargs["max_overflow"] = 30
+            kwargs["pool_pre_ping"] = True
+        self.engine = create_engine(url, **kwargs)
+        if self.is_sqlite:
+            _configure_sqlite(self.engine)
+
+    def migrate(self) -> None:
+        """Bring the schema to the newest revision (run on every start; idempotent)."""
+        config = Config()
+        location = resources.files("sosoapi.store") / "migrations"
+        config.set_main_option("script_location", str(location))
+        with self.write() as conn:
+            if not self.is_sqlite:  # instances starting together migrate one at a time
+                conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7301955004)")
+            config.attributes["connection"] = conn
+            command.upgrade(config, "head")
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn:
+            if self.is_sqlite:
+                conn.execution_options(sqlite_begin="IMMEDIATE")
+            with conn.begin():
+                yield conn
+
+    def insert(self, table: Any) -> Any:
+        """A dialect insert, so callers can use `on_conflict_do_nothing`."""
+        if self.is_sqlite:
+            return sqlite_insert(table)
+        return pg_insert(table)
+
+    def dispose(self) -> None:
+        self.engine.dispose()

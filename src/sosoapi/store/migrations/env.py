@@ -1,0 +1,10 @@
+"""Alembic environment: runs on the connection the store hands in."""
+
+from alembic import context
+
+from sosoapi.store.tables import metadata
+
+connection = context.config.attributes["connection"]
+context.configure(connection=connection, target_metadata=metadata, render_as_batch=True)
+with context.begin_transaction():
+    context.run_migrations()

@@ -1,0 +1,189 @@
+"""Mutation keys and retrieval receipts: claim, lease, settle, sweep.
+
+One key space per workspace for every write tool: the (workspace_id, mutation_id) primary
+key of `mutations` makes two racing claims produce one receipt. Only the lease holder can
+settle; a lease that runs out is judged `unconfirmed` by whoever sweeps, so instances
+sharing a database never judge each other's live work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from sosoapi.store.database import Database
+from sosoapi.store.evidence_repo import EvidenceWrite, record_revision
+from sosoapi.store.records import MutationRecord, RetrievalRecord, from_row
+from sosoapi.store.tables import mutations, retrievals
+
+OPEN_STATES = ("pending", "running")
+
+
+@dataclass(frozen=True, slots=True)
+class NewMutation:
+    workspace_id: str
+    mutation_id: str
+    tool: str
+    fingerprint: str
+    arguments: str
+    token_id: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SweepCounts:
+    unconfirmed: int
+    expired: int
+
+
+class ReceiptRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def mutation(self, workspace_id: str, mutation_id: str) -> MutationRecord | None:
+        query = select(mutations).where(
+            mutations.c.workspace_id == workspace_id, mutations.c.mutation_id == mutation_id
+        )
+        with self.db.read() as conn:
+            row = conn.execute(query).first()
+        return from_row(MutationRecord, row) if row else None
+
+    def claim_retrieval(
+        self, key: NewMutation, retrieval_id: str, kind: str, url: str, language: str | None,
+        valid_until: datetime,
+    ) -> bool:
+        """Insert the mutation and its pending receipt together; False when the key exists."""
+        try:
+            with self.db.write() as conn:
+                conn.execute(mutations.insert().values(**_mutation_values(key)))
+                conn.execute(
+                    retrievals.insert().values(
+                        id=retrieval_id,
+                        workspace_id=key.workspace_id,
+                        mutation_id=key.mutation_id,
+                        kind=kind,
+                        url=url,
+                        language=language,
+                        state="pending",
+                        created_at=key.created_at,
+                        valid_until=valid_until,
+                    )
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    def retrieval(self, workspace_id: str, mutation_id: str) -> RetrievalRecord | None:
+        query = select(retrievals).where(
+            retrievals.c.workspace_id == workspace_id, retrievals.c.mutation_id == mutation_id
+        )
+        with self.db.read() as conn:
+            row = conn.execute(query).first()
+        return from_row(RetrievalRecord, row) if row else None
+
+    def retrieval_by_id(self, retrieval_id: str) -> RetrievalRecord | None:
+        with self.db.read() as conn:
+            row = conn.execute(select(retrievals).where(retrievals.c.id == retrieval_id)).first()
+        return from_row(RetrievalRecord, row) if row else None
+
+    def acquire(self, retrieval_id: str, owner: str, lease_until: datetime, now: datetime) -> bool:
+        """pending -> running under `owner`'s lease, unless it expired or someone else won."""
+        with self.db.write() as conn:
+            result = conn.execute(
+                update(retrievals)
+                .where(
+                    retrievals.c.id == retrieval_id,
+                    retrievals.c.state == "pending",
+                    retrievals.c.valid_until > now,
+                )
+                .values(state="running", lease_owner=owner, lease_expires_at=lease_until)
+            )
+        return result.rowcount == 1
+
+    def renew(self, retrieval_id: str, owner: str, lease_until: datetime) -> bool:
+        with self.db.write() as conn:
+            result = conn.execute(
+                update(retrievals)
+                .where(
+                    retrievals.c.id == retrieval_id,
+                    retrievals.c.state == "running",
+                    retrievals.c.lease_owner == owner,
+                )
+                .values(lease_expires_at=lease_until)
+            )
+        return result.rowcount == 1
+
+    def settle(
+        self,
+        retrieval_id: str,
+        owner: str | None,
+        state: str,
+        result: str | None,
+        now: datetime,
+        evidence_item: EvidenceWrite | None = None,
+    ) -> bool:
+        """Settle an open receipt (and record its evidence) in one transaction.
+
+        With an `owner`, only that lease holder's running receipt settles; with None, any
+        open receipt does (cancellation by its creator). False when it was already settled.
+        """
+        where = [retrievals.c.id == retrieval_id, retrievals.c.state.in_(OPEN_STATES)]
+        if owner is not None:
+            where += [retrievals.c.state == "running", retrievals.c.lease_owner == owner]
+        with self.db.write() as conn:
+            claimed = conn.execute(
+                update(retrievals)
+                .where(*where)
+                .values(state=state, result=result, settled_at=now, lease_owner=None)
+            )
+            if claimed.rowcount != 1:
+                return False
+            if evidence_item is not None:
+                evidence_id, revision = record_revision(self.db, conn, evidence_item, now)
+                conn.execute(
+                    update(retrievals)
+                    .where(retrievals.c.id == retrieval_id)
+                    .values(evidence_id=evidence_id, evidence_revision=revision)
+                )
+        return True
+
+    def sweep(self, now: datetime) -> SweepCounts:
+        """Lease ran out -> unconfirmed; never started inside valid_until -> expired."""
+        with self.db.write() as conn:
+            lost = conn.execute(
+                update(retrievals)
+                .where(retrievals.c.state == "running", retrievals.c.lease_expires_at < now)
+                .values(state="unconfirmed", settled_at=now, lease_owner=None)
+            )
+            late = conn.execute(
+                update(retrievals)
+                .where(retrievals.c.state == "pending", retrievals.c.valid_until <= now)
+                .values(state="expired", settled_at=now)
+            )
+        return SweepCounts(lost.rowcount, late.rowcount)
+
+    def pending_ids(self, limit: int) -> list[str]:
+        query = (
+            select(retrievals.c.id)
+            .where(retrievals.c.state == "pending")
+            .order_by(retrievals.c.created_at)
+            .limit(limit)
+        )
+        with self.db.read() as conn:
+            return list(conn.execute(query).scalars())
+
+
+def _mutation_values(key: NewMutation) -> dict[str, object]:
+    return {
+        "workspace_id": key.workspace_id,
+        "mutation_id": key.mutation_id,
+        "tool": key.tool,
+        "fingerprint": key.fingerprint,
+        "arguments": key.arguments,
+        "token_id": key.token_id,
+        "result": None,
+        "created_at": key.created_at,
+    }

@@ -1,0 +1,130 @@
+"""SQLAlchemy Core tables. Migrations in `migrations/` create exactly these."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+ID = 36  # canonical lower-case UUID text
+
+
+def _ts(name: str, nullable: bool = False) -> Column:
+    return Column(name, DateTime(timezone=True), nullable=nullable)
+
+
+workspaces = Table(
+    "workspaces",
+    metadata,
+    Column("id", String(ID), primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("research_enabled", Boolean, nullable=False, default=True),
+    Column("is_local", Boolean, nullable=False, default=False),
+    _ts("created_at"),
+)
+
+users = Table(
+    "users",
+    metadata,
+    Column("id", String(ID), primary_key=True),
+    Column("name", String(200), nullable=False),
+    _ts("created_at"),
+)
+
+memberships = Table(
+    "memberships",
+    metadata,
+    Column("workspace_id", String(ID), ForeignKey("workspaces.id"), primary_key=True),
+    Column("user_id", String(ID), ForeignKey("users.id"), primary_key=True),
+    Column("role", String(16), nullable=False),
+    _ts("created_at"),
+)
+
+tokens = Table(
+    "tokens",
+    metadata,
+    Column("id", String(ID), primary_key=True),
+    Column("user_id", String(ID), ForeignKey("users.id"), nullable=False),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("label", String(200), nullable=False, default=""),
+    Column("scopes", Text, nullable=False),
+    _ts("created_at"),
+    _ts("expires_at", nullable=True),
+    _ts("revoked_at", nullable=True),
+)
+
+mutations = Table(
+    "mutations",
+    metadata,
+    Column("workspace_id", String(ID), ForeignKey("workspaces.id"), primary_key=True),
+    Column("mutation_id", String(ID), primary_key=True),
+    Column("tool", String(80), nullable=False),
+    Column("fingerprint", String(64), nullable=False),
+    Column("arguments", Text, nullable=False),
+    Column("token_id", String(ID), nullable=True),
+    Column("result", Text, nullable=True),
+    _ts("created_at"),
+)
+
+retrievals = Table(
+    "retrievals",
+    metadata,
+    Column("id", String(ID), primary_key=True),
+    Column("workspace_id", String(ID), nullable=False),
+    Column("mutation_id", String(ID), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("url", Text, nullable=False),
+    Column("language", String(35), nullable=True),
+    Column("state", String(16), nullable=False),
+    _ts("created_at"),
+    _ts("settled_at", nullable=True),
+    _ts("valid_until"),
+    Column("lease_owner", String(80), nullable=True),
+    _ts("lease_expires_at", nullable=True),
+    Column("result", Text, nullable=True),
+    Column("evidence_id", String(ID), nullable=True),
+    Column("evidence_revision", Integer, nullable=True),
+    UniqueConstraint("workspace_id", "mutation_id", name="uq_retrievals_key"),
+    ForeignKeyConstraint(
+        ["workspace_id", "mutation_id"], ["mutations.workspace_id", "mutations.mutation_id"]
+    ),
+    Index("ix_retrievals_state_lease", "state", "lease_expires_at"),
+)
+
+evidence = Table(
+    "evidence",
+    metadata,
+    Column("id", String(ID), primary_key=True),
+    Column("workspace_id", String(ID), ForeignKey("workspaces.id"), nullable=False),
+    Column("identity", String(64), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("source_url", Text, nullable=True),
+    Column("language", String(35), nullable=True),
+    Column("latest_revision", Integer, nullable=False),
+    _ts("created_at"),
+    _ts("updated_at"),
+    UniqueConstraint("workspace_id", "identity", name="uq_evidence_identity"),
+)
+
+evidence_revisions = Table(
+    "evidence_revisions",
+    metadata,
+    Column("evidence_id", String(ID), ForeignKey("evidence.id"), primary_key=True),
+    Column("revision", Integer, primary_key=True),
+    Column("digest", String(64), nullable=False),
+    Column("content", Text, nullable=False),
+    _ts("created_at"),
+)
