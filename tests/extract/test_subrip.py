@@ -66,17 +66,25 @@ def test_missing_milliseconds_and_missing_hours() -> None:
 
 
 def test_spaces_around_or_no_spaces_at_the_arrow() -> None:
-    text = "1\n  00:00:01,000   -->   00:00:02,000  X1:10 X2:20\na\n\n2\n00:00:03,000->00:00:04,000\nb"
+    text = (
+        "1\n  00:00:01,000   -->   00:00:02,000  X1:10 X2:20\na\n\n2\n00:00:03,000->00:00:04,000\nb"
+    )
     assert cues(text) == [("1", 1000, 2000, "a"), ("2", 3000, 4000, "b")]
 
 
 def test_blank_lines_inside_a_cue() -> None:
-    text = "1\n00:00:01,000 --> 00:00:02,000\nfirst\n\n\nsecond\n\n2\n00:00:03,000 --> 00:00:04,000\nb\n"
+    text = (
+        "1\n00:00:01,000 --> 00:00:02,000\nfirst\n\n\nsecond\n\n"
+        "2\n00:00:03,000 --> 00:00:04,000\nb\n"
+    )
     assert cues(text) == [("1", 1000, 2000, "first\nsecond"), ("2", 3000, 4000, "b")]
 
 
 def test_numeric_text_line_without_a_timing_line_after_it_stays_text() -> None:
-    text = "1\n00:00:01,000 --> 00:00:02,000\nThe answer is\n\n42\n\n2\n00:00:03,000 --> 00:00:04,000\nb"
+    text = (
+        "1\n00:00:01,000 --> 00:00:02,000\nThe answer is\n\n42\n\n"
+        "2\n00:00:03,000 --> 00:00:04,000\nb"
+    )
     assert cues(text)[0] == ("1", 1000, 2000, "The answer is\n42")
 
 
@@ -102,12 +110,18 @@ def test_bom_left_in_decoded_text_is_ignored() -> None:
 
 
 def test_crlf_and_lone_cr_line_ends() -> None:
-    text = "1\r\n00:00:01,000 --> 00:00:02,000\r\na\r\nb\r\n\r\n2\r00:00:03,000 --> 00:00:04,000\rc\r"
+    text = (
+        "1\r\n00:00:01,000 --> 00:00:02,000\r\na\r\nb\r\n\r\n2\r00:00:03,000 --> 00:00:04,000\rc\r"
+    )
     assert cues(text) == [("1", 1000, 2000, "a\nb"), ("2", 3000, 4000, "c")]
 
 
 def test_windows_1252_declared_and_detected() -> None:
-    body = "1\r\n00:00:01,000 --> 00:00:02,000\r\nCaf\u00e9 \u201cquoted\u201d \u2013 ok\r\n".encode("cp1252")
+    body = (
+        "1\r\n00:00:01,000 --> 00:00:02,000\r\nCaf\u00e9 \u201cquoted\u201d \u2013 ok\r\n".encode(
+            "cp1252"
+        )
+    )
     for charset in ("windows-1252", "iso-8859-1", None):
         parsed = parse_caption_bytes(body, media_type="text/srt", charset=charset)
         assert parsed is not None

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sosoapi.extract.webvtt import (
     RawCue,
@@ -122,7 +124,9 @@ DERIVED: dict[str, list[tuple]] = {
     "settings-position": numbered(
         " ".join([f"text{i}" for i in range(8)] + [f"invalid{i}" for i in range(8, 22)])
     ),
-    "settings-region": numbered("text0 text1 text2 text3 text4 invalid5 invalid6 invalid7 invalid8"),
+    "settings-region": numbered(
+        "text0 text1 text2 text3 text4 invalid5 invalid6 invalid7 invalid8"
+    ),
     "settings-size": numbered(
         " ".join([f"text{i}" for i in range(7)] + [f"invalid{i}" for i in range(7, 16)])
     ),
@@ -164,7 +168,7 @@ def test_settings_align_follows_the_settings_parser() -> None:
     # The last valid align wins; "CENTER", "middle", "align:" and a bare "align" are
     # invalid and skipped; "align: center" splits into "align:" and "center".
     got = [cue_alignment(c.settings) for c in raw_cues("settings-align")]
-    expected = "center start center end left right end end end end end end center".split()
+    expected = ["center", "start", "center", "end", "left", "right"] + ["end"] * 6 + ["center"]
     assert got == expected
 
 
@@ -228,3 +232,13 @@ def test_huge_hours_do_not_overflow_integer_conversion() -> None:
     parsed = parse_webvtt_raw(f"WEBVTT\n\n{'9' * 5000}:00:00.000 --> 00:00:01.000\nx\n")
     [cue] = parsed.cues
     assert cue.start_ms > 2**53 and cue.end_ms == 1000
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from("WEBVT0123456789:.-> \t\n\r\x00<>/&;vbrutiac"), max_size=300)
+)
+def test_arbitrary_text_never_raises(body: str) -> None:
+    for text in (body, "WEBVTT\n" + body):
+        parsed = parse_webvtt(text)
+        assert all(isinstance(c.start_ms, int) and c.start_ms >= 0 for c in parsed.cues)

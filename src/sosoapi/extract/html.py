@@ -10,7 +10,7 @@ from selectolax.lexbor import LexborHTMLParser
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html_bounds import bound_markup
 from sosoapi.extract.html_meta import read_metadata
-from sosoapi.extract.html_trafilatura import trafilatura_text
+from sosoapi.extract.html_main import main_text
 from sosoapi.extract.language import normalize_language
 from sosoapi.extract.limits import TEXT_MAX, cut_text
 from sosoapi.extract.media import HTML_TYPES
@@ -60,9 +60,9 @@ def _plain_document(text: str, content_language: str | None) -> TextDocument:
 
 def _html_document(markup: str, *, content_language: str | None, url: str | None) -> TextDocument:
     bounded = bound_markup(markup)
-    tree = LexborHTMLParser(bounded.markup)
+    tree = LexborHTMLParser(bounded.markup, scripting=True)
     meta = read_metadata(tree, content_language=content_language, url=url)
-    text, limited = cut_text(trafilatura_text(bounded.markup, url=url), TEXT_MAX)
+    text, limited = cut_text(main_text(tree), TEXT_MAX)
     conditions = tuple(
         name
         for name, hit in (("text_limited", limited), ("nodes_limited", bounded.nodes_limited))

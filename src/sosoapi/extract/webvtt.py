@@ -57,10 +57,17 @@ def parse_webvtt(text: str) -> CaptionFile:
     if not raw.valid:
         return CaptionFile(format="webvtt", valid=False)
     cues = tuple(
-        Cue(identifier=c.identifier, start_ms=c.start_ms, end_ms=c.end_ms, text=cue_text_plain(c.text))
+        Cue(
+            identifier=c.identifier,
+            start_ms=c.start_ms,
+            end_ms=c.end_ms,
+            text=cue_text_plain(c.text),
+        )
         for c in raw.cues
     )
-    return CaptionFile(format="webvtt", valid=True, cues=cues, language=_header_language(raw.header))
+    return CaptionFile(
+        format="webvtt", valid=True, cues=cues, language=_header_language(raw.header)
+    )
 
 
 def parse_webvtt_raw(text: str) -> RawWebVTT:
@@ -182,7 +189,7 @@ def _is_style_or_region(buffer: list[str]) -> bool:
 
 
 def parse_timings(line: str) -> tuple[int, int, str] | None:
-    """"Collect WebVTT cue timings and settings": (start ms, end ms, settings) or None."""
+    """ "Collect WebVTT cue timings and settings": (start ms, end ms, settings) or None."""
     match = _TIMINGS.match(line)
     if match is None:
         return None
@@ -195,7 +202,7 @@ def parse_timings(line: str) -> tuple[int, int, str] | None:
 
 
 def _timestamp_ms(first: str, second: str, third: str | None, fraction: str) -> int | None:
-    """"Collect a WebVTT timestamp" in integer ms; hours are optional only below 60 minutes."""
+    """ "Collect a WebVTT timestamp" in integer ms; hours are optional only below 60 minutes."""
     if third is None:
         # No third field: only valid when the first was exactly two digits of minutes.
         if len(first) != 2 or int(first) > 59:

@@ -1,0 +1,35 @@
+# SosoAPI Research. Every target creates .venv and installs what it needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: install demo test lint format bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python scripts/demo.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
+
+format: $(STAMP)
+	$(BIN)/ruff format src tests bench scripts
+	$(BIN)/ruff check --fix src tests bench scripts
+
+test: lint
+	$(BIN)/pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .demo

@@ -1,0 +1,71 @@
+"""Which parts of a page are boilerplate: markup that is never text, and page furniture.
+
+The hints are the well-known ones shared by readability, trafilatura and jusText: tags and
+ARIA roles for navigation, asides and footers, and class/id tokens for comments, cookie
+banners, share bars, related links, ads and newsletter boxes. Selectors run inside Lexbor
+(C), so pruning costs one pass per selector group, not Python per node.
+"""
+
+from __future__ import annotations
+
+from selectolax.lexbor import LexborNode
+
+# Never text: their content is code, controls or media.
+NON_TEXT_TAGS = [
+    "script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object",
+    "embed", "button", "select", "input", "textarea", "audio", "video", "map", "dialog",
+    "head", "link", "meta",
+]  # fmt: skip
+
+_FURNITURE_TAGS = "nav, aside, footer, menu"
+_FURNITURE_ROLES = (
+    "[role=navigation i], [role=complementary i], [role=contentinfo i], [role=banner i], "
+    "[role=search i], [role=dialog i], [role=alertdialog i], [role=menu i], [role=menubar i]"
+)
+_HIDDEN = "[hidden], [aria-hidden=true i], [style*='display:none' i], [style*='display: none' i]"
+# Substrings of class or id that name furniture (matched case-insensitively).
+_FURNITURE_WORDS = (
+    "comment", "cookie", "consent", "gdpr", "sidebar", "breadcrumb", "share", "sharing",
+    "social", "related", "newsletter", "subscribe", "signup", "sign-up", "popup", "modal",
+    "banner", "advert", "sponsor", "promo", "footer", "navbar", "navigation", "menu",
+    "pagination", "pager", "disqus", "outbrain", "taboola", "teaser", "recommend", "widget",
+    "masthead", "skip-link", "skiplink", "toolbar", "byline", "author-bio", "tags",
+    "post-meta", "entry-meta", "article-meta", "print-only", "visually-hidden", "sr-only",
+)  # fmt: skip
+# Whole class/id tokens too short to match as substrings.
+_FURNITURE_TOKENS = ("ad", "ads", "nav", "meta", "share", "tools", "date", "dateline", "topbar")
+
+
+def _word_selector() -> str:
+    parts = []
+    for word in _FURNITURE_WORDS:
+        parts.append(f"[class*='{word}' i]")
+        parts.append(f"[id*='{word}' i]")
+    for token in _FURNITURE_TOKENS:
+        parts.append(f"[class~='{token}' i]")
+        parts.append(f"[id='{token}' i]")
+    return ", ".join(parts)
+
+
+FURNITURE_SELECTOR = ", ".join((_FURNITURE_TAGS, _FURNITURE_ROLES, _HIDDEN, _word_selector()))
+# A class/id match that holds this share of the container's text is content, not furniture
+# (for example `<div id="content-with-comments">`).
+_MAX_FURNITURE_SHARE = 0.5
+_PROTECTED_TAGS = frozenset({"html", "body", "main", "article"})
+
+
+def prune_furniture(container: LexborNode) -> None:
+    """Remove navigation, asides, footers, comments, banners and hidden parts in place."""
+    total = len(container.text(deep=True))
+    # Reverse document order removes descendants before their ancestors, so no node is
+    # touched after an ancestor's removal freed it.
+    for node in reversed(container.css(FURNITURE_SELECTOR)):
+        if node.mem_id == container.mem_id:
+            continue
+        if node.tag in _PROTECTED_TAGS:
+            continue
+        if node.tag not in {"nav", "aside", "footer", "menu"} and total:
+            share = len(node.text(deep=True)) / total
+            if share > _MAX_FURNITURE_SHARE:
+                continue
+        node.decompose()

@@ -1,0 +1,97 @@
+"""Shared fixtures: databases (SQLite and PostgreSQL), a real HTTPS origin, the application."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+import sqlalchemy as sa
+
+from sosoapi.app import Application
+from sosoapi.store.database import sqlite_url
+from tests.support.lifespan import held_open
+from tests.support.origin import HTTPSOrigin, Route
+from tests.support.pages import real_pages
+from tests.support.services import make_settings, owner_token
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="session")
+def postgres_base_url() -> str:
+    url = os.environ.get("SOSOAPI_TEST_POSTGRES_URL")
+    problem = None
+    if not url:
+        problem = "SOSOAPI_TEST_POSTGRES_URL is not set"
+    else:
+        try:
+            engine = sa.create_engine(url)
+            with engine.connect() as conn:
+                conn.execute(sa.text("SELECT 1"))
+            engine.dispose()
+        except sa.exc.OperationalError as exc:
+            problem = f"PostgreSQL at SOSOAPI_TEST_POSTGRES_URL is unreachable: {exc}"
+    if problem:
+        if IN_CI:
+            pytest.fail(f"{problem}; CI requires PostgreSQL")
+        pytest.skip(problem)
+    assert url is not None
+    return url
+
+
+@pytest.fixture
+def postgres_url(postgres_base_url: str) -> Iterator[str]:
+    """A private schema per test, so tests never see each other's rows."""
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    admin = sa.create_engine(postgres_base_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    sep = "&" if "?" in postgres_base_url else "?"
+    yield f"{postgres_base_url}{sep}options={quote(f'-csearch_path={schema}')}"
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
+    admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return sqlite_url(tmp_path / "db")
+    return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def pages() -> dict[str, bytes]:
+    return {f"/{page.name}": page.html for page in real_pages()}
+
+
+@pytest.fixture
+def origin(pages: dict[str, bytes]) -> Iterator[HTTPSOrigin]:
+    routes = {path: Route(html) for path, html in pages.items()}
+    with HTTPSOrigin(routes) as server:
+        yield server
+
+
+@pytest.fixture
+def receipt_overrides() -> dict[str, float]:
+    return {}
+
+
+@pytest.fixture
+async def application(
+    database_url: str, tmp_path: Path, origin: HTTPSOrigin, receipt_overrides: dict[str, float]
+) -> AsyncIterator[Application]:
+    settings = make_settings(database_url, tmp_path, origin.egress_env(), **receipt_overrides)
+    app = Application(settings)
+    async with held_open(app.running()):
+        yield app
+    app.store.close()
+
+
+@pytest.fixture
+def owner(application: Application) -> tuple[str, str]:
+    return owner_token(application)

@@ -1,0 +1,58 @@
+"""Property tests: any markup extracts without raising and within every bound."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sosoapi.extract.html import extract_text_document
+from sosoapi.extract.limits import DESCRIPTION_MAX, TEXT_MAX, TITLE_MAX
+
+TAGS = ["div", "p", "span", "a", "table", "tr", "td", "ul", "li", "h1", "b", "script", "style",
+        "nav", "footer", "article", "title", "meta", "br", "pre", "!--", "/div"]  # fmt: skip
+ALLOWED_CONDITIONS = {"text_limited", "nodes_limited"}
+
+
+def check(body: bytes, media_type: str | None = "text/html") -> None:
+    doc = extract_text_document(body, media_type=media_type, charset=None, content_language=None)
+    if doc is None:
+        return
+    assert len(doc.text) <= TEXT_MAX
+    assert doc.title is None or 0 < len(doc.title) <= TITLE_MAX
+    assert doc.description is None or 0 < len(doc.description) <= DESCRIPTION_MAX
+    assert set(doc.conditions) <= ALLOWED_CONDITIONS
+
+
+tag_soup = st.lists(
+    st.one_of(
+        st.sampled_from(TAGS).map(lambda t: f"<{t}>"),
+        st.sampled_from(TAGS).map(lambda t: f"</{t}>"),
+        st.text(max_size=30),
+        st.sampled_from(["<", ">", "&amp;", "&#x0;", "<meta name=description content='", "'"]),
+    ),
+    max_size=200,
+).map("".join)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tag_soup, st.sampled_from(["text/html", "application/xhtml+xml", "text/plain", None]))
+def test_random_markup_never_raises(markup: str, media_type: str | None) -> None:
+    check(markup.encode("utf-8", "surrogatepass"), media_type)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=2000), st.sampled_from(["text/html", "text/plain", None]))
+def test_random_bytes_never_raise(body: bytes, media_type: str | None) -> None:
+    check(body, media_type)
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.sampled_from(["div", "span", "table", "ul", "blockquote", "a", "font"]),
+       st.integers(min_value=20_000, max_value=100_000))  # fmt: skip
+def test_deep_nesting_is_bounded(tag: str, depth: int) -> None:
+    check((f"<{tag}>" * depth + "text" + f"</{tag}>" * depth).encode())
+
+
+def test_huge_attribute_list_is_bounded() -> None:
+    attrs = " ".join(f"a{i}=v" for i in range(200_000))
+    check(f"<html><body><div {attrs}>text</div></body></html>".encode())

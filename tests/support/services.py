@@ -1,0 +1,109 @@
+"""Building the application under test, and running `sosoapi` as a real process."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+from sosoapi.app import Application
+from sosoapi.auth.admin import Admin
+from sosoapi.config import Settings
+from sosoapi.egress.settings import EgressSettings
+from sosoapi.research.settings import ReceiptSettings
+
+SOSOAPI = str(Path(sys.executable).with_name("sosoapi"))
+
+
+def make_settings(
+    database_url: str,
+    home: Path,
+    egress_env: Mapping[str, str] | None = None,
+    **receipts: float,
+) -> Settings:
+    egress = EgressSettings.from_env(dict(egress_env or {}))
+    egress = replace(egress, per_origin_min_interval=0.0, per_origin_concurrency=64)
+    return Settings(
+        database_url=database_url,
+        home=home,
+        egress=egress,
+        receipts=ReceiptSettings(**{"wait_budget_seconds": 10.0, **receipts}),
+    )
+
+
+def owner_token(application: Application) -> tuple[str, str]:
+    """(workspace_id, token) of the local workspace's owner."""
+    workspace, minted = Admin(application.store.auth).init_local(datetime.now(UTC))
+    return workspace.id, minted.token
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cli(args: list[str], env: Mapping[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [SOSOAPI, *args], env={**os.environ, **env}, capture_output=True, text=True, timeout=timeout
+    )
+
+
+class ServeProcess:
+    """`sosoapi serve` on a free loopback port, killed on exit."""
+
+    def __init__(self, env: Mapping[str, str], *args: str) -> None:
+        self.port = free_port()
+        self.env = {**os.environ, **env}
+        self.args = args
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ServeProcess:
+        self.proc = subprocess.Popen(
+            [SOSOAPI, "serve", "--port", str(self.port), *self.args],
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"sosoapi serve exited: {self.proc.stderr.read().decode()}")  # type: ignore[union-attr]
+            try:
+                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise RuntimeError("sosoapi serve did not become healthy in 30 s")
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+    def __enter__(self) -> ServeProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
