@@ -227,18 +227,21 @@ def _local_workspace(settings: Settings) -> str:
 def _call(tool: str, arguments: dict[str, Any]) -> None:
     settings = _settings()
 
-    async def run() -> dict[str, Any]:
+    async def run() -> dict[str, Any] | ServiceError:
         application = Application(settings)
         async with application.running():
-            principal = await application.research.authenticate(settings.token)
-            outcome = await application.research.call(tool, principal, arguments)
+            try:
+                principal = await application.research.authenticate(settings.token)
+                outcome = await application.research.call(tool, principal, arguments)
+            except ServiceError as error:
+                return error
             return outcome.output.wire()
 
-    try:
-        _emit(anyio.run(run))
-    except ServiceError as error:
-        click.echo(f"error ({error.code}): {error.message}", err=True)
+    result = anyio.run(run)
+    if isinstance(result, ServiceError):
+        click.echo(f"error ({result.code}): {result.message}", err=True)
         sys.exit(2)
+    _emit(result)
 
 
 @main.command()

@@ -39,9 +39,7 @@ MakeEgress = Callable[..., Egress]
 
 
 @pytest.fixture
-async def make_egress(
-    origin: HTTPSOrigin, canary: Canary
-) -> AsyncIterator[MakeEgress]:
+async def make_egress(origin: HTTPSOrigin, canary: Canary) -> AsyncIterator[MakeEgress]:
     made: list[tuple[Egress, DialGuard]] = []
 
     def make(**overrides: object) -> Egress:

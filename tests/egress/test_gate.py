@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import ipaddress
 import socket
 import threading
 import time
@@ -162,7 +163,8 @@ async def test_five_redirects_are_followed_and_a_sixth_is_not(
     origin.routes["/end"] = Route(PAGE)
     for hop in range(1, 7):
         following = "/end" if hop == 1 else f"/hop{hop - 1}"
-        origin.routes[f"/hop{hop}"] = redirect_to(following, status=(301, 302, 303, 307, 308)[hop % 5])
+        status = (301, 302, 303, 307, 308)[hop % 5]
+        origin.routes[f"/hop{hop}"] = redirect_to(following, status=status)
     egress = make_egress()
     five = await egress.fetch(origin.url("/hop5"), accept=HTML)
     assert (five.reason, five.body) == (None, PAGE)
@@ -201,8 +203,10 @@ async def test_redirects_into_unsafe_space_are_refused(
 ) -> None:
     origin.routes["/evil"] = redirect_to(location)
     resolver = MapResolver(LOOPBACK, {"metadata.test": LOOPBACK})
+    hits = origin.hits["/evil"]
     outcome = await make_egress(resolver=resolver).fetch(origin.url("/evil"), accept=HTML)
     assert outcome.reason == "unsafe_url"
+    assert origin.hits["/evil"] == hits + 1
 
 
 async def test_name_that_does_not_resolve_is_not_found(make_egress: MakeEgress) -> None:
@@ -225,8 +229,6 @@ async def test_pin_to_private_space_stays_blocked(origin: HTTPSOrigin, canary: C
 async def test_every_address_of_a_name_must_be_admitted(make_egress: MakeEgress) -> None:
     class Mixed:
         async def resolve(self, host: str, port: int):
-            import ipaddress
-
             return [ipaddress.ip_address("8.8.8.8"), ipaddress.ip_address("10.0.0.1")]
 
     egress = make_egress(resolver=Mixed())
@@ -238,9 +240,7 @@ async def test_pinning_defeats_dns_rebinding(origin: HTTPSOrigin) -> None:
     """The name answers the origin first and a canary (same port, other loopback address)
     on every later lookup. The fetch reads the origin; the canary sees nothing."""
     origin.routes["/pinned"] = Route(PAGE)
-    with Canary("127.0.0.2") as canary_probe:
-        pass
-    rebinder = RebindingResolver(first=LOOPBACK, later=canary_probe.address)
+    rebinder = RebindingResolver(first=LOOPBACK, later=ipaddress.ip_address("127.0.0.2"))
     sock = socket.create_server(("127.0.0.2", origin.port))
     connections = []
     sock.settimeout(0.1)
@@ -282,7 +282,9 @@ async def test_certificate_from_an_unknown_ca_is_unsafe(
             also_dial=[("127.0.0.1", stranger.port)],
         )
         outcome = await egress.fetch(stranger.url("/"), accept=HTML)
+        dialled = stranger.connections
     assert outcome.reason == "unsafe_url"
+    assert dialled == 1 and stranger.hits["/"] == 0  # TLS refused: no request was sent
 
 
 async def test_certificate_for_another_name_is_unsafe(
@@ -290,10 +292,12 @@ async def test_certificate_for_another_name_is_unsafe(
 ) -> None:
     """TLS is verified against the URL's host name, not the pinned address."""
     resolver = MapResolver(None, {"impostor.test": LOOPBACK})
+    connections = origin.connections
     outcome = await make_egress(resolver=resolver).fetch(
         origin.url("/", host="impostor.test"), accept=HTML
     )
     assert outcome.reason == "unsafe_url"
+    assert origin.connections == connections + 1
 
 
 async def test_connection_refused_is_egress_unavailable(

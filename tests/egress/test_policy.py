@@ -20,43 +20,98 @@ from sosoapi.egress.urls import URLRefused, ipv4_from_host, normalize_host, pars
 
 BLOCKED = [
     # loopback
-    "127.0.0.1", "127.255.255.254", "::1",
+    "127.0.0.1",
+    "127.255.255.254",
+    "::1",
     # private
-    "10.0.0.1", "10.255.255.255", "172.16.0.1", "172.31.255.254", "192.168.0.1",
+    "10.0.0.1",
+    "10.255.255.255",
+    "172.16.0.1",
+    "172.31.255.254",
+    "192.168.0.1",
     "192.168.255.255",
     # link-local
-    "169.254.0.1", "169.254.255.254", "fe80::1", "febf:ffff::1",
+    "169.254.0.1",
+    "169.254.255.254",
+    "fe80::1",
+    "febf:ffff::1",
     # CGNAT
-    "100.64.0.1", "100.127.255.254",
+    "100.64.0.1",
+    "100.127.255.254",
     # unspecified / this network
-    "0.0.0.0", "0.1.2.3", "::",
+    "0.0.0.0",
+    "0.1.2.3",
+    "::",
     # multicast
-    "224.0.0.1", "239.255.255.250", "233.252.0.1", "ff02::1", "ff05::1:3",
+    "224.0.0.1",
+    "239.255.255.250",
+    "233.252.0.1",
+    "ff02::1",
+    "ff05::1:3",
     # broadcast and reserved
-    "255.255.255.255", "240.0.0.1", "250.1.2.3",
+    "255.255.255.255",
+    "240.0.0.1",
+    "250.1.2.3",
     # documentation
-    "192.0.2.1", "198.51.100.7", "203.0.113.9", "2001:db8::1", "3fff::1",
+    "192.0.2.1",
+    "198.51.100.7",
+    "203.0.113.9",
+    "2001:db8::1",
+    "3fff::1",
     # IETF assignments 192.0.0.0/24, including the one is_global misses
-    "192.0.0.1", "192.0.0.8", "192.0.0.170", "192.0.0.192",
+    "192.0.0.1",
+    "192.0.0.8",
+    "192.0.0.170",
+    "192.0.0.192",
     # 6to4 relay anycast, benchmarking
-    "192.88.99.1", "198.18.0.1", "198.19.255.254",
+    "192.88.99.1",
+    "198.18.0.1",
+    "198.19.255.254",
     # cloud metadata
-    "169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200",
+    "169.254.169.254",
+    "169.254.170.2",
+    "fd00:ec2::254",
+    "100.100.100.200",
     # IPv6 forms embedding IPv4: blocked whatever they embed (even public 8.8.8.8)
-    "::ffff:127.0.0.1", "::ffff:8.8.8.8", "::ffff:169.254.169.254",
-    "::127.0.0.1", "::8.8.8.8",  # IPv4-compatible
+    "::ffff:127.0.0.1",
+    "::ffff:8.8.8.8",
+    "::ffff:169.254.169.254",
+    "::127.0.0.1",
+    "::8.8.8.8",  # IPv4-compatible
     "::ffff:0:8.8.8.8",  # SIIT IPv4-translated
-    "64:ff9b::7f00:1", "64:ff9b::808:808", "64:ff9b:1::a00:1",  # NAT64
-    "2002:7f00:1::", "2002:808:808::1",  # 6to4
-    "2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2",  # Teredo
+    "64:ff9b::7f00:1",
+    "64:ff9b::808:808",
+    "64:ff9b:1::a00:1",  # NAT64
+    "2002:7f00:1::",
+    "2002:808:808::1",  # 6to4
+    "2001::1",
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2",  # Teredo
     # site-local, unique-local, discard, SRv6, non-global-unicast space
-    "fec0::1", "feff::1", "fc00::1", "fd12:3456::1", "100::1", "5f00::1", "4000::1",
-    "2001:2::1", "2001:10::1",
+    "fec0::1",
+    "feff::1",
+    "fc00::1",
+    "fd12:3456::1",
+    "100::1",
+    "5f00::1",
+    "4000::1",
+    "2001:2::1",
+    "2001:10::1",
 ]
 
-PUBLIC = ["8.8.8.8", "1.1.1.1", "93.184.215.14", "151.101.1.69", "2606:4700:4700::1111",
-          "2a00:1450:4001:80b::200e", "2620:fe::fe", "192.0.3.1", "100.63.255.255",
-          "100.128.0.1", "172.32.0.1", "169.253.255.255"]
+PUBLIC = [
+    "8.8.8.8",
+    "1.1.1.1",
+    "93.184.215.14",
+    "151.101.1.69",
+    "2606:4700:4700::1111",
+    "2a00:1450:4001:80b::200e",
+    "2620:fe::fe",
+    "192.0.3.1",
+    "100.63.255.255",
+    "100.128.0.1",
+    "172.32.0.1",
+    "169.253.255.255",
+]
 
 
 @pytest.mark.parametrize("address", BLOCKED)
@@ -73,8 +128,15 @@ def test_public_address(address: str) -> None:
 
 @pytest.mark.parametrize(
     "address",
-    ["::ffff:127.0.0.1", "::127.0.0.1", "64:ff9b::7f00:1", "2002:7f00:1::", "fec0::1",
-     "192.0.0.192", "192.88.99.1"],
+    [
+        "::ffff:127.0.0.1",
+        "::127.0.0.1",
+        "64:ff9b::7f00:1",
+        "2002:7f00:1::",
+        "fec0::1",
+        "192.0.0.192",
+        "192.88.99.1",
+    ],
 )
 def test_addresses_python_misjudges_are_blocked(address: str) -> None:
     """The reason for explicit tables: ipaddress calls these global or not loopback."""
@@ -97,8 +159,20 @@ def test_allow_rules_admit_only_what_they_name() -> None:
 
 @pytest.mark.parametrize(
     "host",
-    ["127.1", "0x7f000001", "0X7F000001", "2130706433", "0177.0.0.1", "0x7f.1", "127.0.1",
-     "0177.1", "017700000001", "0", "0x0", "127.000.000.001"],
+    [
+        "127.1",
+        "0x7f000001",
+        "0X7F000001",
+        "2130706433",
+        "0177.0.0.1",
+        "0x7f.1",
+        "127.0.1",
+        "0177.1",
+        "017700000001",
+        "0",
+        "0x0",
+        "127.000.000.001",
+    ],
 )
 def test_numeric_hosts_are_judged_as_the_address_they_resolve_to(host: str) -> None:
     ip = ipv4_from_host(host)
@@ -113,7 +187,9 @@ def test_numeric_host_forms_match_inet_aton() -> None:
         assert ipv4_from_host(host) == ipaddress.ip_address(socket.inet_aton(host))
 
 
-@pytest.mark.parametrize("host", ["1.2.3.4.5", "256.0.0.1", "1.2.3.0x1ff", "08.0.0.1", "4294967296"])
+@pytest.mark.parametrize(
+    "host", ["1.2.3.4.5", "256.0.0.1", "1.2.3.0x1ff", "08.0.0.1", "4294967296"]
+)
 def test_malformed_numeric_hosts_are_refused(host: str) -> None:
     with pytest.raises(URLRefused):
         ipv4_from_host(host)
@@ -204,7 +280,9 @@ def test_ports() -> None:
 
 
 def test_canonical_url_is_percent_encoded_and_a_valid_uri() -> None:
-    target = judge_url("https://Bücher.DE:443/päth/x y?q=ü#frag".replace(" ", "%20"), EgressSettings())
+    target = judge_url(
+        "https://Bücher.DE:443/päth/x y?q=ü#frag".replace(" ", "%20"), EgressSettings()
+    )
     assert not isinstance(target, str)
     assert target.url == "https://xn--bcher-kva.de/p%C3%A4th/x%20y?q=%C3%BC"
     assert is_valid_uri(target.url)

@@ -38,7 +38,10 @@ def test_full_environment(tmp_path) -> None:
         }
     )
     assert [(str(r.network), r.port) for r in settings.allow] == [
-        ("127.0.0.1/32", 8443), ("10.0.0.0/8", None), ("::1/128", 443), ("fd00::/8", None)
+        ("127.0.0.1/32", 8443),
+        ("10.0.0.0/8", None),
+        ("::1/128", 443),
+        ("fd00::/8", None),
     ]
     assert settings.resolve == {
         "origin.test": ipaddress.ip_address("127.0.0.1"),

@@ -28,9 +28,13 @@ def page(body: str, head: str = "", html_attrs: str = "") -> bytes:
     ).encode()
 
 
+EXTRACTORS = pytest.mark.parametrize("extractor", ["trafilatura", "lexbor"])
+
+
 def extract(body: bytes, media_type: str | None = "text/html", **kw: str | None):
     kw.setdefault("charset", None)
     kw.setdefault("content_language", None)
+    kw.setdefault("extractor", "trafilatura")
     doc = extract_text_document(body, media_type=media_type, **kw)  # type: ignore[arg-type]
     assert doc is not None
     return doc
@@ -58,8 +62,9 @@ def article_page() -> bytes:
     )
 
 
-def test_main_text_keeps_article_and_drops_boilerplate() -> None:
-    doc = extract(article_page(), url="https://www.example-news.com/bridge")
+@EXTRACTORS
+def test_main_text_keeps_article_and_drops_boilerplate(extractor: str) -> None:
+    doc = extract(article_page(), url="https://www.example-news.com/bridge", extractor=extractor)
     for paragraph in ARTICLE:
         assert paragraph in doc.text
     for boilerplate in ("cookies", "Most read", "Copyright", "Privacy policy", "Reader comment"):
@@ -68,8 +73,9 @@ def test_main_text_keeps_article_and_drops_boilerplate() -> None:
     assert doc.conditions == ()
 
 
-def test_paragraphs_are_separated_by_blank_lines_in_reading_order() -> None:
-    doc = extract(article_page())
+@EXTRACTORS
+def test_paragraphs_are_separated_by_blank_lines_in_reading_order(extractor: str) -> None:
+    doc = extract(article_page(), extractor=extractor)
     positions = [doc.text.index(p) for p in ARTICLE]
     assert positions == sorted(positions)
     assert f"{ARTICLE[0]}\n\n{ARTICLE[1]}" in doc.text
@@ -119,7 +125,8 @@ def test_language_declarations_in_order() -> None:
     assert extract(page(body)).language is None
 
 
-def test_tables_become_readable_rows_and_lists_lines() -> None:
+@EXTRACTORS
+def test_tables_become_readable_rows_and_lists_lines(extractor: str) -> None:
     rows = "".join(
         f"<tr><td>{city}</td><td>{n}</td></tr>"
         for city, n in (("Lyon", "522,000 inhabitants"), ("Nantes", "320,000 inhabitants"))
@@ -129,18 +136,19 @@ def test_tables_become_readable_rows_and_lists_lines() -> None:
         f"<p>{ARTICLE[1]}</p><ul><li>First point of the list</li>"
         f"<li>Second point of the list</li></ul><p>{ARTICLE[2]}</p></article>"
     )
-    doc = extract(page(body))
+    doc = extract(page(body), extractor=extractor)
     lines = doc.text.splitlines()
     assert any("Lyon" in line and "522,000 inhabitants" in line for line in lines)
     assert any(line.endswith("First point of the list") for line in lines)
     assert not any("First point" in line and "Second point" in line for line in lines)
 
 
-def test_text_is_cut_at_a_clean_boundary() -> None:
+@EXTRACTORS
+def test_text_is_cut_at_a_clean_boundary(extractor: str) -> None:
     sentence = "This sentence belongs to a very long article about nothing in particular. "
     paragraphs = "".join(f"<p>Part {i}. {sentence * 5}</p>" for i in range(200))
     body = f"<article>{paragraphs}</article>"
-    doc = extract(page(body))
+    doc = extract(page(body), extractor=extractor)
     assert "text_limited" in doc.conditions
     assert len(doc.text) <= TEXT_MAX
     assert doc.text.endswith("particular.")
@@ -165,7 +173,8 @@ def test_sniffing_without_media_type() -> None:
     assert plain.text == "a <b> is not a page"
 
 
-def test_xhtml_is_parsed_as_markup() -> None:
+@EXTRACTORS
+def test_xhtml_is_parsed_as_markup(extractor: str) -> None:
     body = (
         b"<?xml version='1.0' encoding='utf-8'?>\n<html xmlns='http://www.w3.org/1999/xhtml' "
         b"xml:lang='nl'><head><title>Een titel</title></head><body><article><p>"
@@ -174,7 +183,7 @@ def test_xhtml_is_parsed_as_markup() -> None:
         + ARTICLE[1].encode()
         + b"</p></article></body></html>"
     )
-    doc = extract(body, media_type="application/xhtml+xml")
+    doc = extract(body, media_type="application/xhtml+xml", extractor=extractor)
     assert doc.language == "nl" and doc.title == "Een titel"
     assert ARTICLE[0] in doc.text
 
@@ -237,9 +246,10 @@ def test_undecodable_bytes_are_none() -> None:
         assert doc is None
 
 
-def test_node_bound_uses_the_prefix() -> None:
+@EXTRACTORS
+def test_node_bound_uses_the_prefix(extractor: str) -> None:
     body = f"<article><p>{ARTICLE[0]}</p><p>{ARTICLE[1]}</p></article>" + "<span>x</span>" * 70_000
-    doc = extract(page(body))
+    doc = extract(page(body), extractor=extractor)
     assert "nodes_limited" in doc.conditions
     assert ARTICLE[0] in doc.text
 
@@ -247,3 +257,27 @@ def test_node_bound_uses_the_prefix() -> None:
 def test_deep_nesting_is_bounded() -> None:
     doc = extract(("<div>" * 100_000 + "deep").encode())
     assert doc.conditions == ("nodes_limited",)
+
+
+def test_lexbor_drops_link_lists_their_headings_and_stamps() -> None:
+    related = "".join(f"<li><a href='/{i}'>Related story number {i}</a></li>" for i in range(6))
+    body = (
+        f"<article><p>Posted 12.03.2021</p><p>{ARTICLE[0]}</p><p>{ARTICLE[1]}</p>"
+        f"<h2>You might also like</h2><ul>{related}</ul><p>{ARTICLE[2]}</p></article>"
+    )
+    doc = extract(page(body), extractor="lexbor")
+    assert ARTICLE[0] in doc.text and ARTICLE[2] in doc.text
+    for gone in ("12.03.2021", "You might also like", "Related story"):
+        assert gone not in doc.text
+
+
+def test_lexbor_without_article_markup_finds_the_densest_block() -> None:
+    menu = "".join(f"<a href='/{i}'>Menu entry {i}</a> " for i in range(20))
+    body = (
+        f"<div class='top'>{menu}</div><div class='x'>"
+        + "".join(f"<div>{p}</div>" for p in ARTICLE)
+        + f"</div><div class='bottom'>{menu}</div>"
+    )
+    doc = extract(page(body), extractor="lexbor")
+    assert all(p in doc.text for p in ARTICLE)
+    assert "Menu entry" not in doc.text

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.limits import DESCRIPTION_MAX, TEXT_MAX, TITLE_MAX
+from sosoapi.extract.types import TextDocument
 
 TAGS = ["div", "p", "span", "a", "table", "tr", "td", "ul", "li", "h1", "b", "script", "style",
         "nav", "footer", "article", "title", "meta", "br", "pre", "!--", "/div"]  # fmt: skip
@@ -14,9 +15,15 @@ ALLOWED_CONDITIONS = {"text_limited", "nodes_limited"}
 
 
 def check(body: bytes, media_type: str | None = "text/html") -> None:
-    doc = extract_text_document(body, media_type=media_type, charset=None, content_language=None)
-    if doc is None:
-        return
+    for extractor in ("trafilatura", "lexbor"):
+        doc = extract_text_document(
+            body, media_type=media_type, charset=None, content_language=None, extractor=extractor
+        )
+        if doc is not None:
+            check_bounds(doc)
+
+
+def check_bounds(doc: TextDocument) -> None:
     assert len(doc.text) <= TEXT_MAX
     assert doc.title is None or 0 < len(doc.title) <= TITLE_MAX
     assert doc.description is None or 0 < len(doc.description) <= DESCRIPTION_MAX

@@ -172,15 +172,16 @@ def _claim(app: Application, workspace_id: str, url: str, valid_until: datetime)
     return mutation_id, retrieval_id
 
 
+@pytest.mark.parametrize("receipt_overrides", [{"wait_budget_seconds": 0.3}])
 async def test_a_lost_lease_is_judged_unconfirmed_on_replay(
-    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin, receipt_overrides
 ) -> None:
     workspace_id, token = owner
     url = origin.url("/never")
     mutation_id, retrieval_id = _claim(application, workspace_id, url, datetime.now(UTC) + timedelta(hours=1))
     now = datetime.now(UTC)
     assert application.store.receipts.acquire(retrieval_id, "other-instance", now + timedelta(seconds=30), now)
-    live = await call(application, token, {**args(workspace_id, url), "mutation_id": mutation_id} | {})
+    live = await call(application, token, {**args(workspace_id, url), "mutation_id": mutation_id})
     assert live["state"] == "running"  # another instance's live lease is never judged
     with application.store.db.write() as conn:
         conn.execute(

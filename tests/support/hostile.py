@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import ipaddress
 import select
@@ -183,9 +184,16 @@ class Canary:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2)
-        self._sock.close()
+        _stop_listener(self._stop, self._sock, self._thread)
+
+
+def _stop_listener(stop: threading.Event, sock: socket.socket, thread: threading.Thread) -> None:
+    """Stop an accept loop now: shutting the socket down wakes a blocked accept()."""
+    stop.set()
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+    thread.join(timeout=2)
+    sock.close()
 
 
 class DialGuard(httpcore.AsyncNetworkBackend):
@@ -203,7 +211,7 @@ class DialGuard(httpcore.AsyncNetworkBackend):
         self,
         host: str,
         port: int,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.AsyncNetworkStream:
@@ -309,9 +317,7 @@ class ConnectProxy:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2)
-        self._sock.close()
+        _stop_listener(self._stop, self._sock, self._thread)
 
 
 def _pump(a: socket.socket, b: socket.socket) -> None:

@@ -10,6 +10,8 @@ here, each hop judged afresh. Network and policy conditions never raise: they co
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -49,7 +51,16 @@ class _Redirect:
 
 
 def build_ssl_context(ca_bundle: str | None) -> ssl.SSLContext:
-    """System trust + certifi, plus the operator's extra CAs (added, never replacing)."""
+    """System trust + certifi, plus the operator's extra CAs (added, never replacing).
+
+    Loading the trust store costs ~50 ms, so contexts are shared per bundle file version.
+    """
+    version = os.stat(ca_bundle).st_mtime_ns if ca_bundle else 0
+    return _ssl_context(ca_bundle, version)
+
+
+@functools.lru_cache(maxsize=8)
+def _ssl_context(ca_bundle: str | None, version: int) -> ssl.SSLContext:
     context = ssl.create_default_context()
     context.load_verify_locations(certifi.where())
     if ca_bundle:
@@ -89,6 +100,8 @@ class Egress:
         self._politeness = Politeness(
             settings.per_origin_concurrency, settings.per_origin_min_interval
         )
+        # Bodies in flight cost up to max_body_bytes each: bound them process-wide.
+        self._capacity = asyncio.Semaphore(settings.max_concurrent_fetches)
 
     async def aclose(self) -> None:
         await self._pool.aclose()
@@ -112,16 +125,14 @@ class Egress:
             async with asyncio.timeout(self._settings.total_timeout):
                 return await self._follow(url, tuple(a.lower() for a in accept), progress)
         except TimeoutError:
-            if progress.waiting_for_slot:
+            if progress.waiting_for_slot:  # politeness or process capacity: retry later
                 retry = clamp_retry_after(self._settings.per_origin_min_interval)
                 return FetchOutcome(
                     "rate_limited", final_url=progress.url, retry_after_seconds=retry
                 )
             return FetchOutcome("timeout", final_url=progress.url)
 
-    async def _follow(
-        self, url: str, accept: tuple[str, ...], progress: _Progress
-    ) -> FetchOutcome:
+    async def _follow(self, url: str, accept: tuple[str, ...], progress: _Progress) -> FetchOutcome:
         for _hop in range(self._settings.max_redirects + 1):
             judged = judge_url(url, self._settings)
             if isinstance(judged, str):
@@ -141,7 +152,10 @@ class Egress:
             return FetchOutcome(admitted, final_url=target.url)
         try:
             progress.waiting_for_slot = True
-            async with self._politeness.slot(f"{target.host}:{target.port}"):
+            async with (
+                self._politeness.slot(f"{target.host}:{target.port}"),
+                self._capacity,
+            ):
                 progress.waiting_for_slot = False
                 with pinned(Pin(target.host, target.port, admitted)):
                     return await self._request(target, accept)
@@ -227,9 +241,7 @@ class Egress:
         )
 
 
-async def _read_body(
-    response: httpcore.Response, body: BoundedBody, declared: int | None
-) -> bool:
+async def _read_body(response: httpcore.Response, body: BoundedBody, declared: int | None) -> bool:
     """Stream into `body` until done or capped; True when the origin sent less than it
     promised (connection closed early against Content-Length or chunked framing)."""
     try:

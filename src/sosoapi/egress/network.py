@@ -86,7 +86,7 @@ class PinnedBackend(AsyncNetworkBackend):
         self,
         host: str,
         port: int,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> AsyncNetworkStream:
@@ -107,21 +107,21 @@ class PinnedBackend(AsyncNetworkBackend):
         self,
         ip: IPAddress,
         port: int,
-        timeout: float | None,
+        seconds: float | None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None,
     ) -> AsyncNetworkStream:
         assert self._proxy is not None
         stream = await self._inner.connect_tcp(
-            self._proxy.host, self._proxy.port, timeout=timeout, socket_options=socket_options
+            self._proxy.host, self._proxy.port, timeout=seconds, socket_options=socket_options
         )
         try:
             if self._proxy.tls:
                 context = self._proxy_ssl_context or ssl.create_default_context()
-                stream = await stream.start_tls(context, self._proxy.host, timeout)
+                stream = await stream.start_tls(context, self._proxy.host, seconds)
             target = f"[{ip}]:{port}" if ip.version == 6 else f"{ip}:{port}"
             request = f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n"
-            await stream.write(request.encode("ascii"), timeout)
-            status = await _read_connect_status(stream, timeout)
+            await stream.write(request.encode("ascii"), seconds)
+            status = await _read_connect_status(stream, seconds)
         except BaseException:
             await stream.aclose()
             raise
@@ -133,7 +133,7 @@ class PinnedBackend(AsyncNetworkBackend):
     async def connect_unix_socket(
         self,
         path: str,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> AsyncNetworkStream:
         raise UnpinnedDial("unix sockets are never dialled by the egress gate")
@@ -142,11 +142,11 @@ class PinnedBackend(AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
-async def _read_connect_status(stream: AsyncNetworkStream, timeout: float | None) -> int:
+async def _read_connect_status(stream: AsyncNetworkStream, seconds: float | None) -> int:
     """Read the proxy's reply head (bounded) and return its status code."""
     head = b""
     while b"\r\n\r\n" not in head:
-        chunk = await stream.read(4096, timeout)
+        chunk = await stream.read(4096, seconds)
         if not chunk:
             raise httpcore.ProxyError("proxy closed the connection during CONNECT")
         head += chunk

@@ -11,7 +11,6 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import TypeVar
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -63,7 +62,7 @@ class EgressSettings:
     """Everything the gate needs; `from_env` reads it from SOSOAPI_* variables."""
 
     allow: tuple[AllowRule, ...] = ()
-    resolve: Mapping[str, IPAddress] = field(default_factory=lambda: MappingProxyType({}))
+    resolve: Mapping[str, IPAddress] = field(default_factory=dict)
     ca_bundle: str | None = None
     ports: frozenset[int] = frozenset({443})
     unsupported_sources: tuple[str, ...] = DEFAULT_PLATFORM_HOSTS
@@ -76,6 +75,7 @@ class EgressSettings:
     user_agent: str = user_agent_for(DEFAULT_CONTACT_URL)
     per_origin_concurrency: int = 2
     per_origin_min_interval: float = 0.2
+    max_concurrent_fetches: int = 16
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> EgressSettings:
@@ -90,7 +90,7 @@ class EgressSettings:
             )
         return cls(
             allow=parse_allow(get("SOSOAPI_EGRESS_ALLOW", "")),
-            resolve=MappingProxyType(parse_resolve(get("SOSOAPI_EGRESS_RESOLVE", ""))),
+            resolve=parse_resolve(get("SOSOAPI_EGRESS_RESOLVE", "")),
             ca_bundle=_ca_bundle(get("SOSOAPI_EGRESS_CA_BUNDLE", "")),
             ports=_ports(get("SOSOAPI_EGRESS_PORTS", "")) or defaults.ports,
             unsupported_sources=_hosts(get("SOSOAPI_UNSUPPORTED_SOURCES"))
@@ -125,6 +125,13 @@ class EgressSettings:
                 defaults.per_origin_min_interval,
                 float,
                 0.0,
+            ),
+            max_concurrent_fetches=_number(
+                environ,
+                "SOSOAPI_EGRESS_MAX_CONCURRENCY",
+                defaults.max_concurrent_fetches,
+                int,
+                1,
             ),
         )
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import codecs
 import re
+from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html_bounds import bound_markup
-from sosoapi.extract.html_meta import read_metadata
 from sosoapi.extract.html_main import main_text
+from sosoapi.extract.html_meta import read_metadata
+from sosoapi.extract.html_trafilatura import trafilatura_text
 from sosoapi.extract.language import normalize_language
 from sosoapi.extract.limits import TEXT_MAX, cut_text
 from sosoapi.extract.media import HTML_TYPES
@@ -24,6 +26,10 @@ _MARKUP_START = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _SNIFF_BYTES = 1024
+# trafilatura stays the default until our Lexbor extractor matches its F1 on
+# extraction-dev (bench/README_extraction.md has the measured figures).
+MainTextExtractor = Literal["trafilatura", "lexbor"]
+DEFAULT_EXTRACTOR: MainTextExtractor = "trafilatura"
 
 
 def extract_text_document(
@@ -33,10 +39,12 @@ def extract_text_document(
     charset: str | None,
     content_language: str | None,
     url: str | None = None,
+    extractor: MainTextExtractor = DEFAULT_EXTRACTOR,
 ) -> TextDocument | None:
     """Extract a TextDocument, or None when the bytes do not decode as text.
 
     `media_type` None means sniff: markup is read as HTML, anything else as plain text.
+    `extractor` picks the main-text algorithm; metadata, bounds and limits are shared.
     """
     is_html = media_type in HTML_TYPES if media_type is not None else _looks_like_markup(body)
     text = decode_bytes(body, charset, html=is_html)
@@ -44,7 +52,7 @@ def extract_text_document(
         return None
     if not is_html:
         return _plain_document(text, content_language)
-    return _html_document(text, content_language=content_language, url=url)
+    return _html_document(text, content_language=content_language, url=url, extractor=extractor)
 
 
 def _plain_document(text: str, content_language: str | None) -> TextDocument:
@@ -58,11 +66,15 @@ def _plain_document(text: str, content_language: str | None) -> TextDocument:
     )
 
 
-def _html_document(markup: str, *, content_language: str | None, url: str | None) -> TextDocument:
+def _html_document(
+    markup: str, *, content_language: str | None, url: str | None, extractor: MainTextExtractor
+) -> TextDocument:
     bounded = bound_markup(markup)
     tree = LexborHTMLParser(bounded.markup, scripting=True)
     meta = read_metadata(tree, content_language=content_language, url=url)
-    text, limited = cut_text(main_text(tree), TEXT_MAX)
+    lexbor = extractor == "lexbor"
+    main = main_text(tree) if lexbor else trafilatura_text(bounded.markup, url=url)
+    text, limited = cut_text(main, TEXT_MAX)
     conditions = tuple(
         name
         for name, hit in (("text_limited", limited), ("nodes_limited", bounded.nodes_limited))

@@ -14,7 +14,7 @@ from selectolax.lexbor import LexborNode
 NON_TEXT_TAGS = [
     "script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object",
     "embed", "button", "select", "input", "textarea", "audio", "video", "map", "dialog",
-    "head", "link", "meta",
+    "head", "link", "meta", "figcaption",
 ]  # fmt: skip
 
 _FURNITURE_TAGS = "nav, aside, footer, menu"
@@ -28,9 +28,10 @@ _FURNITURE_WORDS = (
     "comment", "cookie", "consent", "gdpr", "sidebar", "breadcrumb", "share", "sharing",
     "social", "related", "newsletter", "subscribe", "signup", "sign-up", "popup", "modal",
     "banner", "advert", "sponsor", "promo", "footer", "navbar", "navigation", "menu",
-    "pagination", "pager", "disqus", "outbrain", "taboola", "teaser", "recommend", "widget",
+    "pagination", "pager", "disqus", "outbrain", "taboola", "recommend", "widget",
     "masthead", "skip-link", "skiplink", "toolbar", "byline", "author-bio", "tags",
     "post-meta", "entry-meta", "article-meta", "print-only", "visually-hidden", "sr-only",
+    "caption", "credit", "copyright",
 )  # fmt: skip
 # Whole class/id tokens too short to match as substrings.
 _FURNITURE_TOKENS = ("ad", "ads", "nav", "meta", "share", "tools", "date", "dateline", "topbar")

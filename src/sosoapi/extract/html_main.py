@@ -31,6 +31,13 @@ _CONTAINER_SELECTORS = (
     "[class*=post i][class*=content i], [id=content i], [class=content i], [id=main i]",
 )
 _CONTAINER_MIN_CHARS = 400
+# Matches holding at least this share of the longest match are content too.
+_SIBLING_SHARE = 0.3
+# A container holding less than this share of the page's paragraph text grows upwards.
+_GROW_SHARE = 0.7
+_GROW_STEPS = 4
+_PARAGRAPH_MIN = 80
+_SCORED_BLOCKS = "p, pre, td, blockquote, div, section, dd, li, span, font"
 
 _BLOCK_TAGS = frozenset(
     {
@@ -48,6 +55,10 @@ _SPACE = re.compile(r"[ \t\n\r\f\v\u00a0\u200b]+")
 # A block whose text is mostly links is navigation unless it is long.
 _MAX_LINK_SHARE = 0.5
 _LONG_BLOCK = 300
+_DROPPED = "dropped"
+# A short block that is a date or a time stamp is a byline or a comment header.
+_STAMP = re.compile(r"\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}:\d{2}\b")
+_STAMP_MAX = 40
 
 
 @dataclass(slots=True)
@@ -68,46 +79,114 @@ def main_text(tree: LexborHTMLParser) -> str:
     if body is None:
         return ""
     tree.strip_tags(NON_TEXT_TAGS, recursive=True)
-    container = _container(body)
-    prune_furniture(container)
-    blocks = _blocks(container)
-    if container.mem_id != body.mem_id and sum(len(b) for b, _ in blocks) < _CONTAINER_MIN_CHARS:
+    blocks: list[tuple[str, str]] = []
+    for container in _containers(body):
+        prune_furniture(container)
+        blocks.extend(_blocks(container))
+    if sum(len(text) for text, kind in blocks if kind != _DROPPED) < _CONTAINER_MIN_CHARS:
         prune_furniture(body)
         blocks = _blocks(body)
     return _join(blocks)
 
 
-def _container(body: LexborNode) -> LexborNode:
+def _containers(body: LexborNode) -> list[LexborNode]:
+    """The content containers in document order: the best selector's substantial matches."""
     for selector in _CONTAINER_SELECTORS:
-        best: LexborNode | None = None
-        best_len = 0
-        for node in body.css(selector):
-            length = len(node.text(deep=True, strip=True))
-            if length > best_len:
-                best, best_len = node, length
-        if best is not None and best_len >= _CONTAINER_MIN_CHARS:
-            return best
-    return _densest(body)
+        found = [(node, len(node.text(deep=True, strip=True))) for node in body.css(selector)]
+        found = [(node, length) for node, length in found if length]
+        if not found or max(length for _, length in found) < _CONTAINER_MIN_CHARS:
+            continue
+        floor = max(length for _, length in found) * _SIBLING_SHARE
+        chosen = _outermost([node for node, length in found if length >= floor])
+        return _grow(chosen, body)
+    return _grow([_densest(body)], body)
+
+
+def _paragraph_chars(node: LexborNode) -> int:
+    lengths = (len(p.text(deep=True, strip=True)) for p in node.css("p"))
+    return sum(length for length in lengths if length >= _PARAGRAPH_MIN)
+
+
+def _grow(containers: list[LexborNode], body: LexborNode) -> list[LexborNode]:
+    """Widen a lone container until it holds most of the page's paragraph text."""
+    if len(containers) != 1:
+        return containers
+    total = _paragraph_chars(body)
+    node = containers[0]
+    for _ in range(_GROW_STEPS):
+        if total == 0 or _paragraph_chars(node) >= _GROW_SHARE * total:
+            break
+        parent = node.parent
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        node = parent
+    return [node]
+
+
+def _widen(node: LexborNode) -> LexborNode:
+    """Take the enclosing `<article>` when it is close by: leads and standfirsts live there."""
+    ancestor = node.parent
+    for _ in range(3):
+        if ancestor is None or ancestor.tag in ("body", "html"):
+            break
+        if ancestor.tag == "article":
+            return ancestor
+        ancestor = ancestor.parent
+    return node
+
+
+def _outermost(nodes: list[LexborNode]) -> list[LexborNode]:
+    """Drop nodes inside another chosen node, and repeats; keep document order."""
+    ids = {node.mem_id for node in nodes}
+    kept: list[LexborNode] = []
+    seen: set[int] = set()
+    for node in nodes:
+        if node.mem_id in seen:
+            continue
+        seen.add(node.mem_id)
+        parent = node.parent
+        inside = False
+        while parent is not None:
+            if parent.mem_id in ids:
+                inside = True
+                break
+            parent = parent.parent
+        if not inside:
+            kept.append(node)
+    return kept
 
 
 def _densest(body: LexborNode) -> LexborNode:
-    """readability's rule: the parent that collects the most paragraph text wins."""
-    scores: dict[int, tuple[float, LexborNode]] = {}
-    for paragraph in body.css("p, pre, td, blockquote"):
-        length = len(paragraph.text(deep=True, strip=True))
+    """readability's rule: the element that collects the most own text, links discounted.
+
+    Each block's own text (its direct text nodes) scores its parent fully and its
+    grandparent by half; the best few candidates are then weighed by their link share.
+    """
+    scores: dict[int, list] = {}
+    for block in body.css(_SCORED_BLOCKS):
+        length = len(block.text(deep=False, strip=True))
         if length < 25:
             continue
-        score = 1 + min(length / 100, 3)
-        parent = paragraph.parent
+        score = 1 + min(length / 100, 3) + block.text(deep=False).count(",") * 0.1
+        parent = block.parent
         for share in (1.0, 0.5):
             if parent is None:
                 break
-            held = scores.get(parent.mem_id)
-            scores[parent.mem_id] = ((held[0] if held else 0.0) + score * share, parent)
+            held = scores.setdefault(parent.mem_id, [0.0, parent])
+            held[0] += score * share
             parent = parent.parent
     if not scores:
         return body
-    return max(scores.values(), key=lambda item: item[0])[1]
+    top = sorted(scores.values(), key=lambda item: item[0], reverse=True)[:5]
+    return max(top, key=lambda item: item[0] * (1 - _link_share(item[1])))[1]
+
+
+def _link_share(node: LexborNode) -> float:
+    total = len(node.text(deep=True, strip=True))
+    if not total:
+        return 1.0
+    linked = sum(len(a.text(deep=True, strip=True)) for a in node.css("a"))
+    return min(linked / total, 1.0)
 
 
 def _blocks(container: LexborNode) -> list[tuple[str, str]]:
@@ -164,24 +243,45 @@ def _kind(tag: str) -> str:
 
 
 def _flush(block: Block, out: list[tuple[str, str]]) -> Block:
-    """Keep the block unless it is empty or a short run of links; start a new one."""
+    """Record the block (a short run of links as `dropped`); start a new one."""
     if block.parts:
         text = block.text().strip(" |")
-        if text and _keep(text, block.link_chars):
-            out.append((text, block.kind))
+        if text:
+            out.append((text, block.kind if _keep(text, block.link_chars) else _DROPPED))
     return Block("para", [])
 
 
 def _keep(text: str, link_chars: int) -> bool:
     length = len(text)
-    return not (length < _LONG_BLOCK and link_chars > _MAX_LINK_SHARE * length)
+    if length < _LONG_BLOCK and link_chars > _MAX_LINK_SHARE * length:
+        return False
+    return not (length <= _STAMP_MAX and _STAMP.search(text))
+
+
+def _kept(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Drop link blocks, and headings that only introduce link blocks or end the text."""
+    kept: list[tuple[str, str]] = []
+    for index, (text, kind) in enumerate(blocks):
+        if kind == _DROPPED:
+            continue
+        if kind == "heading" and _introduces_links(blocks, index + 1):
+            continue
+        kept.append((text, kind))
+    return kept
+
+
+def _introduces_links(blocks: list[tuple[str, str]], start: int) -> bool:
+    for _, kind in blocks[start : start + 3]:
+        if kind != "heading":
+            return kind == _DROPPED
+    return start >= len(blocks)
 
 
 def _join(blocks: list[tuple[str, str]]) -> str:
     """Paragraphs and headings apart by a blank line; items and rows one per line."""
     pieces: list[str] = []
     previous = ""
-    for text, kind in blocks:
+    for text, kind in _kept(blocks):
         line = f"- {text}" if kind == "item" else text
         grouped = kind in ("item", "line") and previous == kind
         if pieces:

@@ -3,8 +3,9 @@
 The algorithm is followed step by step so that files the web-platform-tests suite checks
 parse the way browsers parse them; only the bookkeeping is adapted: the input is split
 into lines once, and a "position" is a line index (every collecting step of the
-algorithm stops at a line feed, so nothing is lost). Cue settings only matter for text
-through `align`, which is exposed for conformance checks; rendering ignores them.
+algorithm stops at a line feed, so nothing is lost). Cue settings never decide whether a
+cue exists or what it says; `cue_alignment` reads `align` only so that the WPT assertions
+on it can be checked.
 """
 
 from __future__ import annotations
@@ -103,13 +104,12 @@ def _signature_ok(text: str) -> bool:
 class _BlockParser:
     """Steps 7-15 of the file parser and "collect a WebVTT block", over a list of lines."""
 
-    __slots__ = ("header", "lines", "n", "pos", "seen_cue")
+    __slots__ = ("header", "lines", "n", "pos")
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
         self.n = len(lines)
         self.pos = 1  # line 0 is the signature line (step 7)
-        self.seen_cue = False
         self.header: list[str] = []
 
     def run(self) -> list[RawCue]:
@@ -139,7 +139,12 @@ class _BlockParser:
             self.header.append(line)
 
     def _collect_block(self) -> RawCue | None:
-        """Collect one block; return it when it is a cue (style sheets, regions, NOTEs: None)."""
+        """Collect one block; return it when it is a cue.
+
+        The algorithm also tells STYLE and REGION blocks apart at their second line, but
+        that never changes the cue list: a block whose second line is not a timing line
+        cannot become a cue, so style sheets, regions and NOTEs all come back as None.
+        """
         lines, n = self.lines, self.n
         line_count = 0
         previous = self.pos
@@ -163,29 +168,18 @@ class _BlockParser:
                     else:
                         cue = ("\n".join(buffer), *timings)
                         buffer = []
-                        self.seen_cue = True
                 else:
                     self.pos = previous
                     break
             elif line == "":
                 break
             else:
-                if line_count == 2 and not self.seen_cue and _is_style_or_region(buffer):
-                    buffer = []  # the block is a style sheet or region: never a cue
                 buffer.append(line)
                 previous = self.pos
         if cue is None:
             return None
         identifier, start, end, settings = cue
         return RawCue(identifier, start, end, settings, "\n".join(buffer))
-
-
-def _is_style_or_region(buffer: list[str]) -> bool:
-    first = buffer[0] if buffer else ""
-    for keyword in ("STYLE", "REGION"):
-        if first.startswith(keyword) and first[len(keyword) :].strip(_ASCII_WS) == "":
-            return True
-    return False
 
 
 def parse_timings(line: str) -> tuple[int, int, str] | None:

@@ -1,0 +1,106 @@
+"""A killed server leaves no corrupt state; the CLI administers and calls the operations."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+
+from tests.support.contract import assert_valid_output
+from tests.support.origin import HTTPSOrigin, Route
+from tests.support.services import ServeProcess, cli
+
+RETRIEVE = "/research-api/evidence/retrieve"
+
+
+def test_sigkill_during_a_slow_read_is_unconfirmed_after_the_lease(
+    initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
+) -> None:
+    origin.routes["/stall"] = Route(next(iter(pages.values())), delay=60)
+    env = {**initialised, "SOSOAPI_LEASE_SECONDS": "2", "SOSOAPI_WAIT_BUDGET_SECONDS": "0.5"}
+    request = {
+        "url": origin.url("/stall"),
+        "kind": "url_text",
+        "workspace_id": initialised["WORKSPACE_ID"],
+        "mutation_id": str(uuid.uuid4()),
+    }
+    headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
+    server = ServeProcess(env).start()
+    try:
+        first = httpx.post(server.base + RETRIEVE, json=request, headers=headers, timeout=30).json()
+        assert first["retrieval"]["state"] == "running"
+    finally:
+        server.kill()
+    home = Path(initialised["SOSOAPI_HOME"]) / "sosoapi.sqlite3"
+    if "SOSOAPI_DATABASE_URL" not in initialised:
+        assert sqlite3.connect(home).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with ServeProcess(env) as restarted:
+        deadline = time.monotonic() + 20
+        while True:
+            replay = httpx.post(restarted.base + RETRIEVE, json=request, headers=headers, timeout=30).json()
+            if replay["retrieval"]["state"] != "running" or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
+    assert_valid_output("sosoapi_research_evidence_retrieve", replay)
+    assert replay["retrieval"]["id"] == first["retrieval"]["id"]
+    assert replay["retrieval"]["state"] == "unconfirmed"
+    assert replay["retrieval"]["result"] is None
+    assert origin.hits["/stall"] == 1
+
+
+def test_init_makes_one_workspace_and_a_new_token_each_run(process_env: dict[str, str]) -> None:
+    one = json.loads(cli(["init", "--json"], process_env).stdout)
+    two = json.loads(cli(["init", "--json"], process_env).stdout)
+    assert one["workspace_id"] == two["workspace_id"]
+    assert one["token"] != two["token"]
+    assert len(one["token"]) >= 43  # 256 random bits, url-safe
+    listed = json.loads(cli(["workspaces", "list"], process_env).stdout)
+    assert [w["id"] for w in listed] == [one["workspace_id"]]
+
+
+def test_cli_retrieve_prints_its_mutation_id_and_tokens_can_be_revoked(
+    initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
+) -> None:
+    path = next(iter(pages))
+    done = cli(["retrieve", origin.url(path)], initialised)
+    assert done.returncode == 0, done.stderr
+    receipt = json.loads(done.stdout)
+    assert_valid_output("sosoapi_research_evidence_retrieve", receipt)
+    mutation_id = receipt["retrieval"]["mutation_id"]
+    assert f"mutation_id: {mutation_id}" in done.stderr
+    replay = cli(["retrieve", origin.url(path), "--mutation-id", mutation_id], initialised)
+    assert json.loads(replay.stdout) == receipt
+    assert origin.hits[path] == 1
+
+    minted = json.loads(cli(["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "editor"], initialised).stdout)
+    as_editor = {**initialised, "SOSOAPI_TOKEN": minted["token"]}
+    assert cli(["retrieve", origin.url(path)], as_editor).returncode == 0
+    listed = json.loads(cli(["tokens", "list"], initialised).stdout)
+    assert minted["token"] not in json.dumps(listed)  # only hashes are stored
+    assert cli(["tokens", "revoke", minted["id"]], initialised).returncode == 0
+    refused = cli(["retrieve", origin.url(path)], as_editor)
+    assert refused.returncode == 2 and "unauthenticated" in refused.stderr
+
+
+def test_cli_refusals_name_the_problem(initialised: dict[str, str]) -> None:
+    no_scope = json.loads(
+        cli(["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "owner", "--no-scope"], initialised).stdout
+    )
+    refused = cli(["retrieve", "https://example.com/"], {**initialised, "SOSOAPI_TOKEN": no_scope["token"]})
+    assert refused.returncode == 2 and "agent:research" in refused.stderr
+    expired = json.loads(
+        cli(["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "owner", "--expires-in", "0.001"], initialised).stdout
+    )
+    time.sleep(0.05)
+    refused = cli(["retrieve", "https://example.com/"], {**initialised, "SOSOAPI_TOKEN": expired["token"]})
+    assert refused.returncode == 2 and "expired" in refused.stderr
+    other = json.loads(cli(["workspaces", "create", "elsewhere"], initialised).stdout)
+    refused = cli(["retrieve", "https://example.com/", "--workspace", other["id"]], initialised)
+    assert refused.returncode == 2 and "not_found" in refused.stderr
+    cli(["workspaces", "disable-research", initialised["WORKSPACE_ID"]], initialised)
+    refused = cli(["retrieve", "https://example.com/"], initialised)
+    assert refused.returncode == 2 and "not enabled" in refused.stderr

@@ -1,0 +1,122 @@
+"""The HTTP API of a real `sosoapi serve`: receipts, problem+json, OpenAPI, health."""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+
+from tests.support.contract import assert_valid_output
+from tests.support.origin import HTTPSOrigin
+from tests.support.services import ServeProcess, cli
+
+RETRIEVE = "/research-api/evidence/retrieve"
+
+
+def body(env: dict[str, str], url: str, **extra: object) -> dict[str, object]:
+    return {
+        "url": url,
+        "kind": "url_text",
+        "workspace_id": env["WORKSPACE_ID"],
+        "mutation_id": str(uuid.uuid4()),
+        **extra,
+    }
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_retrieve_and_replay_over_http(
+    served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
+) -> None:
+    path = next(iter(pages))
+    request = body(initialised, origin.url(path))
+    first = httpx.post(served.base + RETRIEVE, json=request, headers=auth(initialised["SOSOAPI_TOKEN"]), timeout=30)
+    again = httpx.post(served.base + RETRIEVE, json=request, headers=auth(initialised["SOSOAPI_TOKEN"]), timeout=30)
+    assert first.status_code == 200, first.text
+    assert_valid_output("sosoapi_research_evidence_retrieve", first.json())
+    assert again.json() == first.json()
+    assert first.json()["retrieval"]["result"]["status"] == "ready"
+    assert origin.hits[path] == 1
+
+
+def test_blocked_receipt_is_http_200(served: ServeProcess, initialised: dict[str, str]) -> None:
+    response = httpx.post(
+        served.base + RETRIEVE,
+        json=body(initialised, "https://10.0.0.1/"),
+        headers=auth(initialised["SOSOAPI_TOKEN"]),
+        timeout=30,
+    )
+    assert response.status_code == 200
+    assert response.json()["retrieval"]["result"]["reason"] == "unsafe_url"
+
+
+def _problem(response: httpx.Response, status: int, kind: str) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    problem = response.json()
+    assert problem["type"].endswith("/" + kind)
+    assert problem["status"] == status and problem["detail"]
+    return problem
+
+
+def test_problem_types_are_distinct_per_cause(
+    served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
+) -> None:
+    token = initialised["SOSOAPI_TOKEN"]
+    url = served.base + RETRIEVE
+    unauth = httpx.post(url, json=body(initialised, "https://example.com/"), timeout=10)
+    _problem(unauth, 401, "unauthenticated")
+    assert unauth.headers["www-authenticate"].startswith("Bearer")
+    assert "resource_metadata=" in unauth.headers["www-authenticate"]
+    bad = httpx.post(url, json=body(initialised, "https://example.com/", kind="video"), headers=auth(token), timeout=10)
+    assert _problem(bad, 400, "invalid-input")["field"] == "kind"
+    not_json = httpx.post(url, content=b"{", headers={**auth(token), "content-type": "application/json"}, timeout=10)
+    _problem(not_json, 400, "invalid-input")
+    elsewhere = body(initialised, "https://example.com/", workspace_id=str(uuid.uuid4()))
+    _problem(httpx.post(url, json=elsewhere, headers=auth(token), timeout=10), 404, "not-found")
+    request = body(initialised, origin.url(next(iter(pages))))
+    assert httpx.post(url, json=request, headers=auth(token), timeout=30).status_code == 200
+    clash = httpx.post(url, json={**request, "kind": "published_captions"}, headers=auth(token), timeout=10)
+    assert _problem(clash, 422, "conflict")["field"] == "kind"
+    viewer = cli(
+        ["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "viewer"], initialised
+    )
+    import json
+
+    viewer_token = json.loads(viewer.stdout)["token"]
+    _problem(httpx.post(url, json=body(initialised, "https://example.com/"), headers=auth(viewer_token), timeout=10), 403, "forbidden")
+
+
+def test_corpora_get_unknown_is_not_found(served: ServeProcess, initialised: dict[str, str]) -> None:
+    response = httpx.post(
+        served.base + "/research-api/corpora/get",
+        json={"workspace_id": initialised["WORKSPACE_ID"], "id": str(uuid.uuid4())},
+        headers=auth(initialised["SOSOAPI_TOKEN"]),
+        timeout=10,
+    )
+    _problem(response, 404, "not-found")
+
+
+def test_openapi_and_health(served: ServeProcess) -> None:
+    assert httpx.get(served.base + "/healthz", timeout=10).json()["status"] == "ok"
+    spec = httpx.get(served.base + "/openapi.json", timeout=10).json()
+    operation = spec["paths"][RETRIEVE]["post"]
+    from sosoapi.contract.schemas import tool
+
+    schema = operation["requestBody"]["content"]["application/json"]["schema"]
+    assert schema == tool("sosoapi_research_evidence_retrieve")["inputSchema"]
+    assert {"200", "400", "401", "403", "404", "422"} <= set(operation["responses"])
+    assert "/research-api/corpora/get" in spec["paths"]
+
+
+@pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
+def test_protected_resource_metadata_for_mcp(served: ServeProcess) -> None:
+    response = httpx.post(served.base + "/mcp", json={}, timeout=10)
+    assert response.status_code == 401
+    assert "resource_metadata=" in response.headers["www-authenticate"]
+    metadata = httpx.get(served.base + "/.well-known/oauth-protected-resource/mcp", timeout=10)
+    assert metadata.status_code == 200
+    assert metadata.json()["resource"].endswith("/mcp")

@@ -1,0 +1,81 @@
+"""MCP over a real `sosoapi mcp` subprocess and over real streamable HTTP to `sosoapi serve`."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import httpx2
+import mcp
+import pytest
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from sosoapi.contract.schemas import tool
+from tests.support.contract import assert_valid_output
+from tests.support.origin import HTTPSOrigin
+from tests.support.services import SOSOAPI, ServeProcess
+
+RETRIEVE = "sosoapi_research_evidence_retrieve"
+
+
+def arguments(env: dict[str, str], url: str) -> dict[str, str]:
+    return {"url": url, "kind": "url_text", "workspace_id": env["WORKSPACE_ID"], "mutation_id": str(uuid.uuid4())}
+
+
+async def exercise(client: mcp.Client, env: dict[str, str], origin: HTTPSOrigin, path: str, schemas: bool) -> None:
+    listed = {t.name: t for t in (await client.list_tools()).tools}
+    assert listed[RETRIEVE].input_schema == tool(RETRIEVE)["inputSchema"]
+    assert (listed[RETRIEVE].output_schema is not None) is schemas
+    call = arguments(env, origin.url(path))
+    first = await client.call_tool(RETRIEVE, call)
+    again = await client.call_tool(RETRIEVE, call)
+    assert first.is_error is False
+    assert_valid_output(RETRIEVE, first.structured_content)
+    assert again.structured_content == first.structured_content
+    assert first.structured_content["retrieval"]["result"]["status"] == "ready"
+    assert origin.hits[path] == 1
+    refused = await client.call_tool(RETRIEVE, {**call, "mutation_id": "not-a-uuid"})
+    assert refused.is_error is True and "mutation_id" in refused.content[0].text
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize("schemas", [False, True])
+async def test_stdio_subprocess(
+    initialised: dict[str, str], origin: HTTPSOrigin, pages: dict, mode: str, schemas: bool
+) -> None:
+    env = {**os.environ, **initialised, "SOSOAPI_OUTPUT_SCHEMAS": "1" if schemas else "0"}
+    params = StdioServerParameters(command=SOSOAPI, args=["mcp"], env=env)
+    async with mcp.Client(params, mode=mode) as client:
+        await exercise(client, initialised, origin, next(iter(pages)), schemas)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_streamable_http(
+    served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin, pages: dict, mode: str
+) -> None:
+    headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+        transport = streamable_http_client(served.base + "/mcp", http_client=http)
+        async with mcp.Client(transport, mode=mode) as client:
+            await exercise(client, initialised, origin, next(iter(pages)), False)
+
+
+@pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
+async def test_streamable_http_with_output_schemas(initialised: dict[str, str], origin: HTTPSOrigin, pages: dict) -> None:
+    with ServeProcess({**initialised, "SOSOAPI_OUTPUT_SCHEMAS": "1"}) as server:
+        headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+            transport = streamable_http_client(server.base + "/mcp", http_client=http)
+            async with mcp.Client(transport) as client:
+                await exercise(client, initialised, origin, next(iter(pages)), True)
+
+
+@pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
+async def test_stdio_without_token_refuses_every_call(initialised: dict[str, str]) -> None:
+    env = {k: v for k, v in {**os.environ, **initialised}.items() if k != "SOSOAPI_TOKEN"}
+    params = StdioServerParameters(command=SOSOAPI, args=["mcp"], env=env)
+    async with mcp.Client(params) as client:
+        result = await client.call_tool(RETRIEVE, arguments(initialised, "https://example.com/"))
+    assert result.is_error is True
+    assert "SOSOAPI_TOKEN" in result.content[0].text
