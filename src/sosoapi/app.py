@@ -40,5 +40,5 @@ class Application:
             await self.egress.aclose()
 
 
-async def _read(egress: Egress, kind: str, url: str, language: str | None):  # noqa: ANN202
+async def _read(egress: Egress, kind: str, url: str, language: str | None):
     return await read_source(egress.fetch, kind, url, language)

@@ -58,7 +58,9 @@ def main() -> None:
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8080, show_default=True, type=int)
-@click.option("--profile", type=click.Choice(PROFILES), default=None, help="default: SOSOAPI_PROFILE or full")
+@click.option(
+    "--profile", type=click.Choice(PROFILES), default=None, help="default: SOSOAPI_PROFILE or full"
+)
 def serve(host: str, port: int, profile: str | None) -> None:
     """Serve the HTTP API and MCP at /mcp (health at /healthz)."""
     import uvicorn
@@ -71,7 +73,9 @@ def serve(host: str, port: int, profile: str | None) -> None:
 
 
 @main.command("mcp")
-@click.option("--profile", type=click.Choice(PROFILES), default=None, help="default: SOSOAPI_PROFILE or full")
+@click.option(
+    "--profile", type=click.Choice(PROFILES), default=None, help="default: SOSOAPI_PROFILE or full"
+)
 def mcp_command(profile: str | None) -> None:
     """Serve MCP over stdio; identity from SOSOAPI_TOKEN."""
     from sosoapi.mcp.stdio import serve_stdio
@@ -103,7 +107,12 @@ def workspaces_list() -> None:
     store, _ = _admin()
     _emit(
         [
-            {"id": w.id, "name": w.name, "research_enabled": w.research_enabled, "local": w.is_local}
+            {
+                "id": w.id,
+                "name": w.name,
+                "research_enabled": w.research_enabled,
+                "local": w.is_local,
+            }
             for w in store.auth.list_workspaces()
         ]
     )
@@ -121,7 +130,9 @@ def workspaces_create(name: str, research: bool) -> None:
 def _set_research(workspace_id: str, enabled: bool) -> None:
     store, _ = _admin()
     if not store.auth.set_research_enabled(workspace_id, enabled):
-        raise click.UsageError(f"workspace {workspace_id} does not exist; see `sosoapi workspaces list`")
+        raise click.UsageError(
+            f"workspace {workspace_id} does not exist; see `sosoapi workspaces list`"
+        )
     _emit({"id": workspace_id, "research_enabled": enabled})
 
 
@@ -143,7 +154,7 @@ def workspaces_disable(workspace_id: str) -> None:
 @click.option("--name", default="member", show_default=True, help="name of a new user")
 @click.option("--role", type=click.Choice(["owner", "editor", "viewer"]), required=True)
 def workspaces_add_member(workspace_id: str, user_id: str | None, name: str, role: str) -> None:
-    store, admin = _admin()
+    _, admin = _admin()
     if user_id:
         _checked(lambda: admin.add_member(workspace_id, user_id, role, _now()))
     else:
@@ -158,7 +169,9 @@ def tokens() -> None:
 
 @tokens.command("create")
 @click.option("--user", "user_id", help="the user the token speaks for")
-@click.option("--workspace", "workspace_id", help="with --role: create a new member and mint for it")
+@click.option(
+    "--workspace", "workspace_id", help="with --role: create a new member and mint for it"
+)
 @click.option("--role", type=click.Choice(["owner", "editor", "viewer"]))
 @click.option("--name", default="member", show_default=True)
 @click.option("--scope", "scopes", multiple=True, default=[RESEARCH_SCOPE], show_default=True)
@@ -175,7 +188,7 @@ def tokens_create(
     expires_in: float | None,
     label: str,
 ) -> None:
-    store, admin = _admin()
+    _, admin = _admin()
     if user_id is None:
         if not (workspace_id and role):
             raise click.UsageError("give --user, or --workspace with --role to create a member")
@@ -184,7 +197,14 @@ def tokens_create(
     minted = _checked(
         lambda: admin.mint(user_id, _now(), scopes=chosen, label=label, expires_in=expires_in)
     )
-    _emit({"id": minted.record.id, "user_id": user_id, "token": minted.token, "scopes": sorted(chosen)})
+    _emit(
+        {
+            "id": minted.record.id,
+            "user_id": user_id,
+            "token": minted.token,
+            "scopes": sorted(chosen),
+        }
+    )
 
 
 @tokens.command("list")
@@ -231,8 +251,7 @@ def _call(tool: str, arguments: dict[str, Any]) -> None:
         application = Application(settings)
         async with application.running():
             try:
-                principal = await application.research.authenticate(settings.token)
-                outcome = await application.research.call(tool, principal, arguments)
+                outcome = await application.research.call(tool, settings.token, arguments)
             except ServiceError as error:
                 return error
             return outcome.output.wire()

@@ -22,9 +22,15 @@ SEED_TOOLS = (RETRIEVE, "sosoapi_research_corpora_get")
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "contract"
 
 
-def server_for(app: Application, token: str | None, *, profile: str = "full", schemas: bool = False):
+def server_for(
+    app: Application, token: str | None, *, profile: str = "full", schemas: bool = False
+):
     return build_server(
-        app.research, transport="stdio", profile=profile, output_schemas=schemas, token_source=lambda: token
+        app.research,
+        transport="stdio",
+        profile=profile,
+        output_schemas=schemas,
+        token_source=lambda: token,
     )
 
 
@@ -35,7 +41,10 @@ async def test_tools_list_publishes_the_contract_verbatim(
 ) -> None:
     _, token = owner
     async with mcp.Client(server_for(application, token, schemas=schemas), mode=mode) as client:
-        listed = {t.name: t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools}
+        listed = {
+            t.name: t.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for t in (await client.list_tools()).tools
+        }
     for name in SEED_TOOLS:
         contract = tool(name)
         assert listed[name]["inputSchema"] == contract["inputSchema"]
@@ -55,7 +64,9 @@ def test_package_contract_equals_the_shared_contract() -> None:
         assert tool(published["name"]) == published, path.name
 
 
-async def test_core_profile_hides_the_seed_tools(application: Application, owner: tuple[str, str]) -> None:
+async def test_core_profile_hides_the_seed_tools(
+    application: Application, owner: tuple[str, str]
+) -> None:
     _, token = owner
     async with mcp.Client(server_for(application, token, profile="core")) as client:
         names = {t.name for t in (await client.list_tools()).tools}
@@ -65,7 +76,12 @@ async def test_core_profile_hides_the_seed_tools(application: Application, owner
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 @pytest.mark.parametrize("schemas", [False, True])
 async def test_retrieve_over_mcp_returns_a_valid_receipt_and_replays_it(
-    application: Application, owner: tuple[str, str], origin: HTTPSOrigin, pages: dict, mode: str, schemas: bool
+    application: Application,
+    owner: tuple[str, str],
+    origin: HTTPSOrigin,
+    pages: dict,
+    mode: str,
+    schemas: bool,
 ) -> None:
     workspace_id, token = owner
     path = next(iter(pages))
@@ -124,16 +140,28 @@ async def test_missing_or_unknown_token_is_an_error_result(
 ) -> None:
     workspace_id, _ = owner
     token = None if token_kind == "none" else "sosoapi_not-a-real-token"
-    arguments = {"url": "https://example.com/", "kind": "url_text", "workspace_id": workspace_id, "mutation_id": str(uuid.uuid4())}
+    arguments = {
+        "url": "https://example.com/",
+        "kind": "url_text",
+        "workspace_id": workspace_id,
+        "mutation_id": str(uuid.uuid4()),
+    }
     async with mcp.Client(server_for(application, token)) as client:
         result = await client.call_tool(RETRIEVE, arguments)
     assert result.is_error is True
     assert expected in result.content[0].text
 
 
-async def test_bad_input_is_an_error_naming_the_field(application: Application, owner: tuple[str, str]) -> None:
+async def test_bad_input_is_an_error_naming_the_field(
+    application: Application, owner: tuple[str, str]
+) -> None:
     workspace_id, token = owner
-    arguments = {"url": "https://example.com/", "kind": "url_text", "workspace_id": workspace_id, "mutation_id": "nope"}
+    arguments = {
+        "url": "https://example.com/",
+        "kind": "url_text",
+        "workspace_id": workspace_id,
+        "mutation_id": "nope",
+    }
     async with mcp.Client(server_for(application, token, schemas=True)) as client:
         result = await client.call_tool(RETRIEVE, arguments)
     assert result.is_error is True

@@ -31,8 +31,7 @@ def args(workspace_id: str, url: str, **extra: str) -> dict[str, str]:
 
 
 async def call(app: Application, token: str, arguments: dict) -> dict:
-    principal = await app.research.authenticate(token)
-    outcome = await app.research.call(TOOL, principal, arguments)
+    outcome = await app.research.call(TOOL, token, arguments)
     data = outcome.output.wire()
     assert_valid_output(TOOL, data)
     return data["retrieval"]
@@ -91,7 +90,10 @@ async def test_same_mutation_id_with_other_arguments_is_a_conflict_naming_the_fi
     path = next(iter(pages))
     arguments = args(workspace_id, origin.url(path))
     await call(application, token, arguments)
-    for change, field in (({"url": origin.url(path + "?x")}, "url"), ({"language": "de"}, "language")):
+    for change, field in (
+        ({"url": origin.url(path + "?x")}, "url"),
+        ({"language": "de"}, "language"),
+    ):
         with pytest.raises(ServiceError) as caught:
             await call(application, token, {**arguments, **change})
         assert caught.value.code == "conflict"
@@ -103,7 +105,11 @@ async def test_same_mutation_id_with_other_arguments_is_a_conflict_naming_the_fi
 BAD_INPUTS = [
     ("missing url", lambda a: {k: v for k, v in a.items() if k != "url"}, "url"),
     ("bad uuid", lambda a: {**a, "mutation_id": "1234"}, "mutation_id"),
-    ("unhyphenated uuid", lambda a: {**a, "workspace_id": a["workspace_id"].replace("-", "")}, "workspace_id"),
+    (
+        "unhyphenated uuid",
+        lambda a: {**a, "workspace_id": a["workspace_id"].replace("-", "")},
+        "workspace_id",
+    ),
     ("url too long", lambda a: {**a, "url": "https://example.com/" + "a" * 2048}, "url"),
     ("unknown kind", lambda a: {**a, "kind": "video"}, "kind"),
     ("bad language", lambda a: {**a, "language": "en_US!"}, "language"),
@@ -115,7 +121,12 @@ BAD_INPUTS = [
 
 @pytest.mark.parametrize(("case", "mutate", "field"), BAD_INPUTS, ids=[c[0] for c in BAD_INPUTS])
 async def test_bad_input_names_the_field_and_writes_nothing(
-    application: Application, owner: tuple[str, str], origin: HTTPSOrigin, case: str, mutate, field: str
+    application: Application,
+    owner: tuple[str, str],
+    origin: HTTPSOrigin,
+    case: str,
+    mutate,
+    field: str,
 ) -> None:
     workspace_id, token = owner
     with pytest.raises(ServiceError) as caught:
@@ -131,10 +142,17 @@ async def test_unsafe_url_gets_a_blocked_receipt_without_a_connection(
     application: Application, owner: tuple[str, str], origin: HTTPSOrigin
 ) -> None:
     workspace_id, token = owner
-    for url in ("http://origin.test/", f"https://127.0.0.2:{origin.port}/", "https://169.254.169.254/"):
+    for url in (
+        "http://origin.test/",
+        f"https://127.0.0.2:{origin.port}/",
+        "https://169.254.169.254/",
+    ):
         receipt = await call(application, token, args(workspace_id, url))
         assert receipt["state"] == "completed"
-        assert (receipt["result"]["status"], receipt["result"]["reason"]) == ("blocked", "unsafe_url")
+        assert (receipt["result"]["status"], receipt["result"]["reason"]) == (
+            "blocked",
+            "unsafe_url",
+        )
         assert receipt["result"]["provenance"]["source_url"] is None
         assert receipt["evidence"] is None
     assert origin.connections == 0
@@ -151,7 +169,7 @@ async def test_slow_read_returns_an_open_receipt_then_the_outcome(
     assert first["state"] in ("pending", "running")
     assert first["result"] is None and first["settled_at"] is None and first["evidence"] is None
     with anyio.fail_after(10):
-        while (receipt := await call(application, token, arguments))["state"] != "completed":
+        while (receipt := await call(application, token, arguments))["state"] != "completed":  # noqa: ASYNC110
             await anyio.sleep(0.1)
     assert receipt["id"] == first["id"]
     assert receipt["result"]["status"] == "ready"
@@ -166,7 +184,13 @@ def _claim(app: Application, workspace_id: str, url: str, valid_until: datetime)
     from sosoapi.research.receipts import fingerprint
 
     key = NewMutation(
-        workspace_id, mutation_id, TOOL, fingerprint(TOOL, arguments), canonical_json(arguments), None, now
+        workspace_id,
+        mutation_id,
+        TOOL,
+        fingerprint(TOOL, arguments),
+        canonical_json(arguments),
+        None,
+        now,
     )
     assert app.store.receipts.claim_retrieval(key, retrieval_id, "url_text", url, None, valid_until)
     return mutation_id, retrieval_id
@@ -178,9 +202,13 @@ async def test_a_lost_lease_is_judged_unconfirmed_on_replay(
 ) -> None:
     workspace_id, token = owner
     url = origin.url("/never")
-    mutation_id, retrieval_id = _claim(application, workspace_id, url, datetime.now(UTC) + timedelta(hours=1))
+    mutation_id, retrieval_id = _claim(
+        application, workspace_id, url, datetime.now(UTC) + timedelta(hours=1)
+    )
     now = datetime.now(UTC)
-    assert application.store.receipts.acquire(retrieval_id, "other-instance", now + timedelta(seconds=30), now)
+    assert application.store.receipts.acquire(
+        retrieval_id, "other-instance", now + timedelta(seconds=30), now
+    )
     live = await call(application, token, {**args(workspace_id, url), "mutation_id": mutation_id})
     assert live["state"] == "running"  # another instance's live lease is never judged
     with application.store.db.write() as conn:
@@ -200,8 +228,12 @@ async def test_pending_work_past_its_window_expires(
 ) -> None:
     workspace_id, token = owner
     url = origin.url("/late")
-    mutation_id, _ = _claim(application, workspace_id, url, datetime.now(UTC) - timedelta(seconds=1))
-    receipt = await call(application, token, {**args(workspace_id, url), "mutation_id": mutation_id})
+    mutation_id, _ = _claim(
+        application, workspace_id, url, datetime.now(UTC) - timedelta(seconds=1)
+    )
+    receipt = await call(
+        application, token, {**args(workspace_id, url), "mutation_id": mutation_id}
+    )
     assert receipt["state"] == "expired"
     assert receipt["result"] is None and receipt["settled_at"] is not None
     assert origin.hits["/late"] == 0
@@ -212,9 +244,13 @@ async def test_durable_pending_work_is_resumed_by_the_sweeper(
 ) -> None:
     workspace_id, token = owner
     path = next(iter(pages))
-    mutation_id, _ = _claim(application, workspace_id, origin.url(path), datetime.now(UTC) + timedelta(hours=1))
+    mutation_id, _ = _claim(
+        application, workspace_id, origin.url(path), datetime.now(UTC) + timedelta(hours=1)
+    )
     await application.receipts.sweep_and_resume()
-    receipt = await call(application, token, {**args(workspace_id, origin.url(path)), "mutation_id": mutation_id})
+    receipt = await call(
+        application, token, {**args(workspace_id, origin.url(path)), "mutation_id": mutation_id}
+    )
     assert receipt["state"] == "completed" and receipt["result"]["status"] == "ready"
     assert origin.hits[path] == 1
 
@@ -223,10 +259,14 @@ async def test_changed_content_makes_a_new_evidence_revision(
     application: Application, owner: tuple[str, str], origin: HTTPSOrigin
 ) -> None:
     workspace_id, token = owner
-    origin.routes["/doc"] = Route(b"<html><body><p>" + b"first version " * 30 + b"</p></body></html>")
+    origin.routes["/doc"] = Route(
+        b"<html><body><p>" + b"first version " * 30 + b"</p></body></html>"
+    )
     one = await call(application, token, args(workspace_id, origin.url("/doc")))
     same = await call(application, token, args(workspace_id, origin.url("/doc")))
-    origin.routes["/doc"] = Route(b"<html><body><p>" + b"second version " * 30 + b"</p></body></html>")
+    origin.routes["/doc"] = Route(
+        b"<html><body><p>" + b"second version " * 30 + b"</p></body></html>"
+    )
     two = await call(application, token, args(workspace_id, origin.url("/doc")))
     assert one["evidence"] == same["evidence"]
     assert two["evidence"]["evidence_id"] == one["evidence"]["evidence_id"]

@@ -7,6 +7,7 @@ Content-Length). Every request is counted per path, so tests can assert "fetched
 
 from __future__ import annotations
 
+import contextlib
 import ssl
 import tempfile
 import threading
@@ -101,10 +102,8 @@ class HTTPSOrigin:
                 if "Content-Length" not in route.headers:
                     self.send_header("Content-Length", str(len(route.body)))
                 self.end_headers()
-                try:
+                with contextlib.suppress(OSError):
                     self.wfile.write(route.body)
-                except OSError:
-                    pass
 
         server = _Server((self._host, self._port), RequestHandler)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -139,7 +138,8 @@ class HTTPSOrigin:
     def egress_env(self, hostname: str = "origin.test") -> dict[str, str]:
         """The SOSOAPI_EGRESS_* settings that admit this origin and nothing else."""
         return {
-            "SOSOAPI_EGRESS_ALLOW": f"{self._host}:{self.port}" if ":" not in self._host
+            "SOSOAPI_EGRESS_ALLOW": f"{self._host}:{self.port}"
+            if ":" not in self._host
             else f"[{self._host}]:{self.port}",
             "SOSOAPI_EGRESS_RESOLVE": f"{hostname}:{self._host}",
             "SOSOAPI_EGRESS_CA_BUNDLE": str(self.ca_path),

@@ -51,7 +51,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def cli(args: list[str], env: Mapping[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def cli(
+    args: list[str], env: Mapping[str, str], timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [SOSOAPI, *args], env={**os.environ, **env}, capture_output=True, text=True, timeout=timeout
     )

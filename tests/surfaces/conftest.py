@@ -13,8 +13,14 @@ from tests.support.services import ServeProcess, cli
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def process_env(request: pytest.FixtureRequest, tmp_path: Path, origin: HTTPSOrigin) -> dict[str, str]:
-    env = {"SOSOAPI_HOME": str(tmp_path / "home"), "SOSOAPI_LOG_LEVEL": "WARNING", **origin.egress_env()}
+def process_env(
+    request: pytest.FixtureRequest, tmp_path: Path, origin: HTTPSOrigin
+) -> dict[str, str]:
+    env = {
+        "SOSOAPI_HOME": str(tmp_path / "home"),
+        "SOSOAPI_LOG_LEVEL": "WARNING",
+        **origin.egress_env(),
+    }
     if request.param == "postgres":
         env["SOSOAPI_DATABASE_URL"] = request.getfixturevalue("postgres_url")
     return env
@@ -26,7 +32,11 @@ def initialised(process_env: dict[str, str]) -> dict[str, str]:
     done = cli(["init", "--json"], process_env)
     assert done.returncode == 0, done.stderr
     created = json.loads(done.stdout)
-    return {**process_env, "WORKSPACE_ID": created["workspace_id"], "SOSOAPI_TOKEN": created["token"]}
+    return {
+        **process_env,
+        "WORKSPACE_ID": created["workspace_id"],
+        "SOSOAPI_TOKEN": created["token"],
+    }
 
 
 @pytest.fixture

@@ -41,7 +41,9 @@ def test_sigkill_during_a_slow_read_is_unconfirmed_after_the_lease(
     with ServeProcess(env) as restarted:
         deadline = time.monotonic() + 20
         while True:
-            replay = httpx.post(restarted.base + RETRIEVE, json=request, headers=headers, timeout=30).json()
+            replay = httpx.post(
+                restarted.base + RETRIEVE, json=request, headers=headers, timeout=30
+            ).json()
             if replay["retrieval"]["state"] != "running" or time.monotonic() > deadline:
                 break
             time.sleep(0.3)
@@ -76,7 +78,12 @@ def test_cli_retrieve_prints_its_mutation_id_and_tokens_can_be_revoked(
     assert json.loads(replay.stdout) == receipt
     assert origin.hits[path] == 1
 
-    minted = json.loads(cli(["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "editor"], initialised).stdout)
+    minted = json.loads(
+        cli(
+            ["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "editor"],
+            initialised,
+        ).stdout
+    )
     as_editor = {**initialised, "SOSOAPI_TOKEN": minted["token"]}
     assert cli(["retrieve", origin.url(path)], as_editor).returncode == 0
     listed = json.loads(cli(["tokens", "list"], initialised).stdout)
@@ -88,15 +95,42 @@ def test_cli_retrieve_prints_its_mutation_id_and_tokens_can_be_revoked(
 
 def test_cli_refusals_name_the_problem(initialised: dict[str, str]) -> None:
     no_scope = json.loads(
-        cli(["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "owner", "--no-scope"], initialised).stdout
+        cli(
+            [
+                "tokens",
+                "create",
+                "--workspace",
+                initialised["WORKSPACE_ID"],
+                "--role",
+                "owner",
+                "--no-scope",
+            ],
+            initialised,
+        ).stdout
     )
-    refused = cli(["retrieve", "https://example.com/"], {**initialised, "SOSOAPI_TOKEN": no_scope["token"]})
+    refused = cli(
+        ["retrieve", "https://example.com/"], {**initialised, "SOSOAPI_TOKEN": no_scope["token"]}
+    )
     assert refused.returncode == 2 and "agent:research" in refused.stderr
     expired = json.loads(
-        cli(["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "owner", "--expires-in", "0.001"], initialised).stdout
+        cli(
+            [
+                "tokens",
+                "create",
+                "--workspace",
+                initialised["WORKSPACE_ID"],
+                "--role",
+                "owner",
+                "--expires-in",
+                "0.001",
+            ],
+            initialised,
+        ).stdout
     )
     time.sleep(0.05)
-    refused = cli(["retrieve", "https://example.com/"], {**initialised, "SOSOAPI_TOKEN": expired["token"]})
+    refused = cli(
+        ["retrieve", "https://example.com/"], {**initialised, "SOSOAPI_TOKEN": expired["token"]}
+    )
     assert refused.returncode == 2 and "expired" in refused.stderr
     other = json.loads(cli(["workspaces", "create", "elsewhere"], initialised).stdout)
     refused = cli(["retrieve", "https://example.com/", "--workspace", other["id"]], initialised)

@@ -33,8 +33,12 @@ def test_retrieve_and_replay_over_http(
 ) -> None:
     path = next(iter(pages))
     request = body(initialised, origin.url(path))
-    first = httpx.post(served.base + RETRIEVE, json=request, headers=auth(initialised["SOSOAPI_TOKEN"]), timeout=30)
-    again = httpx.post(served.base + RETRIEVE, json=request, headers=auth(initialised["SOSOAPI_TOKEN"]), timeout=30)
+    first = httpx.post(
+        served.base + RETRIEVE, json=request, headers=auth(initialised["SOSOAPI_TOKEN"]), timeout=30
+    )
+    again = httpx.post(
+        served.base + RETRIEVE, json=request, headers=auth(initialised["SOSOAPI_TOKEN"]), timeout=30
+    )
     assert first.status_code == 200, first.text
     assert_valid_output("sosoapi_research_evidence_retrieve", first.json())
     assert again.json() == first.json()
@@ -71,26 +75,47 @@ def test_problem_types_are_distinct_per_cause(
     _problem(unauth, 401, "unauthenticated")
     assert unauth.headers["www-authenticate"].startswith("Bearer")
     assert "resource_metadata=" in unauth.headers["www-authenticate"]
-    bad = httpx.post(url, json=body(initialised, "https://example.com/", kind="video"), headers=auth(token), timeout=10)
+    bad = httpx.post(
+        url,
+        json=body(initialised, "https://example.com/", kind="video"),
+        headers=auth(token),
+        timeout=10,
+    )
     assert _problem(bad, 400, "invalid-input")["field"] == "kind"
-    not_json = httpx.post(url, content=b"{", headers={**auth(token), "content-type": "application/json"}, timeout=10)
+    not_json = httpx.post(
+        url, content=b"{", headers={**auth(token), "content-type": "application/json"}, timeout=10
+    )
     _problem(not_json, 400, "invalid-input")
     elsewhere = body(initialised, "https://example.com/", workspace_id=str(uuid.uuid4()))
     _problem(httpx.post(url, json=elsewhere, headers=auth(token), timeout=10), 404, "not-found")
     request = body(initialised, origin.url(next(iter(pages))))
     assert httpx.post(url, json=request, headers=auth(token), timeout=30).status_code == 200
-    clash = httpx.post(url, json={**request, "kind": "published_captions"}, headers=auth(token), timeout=10)
+    clash = httpx.post(
+        url, json={**request, "kind": "published_captions"}, headers=auth(token), timeout=10
+    )
     assert _problem(clash, 422, "conflict")["field"] == "kind"
     viewer = cli(
-        ["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "viewer"], initialised
+        ["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "viewer"],
+        initialised,
     )
     import json
 
     viewer_token = json.loads(viewer.stdout)["token"]
-    _problem(httpx.post(url, json=body(initialised, "https://example.com/"), headers=auth(viewer_token), timeout=10), 403, "forbidden")
+    _problem(
+        httpx.post(
+            url,
+            json=body(initialised, "https://example.com/"),
+            headers=auth(viewer_token),
+            timeout=10,
+        ),
+        403,
+        "forbidden",
+    )
 
 
-def test_corpora_get_unknown_is_not_found(served: ServeProcess, initialised: dict[str, str]) -> None:
+def test_corpora_get_unknown_is_not_found(
+    served: ServeProcess, initialised: dict[str, str]
+) -> None:
     response = httpx.post(
         served.base + "/research-api/corpora/get",
         json={"workspace_id": initialised["WORKSPACE_ID"], "id": str(uuid.uuid4())},

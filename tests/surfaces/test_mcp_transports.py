@@ -20,10 +20,17 @@ RETRIEVE = "sosoapi_research_evidence_retrieve"
 
 
 def arguments(env: dict[str, str], url: str) -> dict[str, str]:
-    return {"url": url, "kind": "url_text", "workspace_id": env["WORKSPACE_ID"], "mutation_id": str(uuid.uuid4())}
+    return {
+        "url": url,
+        "kind": "url_text",
+        "workspace_id": env["WORKSPACE_ID"],
+        "mutation_id": str(uuid.uuid4()),
+    }
 
 
-async def exercise(client: mcp.Client, env: dict[str, str], origin: HTTPSOrigin, path: str, schemas: bool) -> None:
+async def exercise(
+    client: mcp.Client, env: dict[str, str], origin: HTTPSOrigin, path: str, schemas: bool
+) -> None:
     listed = {t.name: t for t in (await client.list_tools()).tools}
     assert listed[RETRIEVE].input_schema == tool(RETRIEVE)["inputSchema"]
     assert (listed[RETRIEVE].output_schema is not None) is schemas
@@ -62,7 +69,9 @@ async def test_streamable_http(
 
 
 @pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
-async def test_streamable_http_with_output_schemas(initialised: dict[str, str], origin: HTTPSOrigin, pages: dict) -> None:
+async def test_streamable_http_with_output_schemas(
+    initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
+) -> None:
     with ServeProcess({**initialised, "SOSOAPI_OUTPUT_SCHEMAS": "1"}) as server:
         headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
         async with httpx2.AsyncClient(headers=headers, timeout=30) as http:

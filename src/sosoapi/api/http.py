@@ -41,7 +41,10 @@ class StoreTokenVerifier:
             return None
         expires = int(principal.expires_at.timestamp()) if principal.expires_at else None
         return AccessToken(
-            token=token, client_id=principal.user_id, scopes=sorted(principal.scopes), expires_at=expires
+            token=token,
+            client_id=principal.user_id,
+            scopes=sorted(principal.scopes),
+            expires_at=expires,
         )
 
 
@@ -50,15 +53,19 @@ def _bearer(request: Request) -> str | None:
     return header[len(BEARER) :].strip() or None if header.lower().startswith(BEARER) else None
 
 
-def _route(application: Application, tool: str, metadata_url: str):  # noqa: ANN202
+def _route(application: Application, tool: str, metadata_url: str):
     async def endpoint(request: Request) -> Response:
         try:
-            principal = await application.research.authenticate(_bearer(request))
             try:
                 arguments: Any = json.loads(await request.body() or b"null")
             except ValueError as exc:
-                raise invalid_input(f"The request body is not JSON ({exc}); send a JSON object.") from None
-            outcome = await application.research.call(tool, principal, arguments)
+                if _bearer(request) is None:
+                    arguments = None  # authentication is judged first, below
+                else:
+                    raise invalid_input(
+                        f"The request body is not JSON ({exc}); send a JSON object."
+                    ) from None
+            outcome = await application.research.call(tool, _bearer(request), arguments)
         except ServiceError as error:
             log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)
             return problem_response(error, request.url.path, metadata_url)

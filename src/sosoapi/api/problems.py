@@ -30,7 +30,9 @@ def problem_response(
         if resource_metadata:
             challenge += f', resource_metadata="{resource_metadata}"'
         headers["WWW-Authenticate"] = challenge
-    return JSONResponse(body, status_code=error.http_status, media_type=PROBLEM_JSON, headers=headers)
+    return JSONResponse(
+        body, status_code=error.http_status, media_type=PROBLEM_JSON, headers=headers
+    )
 
 
 PROBLEM_SCHEMA = {

@@ -50,13 +50,17 @@ class Admin:
         if role not in ROLES:
             raise ValueError(f"--role {role!r} is unknown; use one of {', '.join(ROLES)}")
         if self.repo.workspace(workspace_id) is None:
-            raise ValueError(f"workspace {workspace_id} does not exist; see `sosoapi workspaces list`")
+            raise ValueError(
+                f"workspace {workspace_id} does not exist; see `sosoapi workspaces list`"
+            )
         self.repo.set_role(workspace_id, user_id, role, now)
 
     def create_member(self, workspace_id: str, name: str, role: str, now: datetime) -> str:
         """A new user with `role` in the workspace; returns the user id."""
         if self.repo.workspace(workspace_id) is None:
-            raise ValueError(f"workspace {workspace_id} does not exist; see `sosoapi workspaces list`")
+            raise ValueError(
+                f"workspace {workspace_id} does not exist; see `sosoapi workspaces list`"
+            )
         user_id = self.repo.create_user(name, now)
         self.add_member(workspace_id, user_id, role, now)
         return user_id
@@ -67,11 +71,7 @@ class Admin:
         if workspace is None:
             workspace = self.repo.create_workspace(LOCAL_WORKSPACE, now, is_local=True)
         owner = next(
-            (
-                user_id
-                for user_id, role in self._members(workspace.id)
-                if role == "owner"
-            ),
+            (user_id for user_id, role in self._members(workspace.id) if role == "owner"),
             None,
         )
         if owner is None:

@@ -70,13 +70,13 @@ class Guard:
                 f"The token lacks the `{scope}` scope; mint a token with "
                 f"`sosoapi tokens create --scope {scope}`."
             )
-        role = self.repo.role(workspace_id, principal.user_id)
-        workspace = self.repo.workspace(workspace_id) if role else None
-        if role is None or workspace is None:
+        member = self.repo.membership(workspace_id, principal.user_id)
+        if member is None:
             raise not_found(
                 f"workspace_id {workspace_id} was not found for this caller; use a workspace "
                 "you are a member of (`sosoapi_whoami` lists them)."
             )
+        workspace, role = member
         if action not in ROLES.get(role, frozenset()):
             raise forbidden(
                 f"Your role `{role}` in workspace {workspace_id} may only read; ask an owner "

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from sosoapi.store.records import TokenRecord
 
-TOKEN_PREFIX = "sosoapi_"
+TOKEN_PREFIX = "sosoapi_"  # noqa: S105 - a public prefix, not a secret
 RESEARCH_SCOPE = "agent:research"
 KNOWN_SCOPES = frozenset({RESEARCH_SCOPE})
 

@@ -15,7 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 Kind = Literal["url_text", "published_captions"]
 State = Literal["pending", "running", "completed", "cancelled", "unconfirmed", "expired"]
 Status = Literal[
-    "ready", "partial", "blocked", "unsupported", "empty", "rate_limited", "unavailable", "cancelled"
+    "ready",
+    "partial",
+    "blocked",
+    "unsupported",
+    "empty",
+    "rate_limited",
+    "unavailable",
+    "cancelled",
 ]
 Reason = Literal[
     "unsafe_url",

@@ -58,23 +58,36 @@ def _describe(error: ValidationError) -> str:
     if kind == "additionalProperties":
         return f"`{name}` is not an argument of this tool; remove it."
     if kind == "format":
-        return f"`{name}` is not a valid {error.validator_value}: {error.instance!r}; send a valid {error.validator_value}."
+        wanted = error.validator_value
+        return f"`{name}` is not a valid {wanted}: {error.instance!r}; send a valid {wanted}."
     if kind == "type":
-        return f"`{name}` must be of type {error.validator_value}, got {json.dumps(error.instance)[:80]}; send a {error.validator_value} (omit optional fields instead of sending null)."
+        got = json.dumps(error.instance)[:80]
+        return (
+            f"`{name}` must be of type {error.validator_value}, got {got}; send a "
+            f"{error.validator_value} (omit optional fields instead of sending null)."
+        )
     if kind == "enum":
         allowed = ", ".join(map(str, error.validator_value))
         return f"`{name}` must be one of {allowed}; got {error.instance!r}."
     if kind in ("maxLength", "minLength"):
-        return f"`{name}` length {len(error.instance)} is outside the allowed bound ({kind} {error.validator_value}); shorten or fix it."
+        return (
+            f"`{name}` has length {len(error.instance)}, outside the bound "
+            f"({kind} {error.validator_value}); shorten or fix it."
+        )
     if kind == "pattern":
-        return f"`{name}` value {str(error.instance)[:80]!r} does not match {error.validator_value}; send a BCP 47 tag such as `en` or `en-US`."
+        return (
+            f"`{name}` value {str(error.instance)[:80]!r} does not match "
+            f"{error.validator_value}; send a BCP 47 tag such as `en` or `en-US`."
+        )
     return f"`{name}`: {error.message}; fix the value to match the contract."
 
 
 def validate_input(name: str, arguments: Any) -> dict[str, Any]:
     """Validate tool arguments against the contract; raise `invalid_input` naming each field."""
     if not isinstance(arguments, dict):
-        raise ServiceError("invalid_input", "arguments must be a JSON object; send an object.", None)
+        raise ServiceError(
+            "invalid_input", "arguments must be a JSON object; send an object.", None
+        )
     errors = sorted(_input_validator(name).iter_errors(arguments), key=lambda e: list(e.path))
     if not errors:
         return arguments

@@ -7,6 +7,7 @@ alone decides what the contract can hold and records why the rest was dropped.
 
 from __future__ import annotations
 
+import codecs
 from typing import Literal
 
 from sosoapi.extract.charset import decode_bytes
@@ -36,15 +37,20 @@ def parse_caption_bytes(
     """Decode and parse a caption response; None when it is not a caption file at all.
 
     The content wins over the label: a SubRip file served as `text/vtt` (a common
-    server misconfiguration) is read as SubRip. A body that sniffs as neither format is
-    still parsed by its declared caption type, which reports it invalid.
+    server misconfiguration) is read as SubRip, but a body starting `WEBVTT` is always a
+    WebVTT attempt judged by its signature (`WEBVTTX` is invalid, not SubRip). A body
+    that sniffs as neither format is still parsed by its declared caption type, which
+    reports it invalid. WebVTT is always UTF-8 whatever the charset label (W3C file
+    parsing), and the parser itself removes the one BOM the decoder would.
     """
+    if body.removeprefix(codecs.BOM_UTF8).startswith(b"WEBVTT"):
+        return parse_webvtt(body.decode("utf-8", errors="replace"))
     text = decode_bytes(body, charset)
     if text is None:
         return None
     sniffed = sniff_caption_format(text)
     if sniffed == "webvtt" or (sniffed is None and media_type in _WEBVTT_TYPES):
-        return parse_webvtt(text)
+        return parse_webvtt(body.decode("utf-8", errors="replace"))
     if sniffed == "subrip" or media_type in _SUBRIP_TYPES:
         return parse_subrip(text)
     return None

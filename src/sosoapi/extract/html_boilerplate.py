@@ -52,12 +52,16 @@ FURNITURE_SELECTOR = ", ".join((_FURNITURE_TAGS, _FURNITURE_ROLES, _HIDDEN, _wor
 # A class/id match that holds this share of the container's text is content, not furniture
 # (for example `<div id="content-with-comments">`).
 _MAX_FURNITURE_SHARE = 0.5
+# Only a match holding this share of the text is worth counting its paragraphs.
+_CHECK_SHARE = 0.1
+_PARAGRAPH_MIN = 80
 _PROTECTED_TAGS = frozenset({"html", "body", "main", "article"})
 
 
 def prune_furniture(container: LexborNode) -> None:
     """Remove navigation, asides, footers, comments, banners and hidden parts in place."""
     total = len(container.text(deep=True))
+    paragraphs = paragraph_chars(container)
     # Reverse document order removes descendants before their ancestors, so no node is
     # touched after an ancestor's removal freed it.
     for node in reversed(container.css(FURNITURE_SELECTOR)):
@@ -69,4 +73,13 @@ def prune_furniture(container: LexborNode) -> None:
             share = len(node.text(deep=True)) / total
             if share > _MAX_FURNITURE_SHARE:
                 continue
+            if share > _CHECK_SHARE and paragraphs:
+                if paragraph_chars(node) > _MAX_FURNITURE_SHARE * paragraphs:
+                    continue
         node.decompose()
+
+
+def paragraph_chars(node: LexborNode) -> int:
+    """Characters in the node's `<p>` elements long enough to be prose."""
+    lengths = (len(p.text(deep=True, strip=True)) for p in node.css("p"))
+    return sum(length for length in lengths if length >= _PARAGRAPH_MIN)

@@ -91,15 +91,45 @@ def main_text(tree: LexborHTMLParser) -> str:
 
 def _containers(body: LexborNode) -> list[LexborNode]:
     """The content containers in document order: the best selector's substantial matches."""
+    total = _paragraph_chars(body)
     for selector in _CONTAINER_SELECTORS:
-        found = [(node, len(node.text(deep=True, strip=True))) for node in body.css(selector)]
+        found = [
+            (node, len(node.text(deep=True, strip=True)))
+            for node in body.css(selector)
+            if not _in_furniture(node)
+        ]
         found = [(node, length) for node, length in found if length]
         if not found or max(length for _, length in found) < _CONTAINER_MIN_CHARS:
             continue
         floor = max(length for _, length in found) * _SIBLING_SHARE
         chosen = _outermost([node for node, length in found if length >= floor])
+        if total and sum(_paragraph_chars(n) for n in chosen) < _TIER_SHARE * total:
+            continue
         return _grow(chosen, body)
     return _grow([_densest(body)], body)
+
+
+# A class or id token that starts with one of these words names furniture
+# ("comment-list", "related_posts", "login-modal"), unlike "has-sidebar" or "commentary".
+_FURNITURE_ANCESTOR = re.compile(
+    r"(?:^|\s)(?:comments?|commentlist|related|login|modal|dialog|sidebar|teasers?|popup"
+    r"|newsletter|recommend\w*|footer)(?:$|\s|[-_])",
+    re.IGNORECASE,
+)
+_TIER_SHARE = float(__import__("os").environ.get("TIER_SHARE", "0.3"))
+
+
+def _in_furniture(node: LexborNode) -> bool:
+    """The node sits in (or is) a comment thread, a related-links box, a dialog or a footer."""
+    while node is not None and node.tag not in ("body", "html"):
+        if node.tag in ("aside", "footer", "nav"):
+            return True
+        attrs = node.attributes
+        names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
+        if _FURNITURE_ANCESTOR.search(names):
+            return True
+        node = node.parent
+    return False
 
 
 def _paragraph_chars(node: LexborNode) -> int:
@@ -267,7 +297,22 @@ def _kept(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
         if kind == "heading" and _introduces_links(blocks, index + 1):
             continue
         kept.append((text, kind))
-    return kept
+    return _trim_tail(kept)
+
+
+_GOOD_BLOCK = int(__import__("os").environ.get("GOOD_BLOCK", "120"))
+_SHORT_TAIL = int(__import__("os").environ.get("SHORT_TAIL", "60"))
+
+
+def _trim_tail(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Drop short blocks after the last substantial paragraph: they label what follows the
+    text (related links, share bars, tags), as jusText classifies short blocks by context."""
+    end = len(blocks)
+    while (
+        end and len(blocks[end - 1][0]) < _SHORT_TAIL and blocks[end - 1][1] in ("heading", "para")
+    ):
+        end -= 1
+    return blocks[:end] if any(len(t) >= _GOOD_BLOCK for t, _ in blocks[:end]) else blocks
 
 
 def _introduces_links(blocks: list[tuple[str, str]], start: int) -> bool:

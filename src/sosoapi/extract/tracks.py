@@ -8,8 +8,9 @@ ASCII case-insensitively, a missing `kind` means `subtitles`, and any other valu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -20,8 +21,13 @@ from sosoapi.extract.types import PageTracks, Track
 _CAPTION_KINDS = frozenset({"captions", "subtitles"})
 _TRACK_KINDS = _CAPTION_KINDS | {"descriptions", "chapters", "metadata"}
 _FETCHABLE_SCHEMES = frozenset({"http", "https"})
-# HTML "strip leading and trailing ASCII whitespace" for URL attribute values.
-_ASCII_WS = "\t\n\f\r "
+# WHATWG URL parsing: strip leading/trailing C0 controls and space, drop every tab/newline.
+_C0_OR_SPACE = "".join(chr(c) for c in range(0x21))
+_NO_TAB_OR_NEWLINE = str.maketrans("", "", "\t\n\r")
+# What stays literal when a resolved URL is made an RFC 3986 URI (existing escapes kept).
+_PATH_SAFE = "/:@!$&'()*+,;=-._~%"
+_QUERY_SAFE = _PATH_SAFE + "?"
+_LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 def find_tracks(html: str, base_url: str) -> PageTracks:
@@ -77,19 +83,35 @@ def _document_base(tree: LexborHTMLParser, page_url: str) -> str:
 
 
 def _resolve(base: str, value: str | None, *, fetchable_only: bool = True) -> str | None:
+    """`value` resolved against `base` the way a browser would, as a percent-encoded URI.
+
+    Browsers fetch `my subs/é.vtt` as `my%20subs/%C3%A9.vtt` and read `\\` as `/` in
+    http(s) URLs; the egress gate refuses raw spaces, so the encoding happens here. The
+    fragment is dropped (never sent); the host is left for the gate's own IDNA parse.
+    """
     if value is None:
         return None
-    value = value.strip(_ASCII_WS)
+    value = value.strip(_C0_OR_SPACE).translate(_NO_TAB_OR_NEWLINE)
     if not value:
         return None
     try:
-        url = urljoin(base, value)
-        scheme = urlsplit(url).scheme
+        parts = urlsplit(urljoin(base, _forward_slashes(value)))
     except ValueError:
         return None
-    if fetchable_only and scheme not in _FETCHABLE_SCHEMES:
+    if fetchable_only and parts.scheme not in _FETCHABLE_SCHEMES:
         return None
-    return url
+    path, query = _percent_encode(parts.path, _PATH_SAFE), _percent_encode(parts.query, _QUERY_SAFE)
+    return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
+
+
+def _forward_slashes(value: str) -> str:
+    """WHATWG: in http(s) URLs a backslash before the query is a path separator."""
+    end = min((i for i in (value.find("?"), value.find("#")) if i >= 0), default=len(value))
+    return value[:end].replace("\\", "/") + value[end:]
+
+
+def _percent_encode(text: str, safe: str) -> str:
+    return quote(_LONE_PERCENT.sub("%25", text), safe=safe)
 
 
 def _title(tree: LexborHTMLParser) -> str | None:

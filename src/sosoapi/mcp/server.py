@@ -72,9 +72,8 @@ def build_server(
                 )
             )
         try:
-            principal = await research.authenticate(token_source())
             outcome = await research.call(
-                params.name, principal, params.arguments or {}, lambda: _cancel_requested(ctx)
+                params.name, token_source(), params.arguments or {}, lambda: _cancel_requested(ctx)
             )
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)

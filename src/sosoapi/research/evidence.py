@@ -27,7 +27,11 @@ def normalize_source_url(url: str) -> str:
     host = (parts.hostname or "").lower()
     if ":" in host:
         host = f"[{host}]"
-    netloc = host if parts.port in (None, DEFAULT_PORTS.get(parts.scheme.lower())) else f"{host}:{parts.port}"
+    netloc = (
+        host
+        if parts.port in (None, DEFAULT_PORTS.get(parts.scheme.lower()))
+        else f"{host}:{parts.port}"
+    )
     return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
 
 
@@ -58,7 +62,11 @@ def evidence_write(workspace_id: str, result: RetrieveResult) -> EvidenceWrite |
     if provenance.source_url is None:
         identity_parts: list[str | None] = [result.kind, "upload", digest]
     else:
-        identity_parts = [result.kind, normalize_source_url(provenance.source_url), provenance.language]
+        identity_parts = [
+            result.kind,
+            normalize_source_url(provenance.source_url),
+            provenance.language,
+        ]
     return EvidenceWrite(
         workspace_id=workspace_id,
         identity=sha256_hex(canonical_json(identity_parts)),

@@ -37,7 +37,13 @@ REASONS: dict[str, tuple[str, ...]] = {
     "unsupported": ("unsupported_source", "unsupported_media", "unsupported_content"),
     "empty": ("no_text", "metadata_only", "no_captions", "invalid_captions", "language_mismatch"),
     "rate_limited": ("rate_limited",),
-    "unavailable": ("not_found", "timeout", "egress_unavailable", "unavailable", "response_too_large"),
+    "unavailable": (
+        "not_found",
+        "timeout",
+        "egress_unavailable",
+        "unavailable",
+        "response_too_large",
+    ),
     "cancelled": ("cancelled",),
 }
 MAX_WARNINGS = 10

@@ -93,6 +93,7 @@ class ReceiptService:
         self._workers: dict[str, anyio.CancelScope] = {}
         self._settled: dict[str, anyio.Event] = {}
         self._accepting = False
+        self._idle = anyio.Event()
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -108,10 +109,15 @@ class ReceiptService:
             finally:
                 self._accepting = False
                 with anyio.move_on_after(self.settings.shutdown_grace_seconds, shield=True):
-                    while self._workers:
-                        await anyio.sleep(0.05)
+                    await self._drained()
                 tg.cancel_scope.cancel()
                 self._tg = None
+
+    async def _drained(self) -> None:
+        """Return once no worker of this instance is running."""
+        while self._workers:
+            self._idle = anyio.Event()
+            await self._idle.wait()
 
     async def _sweeper(self) -> None:
         while True:
@@ -154,12 +160,14 @@ class ReceiptService:
             raise
         return receipt_of(record)
 
-    def _claim_or_load(self, request: RetrieveInput, token_id: str | None) -> tuple[RetrievalRecord, bool]:
+    def _claim_or_load(
+        self, request: RetrieveInput, token_id: str | None
+    ) -> tuple[RetrievalRecord, bool]:
         workspace_id, mutation_id = str(request.workspace_id), str(request.mutation_id)
         arguments = {"url": request.url, "kind": request.kind, "language": request.language}
         digest = fingerprint(TOOL, arguments)
         repo = self.store.receipts
-        existing = repo.mutation(workspace_id, mutation_id)
+        existing, record = repo.lookup(workspace_id, mutation_id)
         if existing is None:
             now = self.clock()
             key = NewMutation(
@@ -170,10 +178,10 @@ class ReceiptService:
             if repo.claim_retrieval(
                 key, retrieval_id, request.kind, request.url, request.language, valid_until
             ):
-                record = repo.retrieval_by_id(retrieval_id)
-                assert record is not None
-                return record, True
-            existing = repo.mutation(workspace_id, mutation_id)
+                created = repo.retrieval_by_id(retrieval_id)
+                assert created is not None
+                return created, True
+            existing, record = repo.lookup(workspace_id, mutation_id)
             assert existing is not None
         if existing.tool != TOOL:
             raise conflict(
@@ -183,7 +191,6 @@ class ReceiptService:
             )
         if existing.fingerprint != digest:
             raise _argument_conflict(mutation_id, json.loads(existing.arguments), arguments)
-        record = repo.retrieval(workspace_id, mutation_id)
         assert record is not None
         return record, False
 
@@ -229,7 +236,9 @@ class ReceiptService:
         record = await self._load(retrieval_id)
         result = Draft(kind=record.kind).add("cancelled").finish(now)
         settled = await anyio.to_thread.run_sync(
-            lambda: self.store.receipts.settle(retrieval_id, None, "cancelled", result.model_dump_json(), now)
+            lambda: self.store.receipts.settle(
+                retrieval_id, None, "cancelled", result.model_dump_json(), now
+            )
         )
         if settled:
             log.info("retrieval cancelled id=%s", retrieval_id)
@@ -254,6 +263,8 @@ class ReceiptService:
         finally:
             self._workers.pop(retrieval_id, None)
             self._notify(retrieval_id)
+            if not self._workers:
+                self._idle.set()
 
     async def _run_leased(self, retrieval_id: str) -> None:
         now = self.clock()

@@ -66,19 +66,27 @@ class ResearchService:
     async def call(
         self,
         tool: str,
-        principal: Principal,
+        token: str | None,
         arguments: Any,
         cancel_requested: Callable[[], bool] = lambda: False,
     ) -> Outcome:
-        """Validate, authorise and run `tool`; raise `ServiceError` when no result exists."""
+        """Authenticate, validate, authorise and run `tool`; raise `ServiceError` if no result."""
         operation = self.operations.get(tool)
         if operation is None:
-            raise not_found(f"Unknown tool `{tool}`; list the tools to see what this server offers.")
-        arguments = validate_input(tool, arguments)
-        access, _ = await anyio.to_thread.run_sync(
-            lambda: self.guard.check(principal, arguments["workspace_id"].lower(), operation.action)
-        )
+            raise not_found(
+                f"Unknown tool `{tool}`; list the tools to see what this server offers."
+            )
+        access, arguments = await anyio.to_thread.run_sync(self._admit, operation, token, arguments)
         return await operation.handler(Call(access, arguments, cancel_requested))
+
+    def _admit(
+        self, operation: Operation, token: str | None, arguments: Any
+    ) -> tuple[Access, dict[str, Any]]:
+        """The checks of SPEC section 3 in order, input validation after authentication."""
+        principal = self.guard.authenticate(token, utcnow())
+        arguments = validate_input(operation.tool, arguments)
+        access, _ = self.guard.check(principal, arguments["workspace_id"].lower(), operation.action)
+        return access, arguments
 
     async def _retrieve(self, call: Call) -> Outcome:
         request = RetrieveInput.model_validate(call.arguments)

@@ -15,7 +15,6 @@ from sosoapi.extract import captions as caption_extract
 from sosoapi.extract import tracks as track_extract
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html import extract_text_document
-from sosoapi.extract.types import CaptionFile
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.media import (
     CAPTION_TYPES,
@@ -24,6 +23,7 @@ from sosoapi.extract.media import (
     contract_media_type,
     parse_content_type,
 )
+from sosoapi.extract.types import CaptionFile
 from sosoapi.research.outcome import Draft
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
@@ -135,7 +135,9 @@ def _fill_segments(draft: Draft, parsed: CaptionFile) -> None:
         draft.add("no_captions")
         return
     document = caption_extract.cues_to_document(parsed)
-    draft.segments = [Segment(start_ms=s.start_ms, end_ms=s.end_ms, text=s.text) for s in document.segments]
+    draft.segments = [
+        Segment(start_ms=s.start_ms, end_ms=s.end_ms, text=s.text) for s in document.segments
+    ]
     draft.text = document.text
     for reason in document.conditions:
         draft.add(reason)
@@ -177,7 +179,11 @@ def _looks_like_html(body: bytes) -> bool:
 
 
 async def read_source(
-    fetch: Fetch, kind: str, url: str, language: str | None, settled_at: Callable[[], datetime] = _now
+    fetch: Fetch,
+    kind: str,
+    url: str,
+    language: str | None,
+    settled_at: Callable[[], datetime] = _now,
 ) -> RetrieveResult:
     reader = read_url_text if kind == "url_text" else read_captions
     draft = await reader(fetch, url, language)

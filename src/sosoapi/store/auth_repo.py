@@ -43,8 +43,10 @@ class AuthRepository:
         return from_row(WorkspaceRecord, row) if row else None
 
     def local_workspace(self) -> WorkspaceRecord | None:
-        query = select(workspaces).where(workspaces.c.is_local.is_(True)).order_by(
-            workspaces.c.created_at
+        query = (
+            select(workspaces)
+            .where(workspaces.c.is_local.is_(True))
+            .order_by(workspaces.c.created_at)
         )
         with self.db.read() as conn:
             row = conn.execute(query).first()
@@ -84,6 +86,17 @@ class AuthRepository:
                     index_elements=["workspace_id", "user_id"], set_={"role": role}
                 )
             )
+
+    def membership(self, workspace_id: str, user_id: str) -> tuple[WorkspaceRecord, str] | None:
+        """The workspace and the user's role in it, or None when not a member."""
+        query = (
+            select(workspaces, memberships.c.role)
+            .join(memberships, memberships.c.workspace_id == workspaces.c.id)
+            .where(memberships.c.workspace_id == workspace_id, memberships.c.user_id == user_id)
+        )
+        with self.db.read() as conn:
+            row = conn.execute(query).first()
+        return (from_row(WorkspaceRecord, row), row._mapping["role"]) if row else None
 
     def role(self, workspace_id: str, user_id: str) -> str | None:
         query = select(memberships.c.role).where(

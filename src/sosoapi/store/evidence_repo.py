@@ -38,7 +38,9 @@ class EvidenceRevisionRecord:
     created_at: datetime
 
 
-def record_revision(db: Database, conn: Connection, item: EvidenceWrite, now: datetime) -> tuple[str, int]:
+def record_revision(
+    db: Database, conn: Connection, item: EvidenceWrite, now: datetime
+) -> tuple[str, int]:
     """Write `item` inside the caller's transaction; return (evidence_id, revision)."""
     conn.execute(
         db.insert(evidence)

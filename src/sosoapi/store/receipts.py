@@ -51,8 +51,36 @@ class ReceiptRepository:
             row = conn.execute(query).first()
         return from_row(MutationRecord, row) if row else None
 
+    def lookup(
+        self, workspace_id: str, mutation_id: str
+    ) -> tuple[MutationRecord | None, RetrievalRecord | None]:
+        """The mutation under a key and its retrieval receipt, read in one transaction."""
+        with self.db.read() as conn:
+            mutation = conn.execute(
+                select(mutations).where(
+                    mutations.c.workspace_id == workspace_id, mutations.c.mutation_id == mutation_id
+                )
+            ).first()
+            if mutation is None:
+                return None, None
+            retrieval = conn.execute(
+                select(retrievals).where(
+                    retrievals.c.workspace_id == workspace_id,
+                    retrievals.c.mutation_id == mutation_id,
+                )
+            ).first()
+        return (
+            from_row(MutationRecord, mutation),
+            from_row(RetrievalRecord, retrieval) if retrieval else None,
+        )
+
     def claim_retrieval(
-        self, key: NewMutation, retrieval_id: str, kind: str, url: str, language: str | None,
+        self,
+        key: NewMutation,
+        retrieval_id: str,
+        kind: str,
+        url: str,
+        language: str | None,
         valid_until: datetime,
     ) -> bool:
         """Insert the mutation and its pending receipt together; False when the key exists."""

@@ -1,0 +1,85 @@
+"""`make demo`: the whole loop offline, on the embedded default (SQLite).
+
+Starts a loopback HTTPS origin with a throwaway trustme CA serving real pages, runs
+`sosoapi init --json` and `sosoapi serve`, then an MCP client over streamable HTTP that
+retrieves one page, replays the same mutation_id, and prints both receipts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+import uuid
+from pathlib import Path
+
+import httpx2
+import mcp
+from mcp.client.streamable_http import streamable_http_client
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
+from tests.support.pages import real_pages  # noqa: E402
+from tests.support.services import ServeProcess, cli  # noqa: E402
+
+RETRIEVE = "sosoapi_research_evidence_retrieve"
+
+
+def shorten(receipt: dict) -> dict:
+    """The receipt as returned, with long text cut for the terminal."""
+    result = receipt["retrieval"].get("result")
+    if result and len(result["text"]) > 300:
+        result = {**result, "text": result["text"][:300] + f"... [{len(result['text'])} chars]"}
+        return {"retrieval": {**receipt["retrieval"], "result": result}}
+    return receipt
+
+
+async def run_client(base: str, token: str, workspace_id: str, url: str) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        mcp.Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client,
+    ):
+        tools = [t.name for t in (await client.list_tools()).tools]
+        print(f"tools/list: {', '.join(tools)}\n")
+        arguments = {
+            "url": url,
+            "kind": "url_text",
+            "workspace_id": workspace_id,
+            "mutation_id": str(uuid.uuid4()),
+        }
+        first = await client.call_tool(RETRIEVE, arguments)
+        print("== first call ==")
+        print(first.content[0].text.splitlines()[0])
+        print(json.dumps(shorten(first.structured_content), indent=2, ensure_ascii=False))
+        again = await client.call_tool(RETRIEVE, arguments)
+        print("\n== replay, same mutation_id ==")
+        print(again.content[0].text.splitlines()[0])
+        print(json.dumps(shorten(again.structured_content), indent=2, ensure_ascii=False))
+        same = again.structured_content == first.structured_content
+        print(f"\nsame receipt on replay: {same}")
+
+
+def main() -> int:
+    home = ROOT / ".demo"
+    shutil.rmtree(home, ignore_errors=True)
+    routes = {f"/{p.name}": Route(p.html) for p in real_pages()}
+    with HTTPSOrigin(routes) as origin:
+        env = {"SOSOAPI_HOME": str(home), "SOSOAPI_LOG_LEVEL": "WARNING", **origin.egress_env()}
+        created = json.loads(cli(["init", "--json"], env).stdout)
+        print(f"local workspace {created['workspace_id']} in {home}")
+        page = next(iter(routes))
+        with ServeProcess(env) as server:
+            print(f"sosoapi serve on {server.base}; origin https://origin.test:{origin.port}\n")
+            asyncio.run(
+                run_client(server.base, created["token"], created["workspace_id"], origin.url(page))
+            )
+        print(f"origin requests for {page}: {origin.hits[page]}")
+        return 0 if origin.hits[page] == 1 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
