@@ -28,7 +28,12 @@ class Application:
         self.egress = Egress(settings.egress)
         reader = partial(_read, self.egress)
         self.receipts = ReceiptService(self.store, reader, settings.receipts)
-        self.research = ResearchService(self.store, self.guard, self.receipts)
+        self.research = ResearchService(
+            self.store,
+            self.guard,
+            self.receipts,
+            max_upload_bytes=settings.egress.max_body_bytes,
+        )
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[Application]:

@@ -7,6 +7,7 @@ import sys
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -251,7 +252,9 @@ def _call(tool: str, arguments: dict[str, Any]) -> None:
         application = Application(settings)
         async with application.running():
             try:
-                outcome = await application.research.call(tool, settings.token, arguments)
+                outcome = await application.research.call(
+                    tool, settings.token, arguments, transport="stdio"
+                )
             except ServiceError as error:
                 return error
             return outcome.output.wire()
@@ -305,6 +308,211 @@ def corpora_get(corpus_id: str, workspace_id: str | None, revision: int | None) 
     if revision is not None:
         arguments["revision"] = revision
     _call("sosoapi_research_corpora_get", arguments)
+
+
+def _workspace_call(tool: str, workspace_id: str | None, arguments: dict[str, Any]) -> None:
+    """Call `tool` in the given or local workspace, dropping options left unset."""
+    settings = _settings()
+    given = {k: v for k, v in arguments.items() if v not in (None, [], ())}
+    _call(tool, {"workspace_id": workspace_id or _local_workspace(settings), **given})
+
+
+def _mutation(mutation_id: str | None) -> str:
+    chosen = mutation_id or str(uuid.uuid4())
+    click.echo(f"mutation_id: {chosen}", err=True)
+    return chosen
+
+
+WORKSPACE = click.option("--workspace", "workspace_id", help="default: the local workspace")
+MUTATION = click.option("--mutation-id", default=None, help="reuse to replay the same write")
+
+
+@corpora.command("seal")
+@click.argument("project_id")
+@WORKSPACE
+@MUTATION
+@click.option("--corpus-id", default=None, help="seal a new revision of this corpus")
+@click.option("--max-items", type=int, default=None)
+def corpora_seal(
+    project_id: str,
+    workspace_id: str | None,
+    mutation_id: str | None,
+    corpus_id: str | None,
+    max_items: int | None,
+) -> None:
+    _workspace_call(
+        "sosoapi_research_corpora_seal",
+        workspace_id,
+        {
+            "mutation_id": _mutation(mutation_id),
+            "project_id": project_id,
+            "corpus_id": corpus_id,
+            "max_items": max_items,
+        },
+    )
+
+
+@corpora.command("list")
+@WORKSPACE
+@click.option("--cursor", default=None)
+def corpora_list(workspace_id: str | None, cursor: str | None) -> None:
+    _workspace_call("sosoapi_research_corpora_list", workspace_id, {"cursor": cursor})
+
+
+@main.group()
+def projects() -> None:
+    """Research projects: collect sources, then seal them into corpora."""
+
+
+@projects.command("create")
+@click.argument("title")
+@WORKSPACE
+@MUTATION
+def projects_create(title: str, workspace_id: str | None, mutation_id: str | None) -> None:
+    _workspace_call(
+        "sosoapi_research_projects_create",
+        workspace_id,
+        {"mutation_id": _mutation(mutation_id), "title": title},
+    )
+
+
+@projects.command("get")
+@click.argument("project_id")
+@WORKSPACE
+def projects_get(project_id: str, workspace_id: str | None) -> None:
+    _workspace_call("sosoapi_research_projects_get", workspace_id, {"project_id": project_id})
+
+
+@projects.command("list")
+@WORKSPACE
+@click.option("--cursor", default=None)
+def projects_list(workspace_id: str | None, cursor: str | None) -> None:
+    _workspace_call("sosoapi_research_projects_list", workspace_id, {"cursor": cursor})
+
+
+@projects.command("update")
+@click.argument("project_id")
+@click.argument("title")
+@WORKSPACE
+@MUTATION
+def projects_update(
+    project_id: str, title: str, workspace_id: str | None, mutation_id: str | None
+) -> None:
+    _workspace_call(
+        "sosoapi_research_projects_update",
+        workspace_id,
+        {"mutation_id": _mutation(mutation_id), "project_id": project_id, "title": title},
+    )
+
+
+@projects.command("add-sources")
+@click.argument("project_id")
+@WORKSPACE
+@MUTATION
+@click.option("--evidence", "evidence_ids", multiple=True, help="an evidence id (repeatable)")
+@click.option("--note", "notes", multiple=True, help="a note on a missing source (repeatable)")
+def projects_add_sources(
+    project_id: str,
+    workspace_id: str | None,
+    mutation_id: str | None,
+    evidence_ids: tuple[str, ...],
+    notes: tuple[str, ...],
+) -> None:
+    _workspace_call(
+        "sosoapi_research_projects_add_sources",
+        workspace_id,
+        {
+            "mutation_id": _mutation(mutation_id),
+            "project_id": project_id,
+            "evidence_ids": list(evidence_ids),
+            "missing_notes": list(notes),
+        },
+    )
+
+
+@projects.command("remove-sources")
+@click.argument("project_id")
+@WORKSPACE
+@MUTATION
+@click.option("--evidence", "evidence_ids", multiple=True, help="an evidence id (repeatable)")
+@click.option("--note", "notes", multiple=True, help="a note to remove, exact text")
+def projects_remove_sources(
+    project_id: str,
+    workspace_id: str | None,
+    mutation_id: str | None,
+    evidence_ids: tuple[str, ...],
+    notes: tuple[str, ...],
+) -> None:
+    settings = _settings()
+    arguments: dict[str, Any] = {
+        "workspace_id": workspace_id or _local_workspace(settings),
+        "mutation_id": _mutation(mutation_id),
+        "project_id": project_id,
+        "evidence_ids": list(evidence_ids),
+    }
+    if notes:
+        arguments["missing_notes"] = list(notes)
+    _call("sosoapi_research_projects_remove_sources", arguments)
+
+
+@main.group()
+def evidence() -> None:
+    """Read evidence, or upload a local file as evidence."""
+
+
+@evidence.command("get")
+@click.argument("evidence_id")
+@WORKSPACE
+@click.option("--revision", type=int, default=None)
+def evidence_get(evidence_id: str, workspace_id: str | None, revision: int | None) -> None:
+    _workspace_call(
+        "sosoapi_research_evidence_get",
+        workspace_id,
+        {"evidence_id": evidence_id, "revision": revision},
+    )
+
+
+@evidence.command("list")
+@WORKSPACE
+@click.option("--kind", type=click.Choice(["url_text", "published_captions"]), default=None)
+@click.option("--language", default=None)
+@click.option("--cursor", default=None)
+def evidence_list(
+    workspace_id: str | None, kind: str | None, language: str | None, cursor: str | None
+) -> None:
+    _workspace_call(
+        "sosoapi_research_evidence_list",
+        workspace_id,
+        {"kind": kind, "language": language, "cursor": cursor},
+    )
+
+
+@evidence.command("upload")
+@click.argument("path")
+@WORKSPACE
+@MUTATION
+@click.option("--kind", type=click.Choice(["url_text", "published_captions"]), required=True)
+@click.option("--language", default=None)
+def evidence_upload(
+    path: str, workspace_id: str | None, mutation_id: str | None, kind: str, language: str | None
+) -> None:
+    """Read a local .vtt, .srt, .txt or .html file as evidence."""
+    _workspace_call(
+        "sosoapi_research_evidence_upload",
+        workspace_id,
+        {
+            "mutation_id": _mutation(mutation_id),
+            "path": str(Path(path).resolve()),
+            "kind": kind,
+            "language": language,
+        },
+    )
+
+
+@main.command()
+def whoami() -> None:
+    """Show the token's user, scopes, workspaces and roles."""
+    _call("sosoapi_whoami", {})
 
 
 if __name__ == "__main__":

@@ -351,7 +351,7 @@ async def test_per_origin_concurrency_limit(origin: HTTPSOrigin, make_egress: Ma
         with lock:
             active += 1
             peak = max(peak, active)
-        time.sleep(0.15)
+        time.sleep(0.3)
         with lock:
             active -= 1
         handler.send_response(200)
@@ -367,6 +367,48 @@ async def test_per_origin_concurrency_limit(origin: HTTPSOrigin, make_egress: Ma
     )
     assert all(o.reason is None and o.body == b"ok" for o in outcomes)
     assert peak == 2
+
+
+async def test_process_wide_capacity_bounds_fetches_in_flight(
+    origin: HTTPSOrigin, make_egress: MakeEgress
+) -> None:
+    import asyncio
+
+    active = 0
+    peak = 0
+    lock = threading.Lock()
+
+    def slow(handler: BaseHTTPRequestHandler) -> None:
+        nonlocal active, peak
+        with lock:
+            active += 1
+            peak = max(peak, active)
+        time.sleep(0.2)
+        with lock:
+            active -= 1
+        handler.send_response(200)
+        handler.send_header("Content-Length", "2")
+        handler.end_headers()
+        handler.wfile.write(b"ok")
+
+    origin.routes["/capacity"] = slow
+    egress = make_egress(max_concurrent_fetches=1, per_origin_concurrency=5)
+    outcomes = await asyncio.gather(
+        *(egress.fetch(origin.url("/capacity"), accept=HTML) for _ in range(3))
+    )
+    assert all(o.body == b"ok" for o in outcomes)
+    assert peak == 1
+
+
+async def test_odd_statuses(origin: HTTPSOrigin, make_egress: MakeEgress) -> None:
+    origin.routes["/nocontent"] = Route(b"", status=204, content_type=None)
+    origin.routes["/nolocation"] = Route(b"", status=302)
+    origin.routes["/notmodified"] = Route(b"", status=304)
+    egress = make_egress()
+    empty = await egress.fetch(origin.url("/nocontent"), accept=HTML)
+    assert (empty.reason, empty.body, empty.status_code) == (None, b"", 204)
+    assert (await egress.fetch(origin.url("/nolocation"), accept=HTML)).reason == "unavailable"
+    assert (await egress.fetch(origin.url("/notmodified"), accept=HTML)).reason == "unavailable"
 
 
 async def test_min_interval_spaces_requests_and_rate_limits_past_the_deadline(
@@ -411,3 +453,18 @@ async def test_ipv6_origin(canary: Canary) -> None:
     assert (outcome.reason, outcome.body) == (None, PAGE)
     assert literal.reason == "unsafe_url"  # the certificate does not name ::1
     assert guard.strays == []
+
+
+async def test_redirect_location_in_raw_utf8_is_followed(
+    origin: HTTPSOrigin, make_egress: MakeEgress
+) -> None:
+    def raw_utf8(handler: BaseHTTPRequestHandler) -> None:
+        handler.wfile.write(
+            "HTTP/1.1 302 Found\r\nLocation: /café\r\nContent-Length: 0\r\n\r\n".encode()
+        )
+
+    origin.routes["/utf8"] = raw_utf8
+    origin.routes["/caf%C3%A9"] = Route(PAGE)
+    outcome = await make_egress().fetch(origin.url("/utf8"), accept=HTML)
+    assert (outcome.reason, outcome.body) == (None, PAGE)
+    assert outcome.final_url == origin.url("/caf%C3%A9")

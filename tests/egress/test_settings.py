@@ -35,6 +35,11 @@ def test_full_environment(tmp_path) -> None:
             "SOSOAPI_EGRESS_MAX_BODY_BYTES": "1000",
             "SOSOAPI_EGRESS_TOTAL_TIMEOUT": "2.5",
             "SOSOAPI_EGRESS_PER_ORIGIN_MIN_INTERVAL": "0",
+            "SOSOAPI_EGRESS_PER_ORIGIN_CONCURRENCY": "4",
+            "SOSOAPI_EGRESS_MAX_CONCURRENCY": "8",
+            "SOSOAPI_EGRESS_MAX_REDIRECTS": "3",
+            "SOSOAPI_EGRESS_CONNECT_TIMEOUT": "1.5",
+            "SOSOAPI_EGRESS_READ_TIMEOUT": "4",
         }
     )
     assert [(str(r.network), r.port) for r in settings.allow] == [
@@ -55,6 +60,10 @@ def test_full_environment(tmp_path) -> None:
     assert settings.max_body_bytes == 1000
     assert settings.total_timeout == 2.5
     assert settings.per_origin_min_interval == 0.0
+    assert settings.per_origin_concurrency == 4
+    assert settings.max_concurrent_fetches == 8
+    assert settings.max_redirects == 3
+    assert (settings.connect_timeout, settings.read_timeout) == (1.5, 4.0)
 
 
 def test_empty_unsupported_sources_keeps_the_default_list() -> None:

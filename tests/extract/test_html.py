@@ -28,7 +28,7 @@ def page(body: str, head: str = "", html_attrs: str = "") -> bytes:
     ).encode()
 
 
-EXTRACTORS = pytest.mark.parametrize("extractor", ["trafilatura", "lexbor"])
+EXTRACTORS = pytest.mark.parametrize("extractor", ["trafilatura", "lexbor", "hybrid"])
 
 
 def extract(body: bytes, media_type: str | None = "text/html", **kw: str | None):
@@ -227,14 +227,23 @@ def test_undeclared_cp1252_is_detected() -> None:
     assert extract(charset_page(text, "cp1252")).title == text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="charset.decode_bytes takes charset-normalizer's first guess (cp1257) for short "
-    "undeclared French cp1252; WHATWG says undeclared HTML defaults to windows-1252",
-)
 def test_undeclared_cp1252_french_is_detected() -> None:
+    """charset-normalizer's first guess is cp1257 here; browsers read it as windows-1252."""
     text = "Les élèves déjà présents à l’école reçoivent leurs résultats « très » tôt"
     assert extract(charset_page(text, "cp1252")).title == text
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [
+        ("Zażółć gęślą jaźń, to jest krótki polski tekst o życiu.", "cp1250"),
+        ("Привет, как дела? Это короткий текст на русском языке.", "cp1251"),
+    ],
+)
+def test_undeclared_text_that_is_mojibake_in_cp1252_keeps_the_detected_charset(
+    text: str, encoding: str
+) -> None:
+    assert extract(charset_page(text, encoding)).title == text
 
 
 def test_undecodable_bytes_are_none() -> None:

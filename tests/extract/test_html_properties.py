@@ -15,7 +15,7 @@ ALLOWED_CONDITIONS = {"text_limited", "nodes_limited"}
 
 
 def check(body: bytes, media_type: str | None = "text/html") -> None:
-    for extractor in ("trafilatura", "lexbor"):
+    for extractor in ("trafilatura", "lexbor", "hybrid"):
         doc = extract_text_document(
             body, media_type=media_type, charset=None, content_language=None, extractor=extractor
         )

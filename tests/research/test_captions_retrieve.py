@@ -7,9 +7,10 @@ so "no request was made" is checked, not assumed. Runs on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import dataclasses
+import ipaddress
 import uuid
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ import sqlalchemy as sa
 import sosoapi.app
 from sosoapi.app import Application
 from sosoapi.egress.gate import Egress
+from sosoapi.egress.settings import EgressSettings
 from sosoapi.store.tables import evidence_revisions
 from tests.support.contract import assert_valid_output
 from tests.support.hostile import Canary, DialGuard, MapResolver
@@ -39,22 +41,47 @@ Second &amp; last
 VTT_TEXT = "Ada: Hello there\nSecond & last"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def canary() -> Iterator[Canary]:
     with Canary() as listener:
         yield listener
 
 
+@pytest.fixture(scope="module")
+def shared_origin() -> Iterator[HTTPSOrigin]:
+    with HTTPSOrigin() as server:
+        yield server
+
+
+@pytest.fixture
+def origin(shared_origin: HTTPSOrigin) -> HTTPSOrigin:
+    """One origin for the module (stopping a TLS server costs ~0.5 s), emptied per test."""
+    shared_origin.routes.clear()
+    shared_origin.hits.clear()
+    shared_origin.connections = 0
+    return shared_origin
+
+
+@pytest.fixture
+def body_limit() -> int | None:
+    """The gate's body bound for a test (None: the default 5 MiB)."""
+    return None
+
+
 @pytest.fixture(autouse=True)
 def guard(
-    monkeypatch: pytest.MonkeyPatch, origin: HTTPSOrigin, canary: Canary
+    monkeypatch: pytest.MonkeyPatch, origin: HTTPSOrigin, canary: Canary, body_limit: int | None
 ) -> Iterator[DialGuard]:
     """Watch every dial of the application's egress gate (installed before it is built)."""
     dial_guard = DialGuard([("127.0.0.1", origin.port)], canary)
-    resolver = MapResolver(None, {INTERNAL: canary.address.__class__("127.0.0.2")})
-    monkeypatch.setattr(
-        sosoapi.app, "Egress", partial(Egress, resolver=resolver, network_backend=dial_guard)
-    )
+    resolver = MapResolver(None, {INTERNAL: ipaddress.ip_address("127.0.0.2")})
+
+    def watched_egress(settings: EgressSettings) -> Egress:
+        if body_limit is not None:
+            settings = dataclasses.replace(settings, max_body_bytes=body_limit)
+        return Egress(settings, resolver=resolver, network_backend=dial_guard)
+
+    monkeypatch.setattr(sosoapi.app, "Egress", watched_egress)
     yield dial_guard
     assert dial_guard.strays == [], f"dials outside the origin: {dial_guard.strays}"
     assert canary.connections == 0
@@ -166,8 +193,11 @@ async def test_subrip_served_under_each_subrip_type_is_ready(
 
 
 @pytest.mark.parametrize(
-    ("body", "caption_format"),
-    [(VTT, "webvtt"), ((DATA / "srt" / "ascii.srt").read_bytes(), "subrip")],
+    ("body", "caption_format", "text"),
+    [
+        (VTT, "webvtt", VTT_TEXT),
+        ((DATA / "srt" / "ascii.srt").read_bytes(), "subrip", "ascii\noh look\nascii everywhere"),
+    ],
 )
 async def test_caption_file_served_as_text_plain_is_sniffed(
     application: Application,
@@ -175,14 +205,17 @@ async def test_caption_file_served_as_text_plain_is_sniffed(
     origin: HTTPSOrigin,
     body: bytes,
     caption_format: str,
+    text: str,
 ) -> None:
     url = serve(origin, "/captions.txt", body, "text/plain; charset=utf-8")
     result, evidence = await retrieve(application, owner, url)
     assert outcome(result) == ("ready", None, [])
-    assert result["provenance"]["mime_type"] == "text/plain"
-    assert result["provenance"]["caption_format"] == caption_format
-    assert result["provenance"]["content_kind"] == "published_caption_file"
-    assert len(result["segments"]) in (2, 3) and evidence is not None
+    assert result["text"] == text
+    provenance = result["provenance"]
+    assert (provenance["mime_type"], provenance["caption_format"]) == ("text/plain", caption_format)
+    assert provenance["content_kind"] == "published_caption_file"
+    assert provenance["source_url"] == url
+    assert evidence is not None
 
 
 @pytest.mark.parametrize("content_type", ["text/plain; charset=utf-8", None])
@@ -346,6 +379,33 @@ async def test_a_cue_longer_than_the_segment_bound_is_cut_with_text_limited(
     assert len(result["text"]) <= 20_000
 
 
+async def test_joined_text_over_the_bound_is_cut_but_every_segment_stays_whole(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    lines = [f"cue {i} " + "x" * 990 for i in range(30)]  # 30 cues of ~1,000 characters
+    body = cue_file(*((f"00:{i:02}.000", f"00:{i:02}.500", line) for i, line in enumerate(lines)))
+    url = serve(origin, "/wordy.vtt", body, "text/vtt")
+    result, evidence = await retrieve(application, owner, url)
+    assert outcome(result) == ("partial", "text_limited", [])
+    assert [s["text"] for s in result["segments"]] == lines
+    assert len(result["text"]) <= 20_000 and "\n".join(lines).startswith(result["text"])
+    assert evidence is not None
+
+
+@pytest.mark.parametrize("body_limit", [400])
+async def test_a_caption_file_over_the_body_bound_keeps_the_cues_of_its_prefix(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin, body_limit: int
+) -> None:
+    cues = [(f"00:{i:02}.000", f"00:{i:02}.500", f"line {i}") for i in range(40)]
+    url = serve(origin, "/big.vtt", cue_file(*cues), "text/vtt")
+    result, evidence = await retrieve(application, owner, url)
+    assert outcome(result) == ("partial", "response_too_large", [])
+    kept = segments(result)
+    assert 5 < len(kept) < 40
+    assert kept[:-1] == [(i * 1000, i * 1000 + 500, f"line {i}") for i in range(len(kept) - 1)]
+    assert evidence is not None
+
+
 # --- pages with <track> -----------------------------------------------------------------
 
 TRACKS = (
@@ -452,6 +512,40 @@ async def test_en_gb_never_matches_en_us_and_no_track_is_fetched(
     assert evidence is None
 
 
+async def test_a_regional_ask_matches_the_bare_language_track(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    serve(origin, "/en.srt", (DATA / "srt" / "ascii.srt").read_bytes(), "application/x-subrip")
+    url = serve(
+        origin,
+        "/page",
+        page('<track src="/media/en-us.vtt" srclang=en-US>', '<track src="en.srt" srclang=en>'),
+        "text/html",
+    )
+    result, _ = await retrieve(application, owner, url, language="en-AU")
+    assert outcome(result) == ("ready", None, [])
+    provenance = result["provenance"]
+    assert (provenance["source_url"], provenance["caption_format"]) == (
+        origin.url("/en.srt"),
+        "subrip",
+    )
+    assert (provenance["mime_type"], provenance["language"]) == ("application/x-subrip", "en")
+
+
+async def test_source_url_is_the_caption_file_after_redirects(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    serve(origin, "/files/v2/en.vtt", VTT, "text/vtt")
+    origin.routes["/go/en.vtt"] = Route(
+        status=302, content_type=None, headers={"Location": "/files/v2/en.vtt"}
+    )
+    url = serve(origin, "/page", page('<track src="go/en.vtt" srclang=en>'), "text/html")
+    result, _ = await retrieve(application, owner, url)
+    assert outcome(result) == ("ready", None, [])
+    assert result["provenance"]["source_url"] == origin.url("/files/v2/en.vtt")
+    assert (origin.hits["/go/en.vtt"], origin.hits["/files/v2/en.vtt"]) == (1, 1)
+
+
 async def test_chapters_track_is_not_a_caption_track(
     application: Application, owner: tuple[str, str], origin: HTTPSOrigin
 ) -> None:
@@ -473,6 +567,17 @@ async def test_page_without_tracks_is_no_captions_with_its_metadata(
     assert (provenance["source_url"], provenance["mime_type"]) == (url, "text/html")
     assert (provenance["language"], provenance["language_source"]) == ("en", "publisher_declared")
     assert evidence is None
+
+
+@pytest.mark.parametrize("body_limit", [400])
+async def test_page_cut_at_the_body_bound_before_its_tracks_proves_no_absence(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin, body_limit: int
+) -> None:
+    filler = "<p>" + "padding " * 100 + "</p>"
+    url = serve(origin, "/long-page", page(filler, '<track src="late.vtt">'), "text/html")
+    result, _ = await retrieve(application, owner, url)
+    assert outcome(result) == ("unavailable", "response_too_large", [])
+    assert origin.hits["/late.vtt"] == 0
 
 
 async def test_page_without_tracks_or_metadata_is_no_captions_and_nothing_else(
@@ -545,6 +650,8 @@ async def test_track_pointing_at_a_blocked_address_is_blocked_without_a_request(
         ("my subs/en cc.vtt", "/course/my%20subs/en%20cc.vtt"),
         ("sous-titres/français.vtt", "/course/sous-titres/fran%C3%A7ais.vtt"),
         ("/st/\u5b57\u5e55.vtt?v=a b", "/st/%E5%AD%97%E5%B9%95.vtt"),
+        ("subs\\en.vtt", "/course/subs/en.vtt"),  # WHATWG: a backslash is a slash
+        ("100%.vtt", "/course/100%25.vtt"),
     ],
 )
 async def test_track_src_with_spaces_or_non_ascii_is_percent_encoded(
@@ -558,6 +665,17 @@ async def test_track_src_with_spaces_or_non_ascii_is_percent_encoded(
     assert source_url.startswith(origin.url(path))
     assert source_url.isascii() and " " not in source_url
     assert origin.hits[path] == 1
+
+
+async def test_a_track_url_longer_than_the_contract_allows_is_unsupported_source(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    path = "/" + "a" * 2100 + ".vtt"
+    serve(origin, path, VTT, "text/vtt")
+    url = serve(origin, "/page", page(f'<track src="{path}">'), "text/html")
+    result, evidence = await retrieve(application, owner, url)
+    assert outcome(result) == ("unsupported", "unsupported_source", [])
+    assert result["provenance"]["source_url"] is None and evidence is None
 
 
 # --- replay and evidence ----------------------------------------------------------------
@@ -581,3 +699,5 @@ async def test_replay_never_fetches_again_and_same_captions_reuse_the_revision(
     with application.store.db.read() as conn:
         total = conn.execute(sa.select(sa.func.count()).select_from(evidence_revisions))
         assert total.scalar_one() == 2
+    english = await call(application, token, args(workspace_id, url, language="en"))
+    assert english["evidence"]["evidence_id"] != first["evidence"]["evidence_id"]

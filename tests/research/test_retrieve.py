@@ -11,7 +11,6 @@ import sqlalchemy as sa
 
 from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError
-from sosoapi.store.receipts import NewMutation
 from sosoapi.store.tables import evidence_revisions, mutations, retrievals
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
@@ -31,7 +30,7 @@ def args(workspace_id: str, url: str, **extra: str) -> dict[str, str]:
 
 
 async def call(app: Application, token: str, arguments: dict) -> dict:
-    outcome = await app.research.call(TOOL, token, arguments)
+    outcome = await app.research.call(TOOL, token, arguments, transport="http")
     data = outcome.output.wire()
     assert_valid_output(TOOL, data)
     return data["retrieval"]
@@ -177,20 +176,16 @@ async def test_slow_read_returns_an_open_receipt_then_the_outcome(
 
 
 def _claim(app: Application, workspace_id: str, url: str, valid_until: datetime) -> tuple[str, str]:
-    mutation_id, retrieval_id = str(uuid.uuid4()), str(uuid.uuid4())
-    now = datetime.now(UTC)
-    arguments = {"url": url, "kind": "url_text", "language": None}
-    from sosoapi.research.evidence import canonical_json
-    from sosoapi.research.receipts import fingerprint
+    """A pending receipt as a crashed instance would leave it: claimed, never started."""
+    from sosoapi.research.mutations import new_mutation
 
-    key = NewMutation(
-        workspace_id,
-        mutation_id,
+    mutation_id, retrieval_id = str(uuid.uuid4()), str(uuid.uuid4())
+    arguments = {"url": url, "kind": "url_text", "language": None}
+    key = new_mutation(
         TOOL,
-        fingerprint(TOOL, arguments),
-        canonical_json(arguments),
+        {**arguments, "workspace_id": workspace_id, "mutation_id": mutation_id},
         None,
-        now,
+        datetime.now(UTC),
     )
     assert app.store.receipts.claim_retrieval(key, retrieval_id, "url_text", url, None, valid_until)
     return mutation_id, retrieval_id

@@ -145,3 +145,63 @@ def test_protected_resource_metadata_for_mcp(served: ServeProcess) -> None:
     metadata = httpx.get(served.base + "/.well-known/oauth-protected-resource/mcp", timeout=10)
     assert metadata.status_code == 200
     assert metadata.json()["resource"].endswith("/mcp")
+
+
+def test_upload_does_not_exist_over_http(served: ServeProcess, initialised: dict[str, str]) -> None:
+    spec = httpx.get(served.base + "/openapi.json", timeout=10).json()
+    assert not any("upload" in path for path in spec["paths"])
+    assert "/research-api/projects/create" in spec["paths"]
+    response = httpx.post(
+        served.base + "/research-api/evidence/upload",
+        json={},
+        headers=auth(initialised["SOSOAPI_TOKEN"]),
+        timeout=10,
+    )
+    assert response.status_code in (401, 404, 405)  # no such route (the MCP mount answers)
+
+
+def test_the_loop_over_http_names_the_corpus_revision(
+    served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
+) -> None:
+    headers = auth(initialised["SOSOAPI_TOKEN"])
+    ws = initialised["WORKSPACE_ID"]
+
+    def post(path: str, **payload: object) -> httpx.Response:
+        response = httpx.post(
+            served.base + "/research-api/" + path,
+            json={"workspace_id": ws, **payload},
+            headers=headers,
+            timeout=30,
+        )
+        assert response.status_code == 200, response.text
+        return response
+
+    receipt = post(
+        "evidence/retrieve",
+        url=origin.url(next(iter(pages))),
+        kind="url_text",
+        mutation_id=str(uuid.uuid4()),
+    ).json()
+    evidence_id = receipt["retrieval"]["evidence"]["evidence_id"]
+    project = post("projects/create", mutation_id=str(uuid.uuid4()), title="Over HTTP").json()[
+        "project"
+    ]
+    post(
+        "projects/add-sources",
+        mutation_id=str(uuid.uuid4()),
+        project_id=project["id"],
+        evidence_ids=[evidence_id],
+    )
+    sealed = post("corpora/seal", mutation_id=str(uuid.uuid4()), project_id=project["id"])
+    assert sealed.headers["corpus-revision"] == "1"
+    corpus_id = sealed.json()["snapshot"]["id"]
+    read = post("corpora/get", id=corpus_id)
+    assert read.headers["corpus-revision"] == "1"
+    assert_valid_output("sosoapi_research_corpora_get", read.json())
+    assert read.json()["snapshot"]["evidence"] == [{"evidence_id": evidence_id, "revision": 1}]
+    got = post("evidence/get", evidence_id=evidence_id).json()
+    assert_valid_output("sosoapi_research_evidence_get", got)
+    whoami = httpx.post(
+        served.base + "/research-api/whoami", json={}, headers=headers, timeout=10
+    ).json()
+    assert whoami["workspaces"][0]["id"] == ws

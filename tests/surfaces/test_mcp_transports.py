@@ -29,10 +29,17 @@ def arguments(env: dict[str, str], url: str) -> dict[str, str]:
 
 
 async def exercise(
-    client: mcp.Client, env: dict[str, str], origin: HTTPSOrigin, path: str, schemas: bool
+    client: mcp.Client,
+    env: dict[str, str],
+    origin: HTTPSOrigin,
+    path: str,
+    schemas: bool,
+    transport: str,
 ) -> None:
     listed = {t.name: t for t in (await client.list_tools()).tools}
     assert listed[RETRIEVE].input_schema == tool(RETRIEVE)["inputSchema"]
+    upload = "sosoapi_research_evidence_upload"
+    assert (upload in listed) is (transport == "stdio")  # a remote caller never names a path
     assert (listed[RETRIEVE].output_schema is not None) is schemas
     call = arguments(env, origin.url(path))
     first = await client.call_tool(RETRIEVE, call)
@@ -54,7 +61,7 @@ async def test_stdio_subprocess(
     env = {**os.environ, **initialised, "SOSOAPI_OUTPUT_SCHEMAS": "1" if schemas else "0"}
     params = StdioServerParameters(command=SOSOAPI, args=["mcp"], env=env)
     async with mcp.Client(params, mode=mode) as client:
-        await exercise(client, initialised, origin, next(iter(pages)), schemas)
+        await exercise(client, initialised, origin, next(iter(pages)), schemas, "stdio")
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -65,7 +72,7 @@ async def test_streamable_http(
     async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
         transport = streamable_http_client(served.base + "/mcp", http_client=http)
         async with mcp.Client(transport, mode=mode) as client:
-            await exercise(client, initialised, origin, next(iter(pages)), False)
+            await exercise(client, initialised, origin, next(iter(pages)), False, "http")
 
 
 @pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
@@ -77,7 +84,7 @@ async def test_streamable_http_with_output_schemas(
         async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
             transport = streamable_http_client(server.base + "/mcp", http_client=http)
             async with mcp.Client(transport) as client:
-                await exercise(client, initialised, origin, next(iter(pages)), True)
+                await exercise(client, initialised, origin, next(iter(pages)), True, "http")
 
 
 @pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)

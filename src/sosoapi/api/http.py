@@ -65,7 +65,9 @@ def _route(application: Application, tool: str, metadata_url: str):
                     raise invalid_input(
                         f"The request body is not JSON ({exc}); send a JSON object."
                     ) from None
-            outcome = await application.research.call(tool, _bearer(request), arguments)
+            outcome = await application.research.call(
+                tool, _bearer(request), arguments, transport="http"
+            )
         except ServiceError as error:
             log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)
             return problem_response(error, request.url.path, metadata_url)
@@ -139,6 +141,8 @@ def create_http_app(application: Application, *, host: str, port: int, profile: 
         return {"status": "ok", "version": __version__}
 
     for name, contract in visible_tools("full", "http").items():
+        if "api_operation" not in contract:
+            continue
         api.add_api_route(
             contract["api_operation"],
             _route(application, name, metadata_url),

@@ -188,3 +188,140 @@ class Snapshot(Wire):
 
 class CorporaGetOutput(Wire):
     snapshot: Snapshot
+
+
+# --- the rest of the research loop (SPEC section 6) -------------------------------------
+
+Title = Annotated[str, Field(min_length=1, max_length=200)]
+Note = Annotated[str, Field(min_length=1, max_length=100)]
+Cursor = Annotated[str, Field(min_length=1, max_length=512)]
+Limit = Annotated[int, Field(ge=1, le=200)]
+Role = Literal["owner", "editor", "viewer"]
+
+
+class EvidenceGetInput(Wire):
+    workspace_id: UUIDStr
+    evidence_id: UUIDStr
+    revision: Revision | None = None
+
+
+class Evidence(Wire):
+    id: UUIDStr
+    workspace_id: UUIDStr
+    revision: Revision
+    latest_revision: Revision
+    kind: Kind
+    text: Annotated[str, Field(max_length=20_000)]
+    title: Annotated[str, Field(min_length=1, max_length=200)] | None
+    description: Annotated[str, Field(min_length=1, max_length=2_000)] | None
+    segments: Annotated[list[Segment], Field(max_length=1_000)]
+    provenance: Provenance
+    content_digest: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    created_at: Timestamp
+
+
+class EvidenceGetOutput(Wire):
+    evidence: Evidence
+
+
+class EvidenceListInput(Wire):
+    workspace_id: UUIDStr
+    kind: Kind | None = None
+    language: str | None = None
+    cursor: Cursor | None = None
+    limit: Limit = 50
+
+
+class EvidenceItem(Wire):
+    id: UUIDStr
+    kind: Kind
+    source_url: str | None
+    language: str | None
+    title: Annotated[str, Field(min_length=1, max_length=200)] | None
+    latest_revision: Revision
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class EvidenceListOutput(Wire):
+    items: list[EvidenceItem]
+    next_cursor: Cursor | None
+
+
+class UploadInput(Wire):
+    workspace_id: UUIDStr
+    mutation_id: UUIDStr
+    path: Annotated[str, Field(min_length=1, max_length=4096)]
+    kind: Kind
+    language: str | None = None
+
+
+class ProjectSource(Wire):
+    kind: Literal["evidence", "missing_note"]
+    evidence_id: UUIDStr | None
+    note: Note | None
+    added_at: Timestamp
+
+
+class Project(Wire):
+    id: UUIDStr
+    workspace_id: UUIDStr
+    title: Title
+    revision: Revision
+    sources: list[ProjectSource]
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class ProjectOutput(Wire):
+    project: Project
+
+
+class ProjectItem(Wire):
+    id: UUIDStr
+    workspace_id: UUIDStr
+    title: Title
+    revision: Revision
+    source_count: Annotated[int, Field(ge=0)]
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class ProjectListOutput(Wire):
+    items: list[ProjectItem]
+    next_cursor: Cursor | None
+
+
+class SealOutput(Wire):
+    snapshot: Snapshot
+    revision: Revision
+
+
+class CorpusItem(Wire):
+    id: UUIDStr
+    project_id: UUIDStr
+    latest_revision: Revision
+    project_revision: Revision
+    coverage: Coverage
+    evidence_count: Annotated[int, Field(ge=0, le=500)]
+    sealed_at: Timestamp
+
+
+class CorporaListOutput(Wire):
+    items: list[CorpusItem]
+    next_cursor: Cursor | None
+
+
+class WhoamiWorkspace(Wire):
+    id: UUIDStr
+    name: str
+    role: Role
+    research_enabled: bool
+
+
+class WhoamiOutput(Wire):
+    user_id: UUIDStr
+    user_name: str
+    token_id: UUIDStr
+    scopes: list[str]
+    workspaces: list[WhoamiWorkspace]

@@ -258,9 +258,17 @@ def _header_reader(headers: list[tuple[bytes, bytes]]) -> Callable[[str], str | 
         values = [v for k, v in headers if k.decode("latin-1").lower() == name]
         if not values:
             return None
-        return ", ".join(v.decode("latin-1").strip() for v in values)
+        return ", ".join(_decode_header(v).strip() for v in values)
 
     return read
+
+
+def _decode_header(value: bytes) -> str:
+    """UTF-8 as browsers read Location, else Latin-1 (HTTP's historical charset)."""
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return value.decode("latin-1")
 
 
 def _content_length(value: str | None) -> int | None:

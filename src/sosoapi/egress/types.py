@@ -17,8 +17,15 @@ class FetchOutcome:
 
     `reason` is None when a 2xx body was read (fully, or a bounded prefix when
     `truncated`). Otherwise it is one contract reason code: `unsafe_url`,
-    `unsupported_source`, `not_found`, `access_denied`, `login_required`, `rate_limited`,
-    `timeout`, `egress_unavailable`, `unavailable`, `response_too_large`, `source_partial`.
+    `unsupported_source`, `unsupported_media`, `not_found`, `access_denied`,
+    `login_required`, `rate_limited`, `timeout`, `egress_unavailable`, `unavailable`.
+
+    With reason None, two flags qualify the body: `truncated` (the source was larger
+    than the cap; `body` is the first `max_body_bytes` decoded bytes: the caller reports
+    `response_too_large`, partial if the prefix was usable, else unavailable) and
+    `short_body` (the origin closed before Content-Length or the last chunk; `body` is
+    the prefix received: the caller reports `source_partial`). `content_type` is the
+    Content-Type header as sent (None when absent: sniff).
     """
 
     reason: str | None

@@ -40,20 +40,35 @@ def parse_caption_bytes(
     server misconfiguration) is read as SubRip, but a body starting `WEBVTT` is always a
     WebVTT attempt judged by its signature (`WEBVTTX` is invalid, not SubRip). A body
     that sniffs as neither format is still parsed by its declared caption type, which
-    reports it invalid. WebVTT is always UTF-8 whatever the charset label (W3C file
-    parsing), and the parser itself removes the one BOM the decoder would.
+    reports it invalid.
     """
     if body.removeprefix(codecs.BOM_UTF8).startswith(b"WEBVTT"):
-        return parse_webvtt(body.decode("utf-8", errors="replace"))
+        return parse_webvtt(_webvtt_text(body, charset))
     text = decode_bytes(body, charset)
     if text is None:
         return None
     sniffed = sniff_caption_format(text)
     if sniffed == "webvtt" or (sniffed is None and media_type in _WEBVTT_TYPES):
-        return parse_webvtt(body.decode("utf-8", errors="replace"))
+        return parse_webvtt(_webvtt_text(body, charset))
     if sniffed == "subrip" or media_type in _SUBRIP_TYPES:
         return parse_subrip(text)
     return None
+
+
+def _webvtt_text(body: bytes, charset: str | None) -> str:
+    """WebVTT is UTF-8 whatever the label says (W3C file parsing), so a UTF-8 file served
+    as `charset=iso-8859-1` reads right; only a body that is not UTF-8 at all falls back
+    to the charset rules, where a browser would show U+FFFD. The BOM stays in the text:
+    the parser removes exactly one, as the decoder would, so a second BOM stays invalid.
+    """
+    if not body.startswith(codecs.BOM_UTF8):
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError:
+            legacy = decode_bytes(body, charset)
+            if legacy is not None:
+                return legacy
+    return body.decode("utf-8", errors="replace")
 
 
 def cues_to_document(file: CaptionFile) -> CaptionDocument:

@@ -6,6 +6,8 @@ import codecs
 import re
 
 import charset_normalizer
+from charset_normalizer.md import mess_ratio
+from charset_normalizer.utils import is_multi_byte_encoding
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -17,6 +19,9 @@ _BOMS = (
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_\-:.]+)""", re.IGNORECASE
 )
+_DETECT_BYTES = 200_000
+# cp1252 wins over a single-byte best guess whose mess ratio is at most this much lower.
+_CP1252_MARGIN = 0.1
 # WHATWG: these labels decode as windows-1252 in browsers.
 _ALIASES = {"iso-8859-1": "cp1252", "latin1": "cp1252", "us-ascii": "cp1252", "ascii": "cp1252"}
 
@@ -54,7 +59,22 @@ def decode_bytes(body: bytes, declared: str | None = None, *, html: bool = False
         return body.decode("utf-8")
     except UnicodeDecodeError:
         pass
-    best = charset_normalizer.from_bytes(body[:200_000]).best()
+    best = charset_normalizer.from_bytes(body[:_DETECT_BYTES]).best()
     if best is None:
         return None
+    if _prefer_cp1252(body, best.encoding, best.chaos):
+        return body.decode("cp1252")
     return body.decode(best.encoding, errors="replace")
+
+
+def _prefer_cp1252(body: bytes, guess: str, guess_mess: float) -> bool:
+    """Browsers read undeclared pages as windows-1252: keep that reading when the detector's
+    single-byte guess is no clearly better text (short Latin text fits several code pages).
+    """
+    if guess == "cp1252" or is_multi_byte_encoding(guess):
+        return False
+    try:
+        text = body[:_DETECT_BYTES].decode("cp1252")
+    except UnicodeDecodeError:
+        return False
+    return mess_ratio(text) <= guess_mess + _CP1252_MARGIN

@@ -10,7 +10,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html_bounds import bound_markup
-from sosoapi.extract.html_main import main_text
+from sosoapi.extract.html_main import extract_main
 from sosoapi.extract.html_meta import read_metadata
 from sosoapi.extract.html_trafilatura import trafilatura_text
 from sosoapi.extract.language import normalize_language
@@ -26,9 +26,10 @@ _MARKUP_START = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _SNIFF_BYTES = 1024
-# trafilatura stays the default until our Lexbor extractor matches its F1 on
-# extraction-dev (bench/README_extraction.md has the measured figures).
-MainTextExtractor = Literal["trafilatura", "lexbor"]
+# "lexbor" is our own extractor alone; "hybrid" is ours, with trafilatura run only on pages
+# where ours is unsure of its container (about a fifth of extraction-dev); "trafilatura"
+# runs trafilatura on every page. bench/README_extraction.md has the measured figures.
+MainTextExtractor = Literal["hybrid", "lexbor", "trafilatura"]
 DEFAULT_EXTRACTOR: MainTextExtractor = "trafilatura"
 
 
@@ -72,9 +73,7 @@ def _html_document(
     bounded = bound_markup(markup)
     tree = LexborHTMLParser(bounded.markup, scripting=True)
     meta = read_metadata(tree, content_language=content_language, url=url)
-    lexbor = extractor == "lexbor"
-    main = main_text(tree) if lexbor else trafilatura_text(bounded.markup, url=url)
-    text, limited = cut_text(main, TEXT_MAX)
+    text, limited = cut_text(_main_text(tree, bounded.markup, url, extractor), TEXT_MAX)
     conditions = tuple(
         name
         for name, hit in (("text_limited", limited), ("nodes_limited", bounded.nodes_limited))
@@ -87,6 +86,18 @@ def _html_document(
         language=meta.language,
         conditions=conditions,
     )
+
+
+def _main_text(
+    tree: LexborHTMLParser, markup: str, url: str | None, extractor: MainTextExtractor
+) -> str:
+    """The main text by the chosen algorithm (runs after metadata: ours edits the tree)."""
+    if extractor == "trafilatura":
+        return trafilatura_text(markup, url=url)
+    ours = extract_main(tree)
+    if extractor == "lexbor" or ours.confident:
+        return ours.text
+    return trafilatura_text(markup, url=url) or ours.text
 
 
 def _looks_like_markup(body: bytes) -> bool:

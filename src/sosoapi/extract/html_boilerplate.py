@@ -62,6 +62,7 @@ def prune_furniture(container: LexborNode) -> None:
     """Remove navigation, asides, footers, comments, banners and hidden parts in place."""
     total = len(container.text(deep=True))
     paragraphs = paragraph_chars(container)
+    unlinked = unlinked_chars(container)
     # Reverse document order removes descendants before their ancestors, so no node is
     # touched after an ancestor's removal freed it.
     for node in reversed(container.css(FURNITURE_SELECTOR)):
@@ -73,9 +74,8 @@ def prune_furniture(container: LexborNode) -> None:
             share = len(node.text(deep=True)) / total
             if share > _MAX_FURNITURE_SHARE:
                 continue
-            if share > _CHECK_SHARE and paragraphs:
-                if paragraph_chars(node) > _MAX_FURNITURE_SHARE * paragraphs:
-                    continue
+            if share > _CHECK_SHARE and _holds_the_prose(node, paragraphs, unlinked):
+                continue
         node.decompose()
 
 
@@ -83,3 +83,16 @@ def paragraph_chars(node: LexborNode) -> int:
     """Characters in the node's `<p>` elements long enough to be prose."""
     lengths = (len(p.text(deep=True, strip=True)) for p in node.css("p"))
     return sum(length for length in lengths if length >= _PARAGRAPH_MIN)
+
+
+def unlinked_chars(node: LexborNode) -> int:
+    """Characters of text outside links: prose, where menus and link boxes have little."""
+    linked = sum(len(a.text(deep=True)) for a in node.css("a"))
+    return max(len(node.text(deep=True)) - linked, 0)
+
+
+def _holds_the_prose(node: LexborNode, paragraphs: int, unlinked: int) -> bool:
+    """Most of the container's paragraphs or unlinked text is inside `node`."""
+    if paragraphs and paragraph_chars(node) > _MAX_FURNITURE_SHARE * paragraphs:
+        return True
+    return bool(unlinked) and unlinked_chars(node) > _MAX_FURNITURE_SHARE * unlinked

@@ -1,11 +1,17 @@
 """Our main-content extractor: container choice, furniture pruning, block filtering.
 
 1. Drop markup that is never text, then pick the content container: the first of the
-   well-known article selectors (as trafilatura's BODY_XPATH) that holds enough text,
-   else the element that collects the most paragraph text (as readability).
+   well-known article selectors (as trafilatura's BODY_XPATH) that holds enough text and
+   does not sit in furniture (a comment thread, related links, a dialog), else the
+   element that collects the most paragraph text (as readability).
 2. Prune furniture inside it (html_boilerplate).
 3. Walk it once, iteratively, into blocks (paragraphs, headings, list items, table rows)
    with their link share, and drop link lists and short link-dominated blocks.
+4. Judge short blocks by their context (as jusText): a short heading needs content after
+   it, a short paragraph content on both sides, and short blocks after the last
+   substantial paragraph label what follows the text (related links, share bars, tags).
+5. Say how sure the result is: a container holding little of the page's prose, or a
+   short text cut from a page with much more text, is a guess (`MainText.confident`).
 The walk is bounded by the pre-scan's node bound; nothing here is quadratic in depth.
 """
 
@@ -16,7 +22,7 @@ from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from sosoapi.extract.html_boilerplate import NON_TEXT_TAGS, prune_furniture
+from sosoapi.extract.html_boilerplate import NON_TEXT_TAGS, paragraph_chars, prune_furniture
 
 # In order of trust; the first that holds enough text wins.
 _CONTAINER_SELECTORS = (
@@ -36,8 +42,15 @@ _SIBLING_SHARE = 0.3
 # A container holding less than this share of the page's paragraph text grows upwards.
 _GROW_SHARE = 0.7
 _GROW_STEPS = 4
-_PARAGRAPH_MIN = 80
 _SCORED_BLOCKS = "p, pre, td, blockquote, div, section, dd, li, span, font"
+# A class or id token that starts with one of these words names furniture
+# ("comment-list", "related_posts", "login-modal"), unlike "has-sidebar" or "commentary".
+_FURNITURE_NAME = re.compile(
+    r"(?:^|\s)(?:comments?|commentlist|related|login|modal|dialog|sidebar|teasers?|popup"
+    r"|newsletter|recommend\w*|footer)(?:$|\s|[-_])",
+    re.IGNORECASE,
+)
+_FURNITURE_ANCESTOR_TAGS = frozenset({"aside", "footer", "nav"})
 
 _BLOCK_TAGS = frozenset(
     {
@@ -59,6 +72,17 @@ _DROPPED = "dropped"
 # A short block that is a date or a time stamp is a byline or a comment header.
 _STAMP = re.compile(r"\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}:\d{2}\b")
 _STAMP_MAX = 40
+# Headings and paragraphs shorter than this are judged by their neighbours.
+_SHORT = 50
+# The text ends with its last block of at least _GOOD_BLOCK characters, or with longer
+# blocks than _SHORT_TAIL after it.
+_GOOD_BLOCK = 120
+_SHORT_TAIL = 60
+
+# Below these the container choice is a guess (tuned on the even half of extraction-dev).
+_SURE_CONTAINER_SHARE = 0.5
+_SURE_LENGTH = 1000
+_SURE_TEXT_SHARE = 0.25
 
 
 @dataclass(slots=True)
@@ -73,25 +97,56 @@ class Block:
         return _SPACE.sub(" ", "".join(self.parts)).strip()
 
 
+@dataclass(frozen=True, slots=True)
+class MainText:
+    """The main text, and the measures that say whether the container choice is sound."""
+
+    text: str
+    # Share of the page's prose paragraphs inside the chosen containers.
+    container_share: float
+    # Length of the text against the length of all text on the page.
+    text_share: float
+
+    @property
+    def confident(self) -> bool:
+        """False when the text likely misses content: a fallback extractor should try."""
+        if self.container_share < _SURE_CONTAINER_SHARE:
+            return False
+        return len(self.text) >= _SURE_LENGTH or self.text_share >= _SURE_TEXT_SHARE
+
+
 def main_text(tree: LexborHTMLParser) -> str:
     """The page's main content: blank-line paragraphs, one line per heading/item/row."""
+    return extract_main(tree).text
+
+
+def extract_main(tree: LexborHTMLParser) -> MainText:
+    """The page's main content, with how sure the container choice is. Edits `tree`."""
     body = tree.body
     if body is None:
-        return ""
+        return MainText("", 1.0, 1.0)
     tree.strip_tags(NON_TEXT_TAGS, recursive=True)
+    page_chars = len(body.text(deep=True, strip=True))
+    page_prose = paragraph_chars(body)
+    containers = _containers(body, page_prose)
+    inside = sum(paragraph_chars(node) for node in containers)
     blocks: list[tuple[str, str]] = []
-    for container in _containers(body):
+    for container in containers:
         prune_furniture(container)
         blocks.extend(_blocks(container))
     if sum(len(text) for text, kind in blocks if kind != _DROPPED) < _CONTAINER_MIN_CHARS:
         prune_furniture(body)
         blocks = _blocks(body)
-    return _join(blocks)
+    text = _join(blocks)
+    return MainText(
+        text=text,
+        container_share=inside / page_prose if page_prose else 1.0,
+        text_share=len(text) / page_chars if page_chars else 1.0,
+    )
 
 
-def _containers(body: LexborNode) -> list[LexborNode]:
+def _containers(body: LexborNode, page_prose: int) -> list[LexborNode]:
     """The content containers in document order: the best selector's substantial matches."""
-    total = _paragraph_chars(body)
     for selector in _CONTAINER_SELECTORS:
         found = [
             (node, len(node.text(deep=True, strip=True)))
@@ -103,66 +158,35 @@ def _containers(body: LexborNode) -> list[LexborNode]:
             continue
         floor = max(length for _, length in found) * _SIBLING_SHARE
         chosen = _outermost([node for node, length in found if length >= floor])
-        if total and sum(_paragraph_chars(n) for n in chosen) < _TIER_SHARE * total:
-            continue
-        return _grow(chosen, body)
-    return _grow([_densest(body)], body)
+        return _grow(chosen, page_prose)
+    return _grow([_densest(body)], page_prose)
 
 
-# A class or id token that starts with one of these words names furniture
-# ("comment-list", "related_posts", "login-modal"), unlike "has-sidebar" or "commentary".
-_FURNITURE_ANCESTOR = re.compile(
-    r"(?:^|\s)(?:comments?|commentlist|related|login|modal|dialog|sidebar|teasers?|popup"
-    r"|newsletter|recommend\w*|footer)(?:$|\s|[-_])",
-    re.IGNORECASE,
-)
-_TIER_SHARE = float(__import__("os").environ.get("TIER_SHARE", "0.3"))
-
-
-def _in_furniture(node: LexborNode) -> bool:
+def _in_furniture(node: LexborNode | None) -> bool:
     """The node sits in (or is) a comment thread, a related-links box, a dialog or a footer."""
     while node is not None and node.tag not in ("body", "html"):
-        if node.tag in ("aside", "footer", "nav"):
+        if node.tag in _FURNITURE_ANCESTOR_TAGS:
             return True
         attrs = node.attributes
-        names = f"{attrs.get('class') or ''} {attrs.get('id') or ''}"
-        if _FURNITURE_ANCESTOR.search(names):
+        if _FURNITURE_NAME.search(f"{attrs.get('class') or ''} {attrs.get('id') or ''}"):
             return True
         node = node.parent
     return False
 
 
-def _paragraph_chars(node: LexborNode) -> int:
-    lengths = (len(p.text(deep=True, strip=True)) for p in node.css("p"))
-    return sum(length for length in lengths if length >= _PARAGRAPH_MIN)
-
-
-def _grow(containers: list[LexborNode], body: LexborNode) -> list[LexborNode]:
+def _grow(containers: list[LexborNode], page_prose: int) -> list[LexborNode]:
     """Widen a lone container until it holds most of the page's paragraph text."""
     if len(containers) != 1:
         return containers
-    total = _paragraph_chars(body)
     node = containers[0]
     for _ in range(_GROW_STEPS):
-        if total == 0 or _paragraph_chars(node) >= _GROW_SHARE * total:
+        if page_prose == 0 or paragraph_chars(node) >= _GROW_SHARE * page_prose:
             break
         parent = node.parent
         if parent is None or parent.tag in ("body", "html"):
             break
         node = parent
     return [node]
-
-
-def _widen(node: LexborNode) -> LexborNode:
-    """Take the enclosing `<article>` when it is close by: leads and standfirsts live there."""
-    ancestor = node.parent
-    for _ in range(3):
-        if ancestor is None or ancestor.tag in ("body", "html"):
-            break
-        if ancestor.tag == "article":
-            return ancestor
-        ancestor = ancestor.parent
-    return node
 
 
 def _outermost(nodes: list[LexborNode]) -> list[LexborNode]:
@@ -207,7 +231,8 @@ def _densest(body: LexborNode) -> LexborNode:
             parent = parent.parent
     if not scores:
         return body
-    top = sorted(scores.values(), key=lambda item: item[0], reverse=True)[:5]
+    ranked = sorted(scores.values(), key=lambda item: item[0], reverse=True)
+    top = [item for item in ranked[:10] if not _in_furniture(item[1])][:5] or ranked[:5]
     return max(top, key=lambda item: item[0] * (1 - _link_share(item[1])))[1]
 
 
@@ -289,19 +314,42 @@ def _keep(text: str, link_chars: int) -> bool:
 
 
 def _kept(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Drop link blocks, and headings that only introduce link blocks or end the text."""
+    """Drop link blocks, and short blocks whose context is not content (as jusText)."""
     kept: list[tuple[str, str]] = []
     for index, (text, kind) in enumerate(blocks):
         if kind == _DROPPED:
             continue
         if kind == "heading" and _introduces_links(blocks, index + 1):
             continue
+        if _is_short(text, kind) and not _in_content(blocks, index, kind):
+            continue
         kept.append((text, kind))
     return _trim_tail(kept)
 
 
-_GOOD_BLOCK = int(__import__("os").environ.get("GOOD_BLOCK", "120"))
-_SHORT_TAIL = int(__import__("os").environ.get("SHORT_TAIL", "60"))
+def _is_short(text: str, kind: str) -> bool:
+    return kind in ("heading", "para") and len(text) < _SHORT
+
+
+def _in_content(blocks: list[tuple[str, str]], index: int, kind: str) -> bool:
+    """A short heading needs content after it; a short paragraph content on both sides.
+
+    Neighbours are the nearest blocks that are not short themselves; the start of the
+    container counts as content, its end does not.
+    """
+    after = _neighbour_kind(blocks, range(index + 1, len(blocks)))
+    if kind == "heading":
+        return after not in (None, _DROPPED)
+    before = _neighbour_kind(blocks, range(index - 1, -1, -1))
+    return after not in (None, _DROPPED) and before != _DROPPED
+
+
+def _neighbour_kind(blocks: list[tuple[str, str]], indices: range) -> str | None:
+    for index in indices:
+        text, kind = blocks[index]
+        if not _is_short(text, kind):
+            return kind
+    return None
 
 
 def _trim_tail(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -9,7 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sosoapi.contract.models import CorporaGetOutput, RetrieveOutput, Wire
+from sosoapi.contract.models import (
+    CorporaGetOutput,
+    CorporaListOutput,
+    EvidenceGetOutput,
+    EvidenceListOutput,
+    ProjectListOutput,
+    ProjectOutput,
+    RetrieveOutput,
+    SealOutput,
+    WhoamiOutput,
+    Wire,
+)
 from sosoapi.mcp.framing import content_text
 
 Parts = list[tuple[str, str]]
@@ -70,3 +81,70 @@ def _corpus(output: CorporaGetOutput, revision: int | None) -> tuple[str, Parts]
         f"{len(s.missing_sources)} missing-source notes."
     )
     return line, [("missing_sources", "\n".join(s.missing_sources))]
+
+
+def _snapshot_line(output: CorporaGetOutput | SealOutput, revision: int | None) -> tuple[str, Parts]:
+    return _corpus(CorporaGetOutput(snapshot=output.snapshot), revision)
+
+
+@presenter(SealOutput)
+def _sealed(output: SealOutput, revision: int | None) -> tuple[str, Parts]:
+    line, parts = _snapshot_line(output, output.revision)
+    return "Sealed. " + line, parts
+
+
+@presenter(EvidenceGetOutput)
+def _evidence(output: EvidenceGetOutput, _: int | None) -> tuple[str, Parts]:
+    e = output.evidence
+    line = (
+        f"Evidence {e.id} revision {e.revision} of {e.latest_revision} ({e.kind}): "
+        f"text {len(e.text)} characters, {len(e.segments)} segments, digest {e.content_digest}."
+    )
+    return line, [("title", e.title or ""), ("description", e.description or ""), ("text", e.text)]
+
+
+@presenter(EvidenceListOutput)
+def _evidence_list(output: EvidenceListOutput, _: int | None) -> tuple[str, Parts]:
+    more = "more with next_cursor" if output.next_cursor else "no more pages"
+    line = f"{len(output.items)} evidence items ({more})."
+    titles = "\n".join(f"{i.id} r{i.latest_revision}: {i.title or ''}" for i in output.items)
+    return line, [("titles", titles)]
+
+
+@presenter(ProjectOutput)
+def _project(output: ProjectOutput, _: int | None) -> tuple[str, Parts]:
+    p = output.project
+    refs = sum(1 for s in p.sources if s.kind == "evidence")
+    notes = [s.note for s in p.sources if s.note]
+    line = (
+        f"Project {p.id} revision {p.revision}: {refs} evidence references, "
+        f"{len(notes)} missing-source notes."
+    )
+    return line, [("title", p.title), ("missing_notes", "\n".join(notes))]
+
+
+@presenter(ProjectListOutput)
+def _project_list(output: ProjectListOutput, _: int | None) -> tuple[str, Parts]:
+    more = "more with next_cursor" if output.next_cursor else "no more pages"
+    line = f"{len(output.items)} projects ({more})."
+    titles = "\n".join(f"{i.id} r{i.revision}: {i.title}" for i in output.items)
+    return line, [("titles", titles)]
+
+
+@presenter(CorporaListOutput)
+def _corpus_list(output: CorporaListOutput, _: int | None) -> tuple[str, Parts]:
+    more = "more with next_cursor" if output.next_cursor else "no more pages"
+    rows = "; ".join(
+        f"{i.id} r{i.latest_revision} {i.coverage} {i.evidence_count} items" for i in output.items
+    )
+    return f"{len(output.items)} corpora ({more}): {rows}", []
+
+
+@presenter(WhoamiOutput)
+def _whoami(output: WhoamiOutput, _: int | None) -> tuple[str, Parts]:
+    spaces = "; ".join(f"{w.id} ({w.role})" for w in output.workspaces)
+    line = (
+        f"User {output.user_id}, token {output.token_id}, scopes "
+        f"{' '.join(output.scopes) or 'none'}; workspaces: {spaces or 'none'}."
+    )
+    return line, []

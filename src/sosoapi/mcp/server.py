@@ -73,7 +73,11 @@ def build_server(
             )
         try:
             outcome = await research.call(
-                params.name, token_source(), params.arguments or {}, lambda: _cancel_requested(ctx)
+                params.name,
+                token_source(),
+                params.arguments or {},
+                lambda: _cancel_requested(ctx),
+                transport=transport,
             )
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)

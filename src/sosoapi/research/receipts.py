@@ -8,7 +8,6 @@ it stands. Workers hold a renewable lease; only lease expiry makes a receipt `un
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
@@ -20,15 +19,16 @@ from datetime import UTC, datetime, timedelta
 import anyio
 from anyio.abc import TaskGroup
 
-from sosoapi.contract.errors import conflict
 from sosoapi.contract.models import (
     EvidenceRef,
     Retrieval,
     RetrieveInput,
     RetrieveOutput,
     RetrieveResult,
+    UploadInput,
 )
-from sosoapi.research.evidence import canonical_json, evidence_write, sha256_hex
+from sosoapi.research.evidence import evidence_write
+from sosoapi.research.mutations import ensure_same, new_mutation
 from sosoapi.research.outcome import Draft
 from sosoapi.research.settings import ReceiptSettings
 from sosoapi.store.receipts import NewMutation
@@ -37,16 +37,13 @@ from sosoapi.store.store import Store
 
 log = logging.getLogger("sosoapi.receipts")
 TOOL = "sosoapi_research_evidence_retrieve"
+UPLOAD_TOOL = "sosoapi_research_evidence_upload"
 SETTLED = ("completed", "cancelled", "unconfirmed", "expired")
 Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult]]
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-def fingerprint(tool: str, arguments: dict[str, object]) -> str:
-    return sha256_hex(canonical_json({"tool": tool, "arguments": arguments}))
 
 
 def receipt_of(record: RetrievalRecord) -> RetrieveOutput:
@@ -146,7 +143,10 @@ class ReceiptService:
         token_id: str | None,
         cancel_requested: Callable[[], bool] = lambda: False,
     ) -> RetrieveOutput:
-        record, created = await anyio.to_thread.run_sync(self._claim_or_load, request, token_id)
+        key = new_mutation(TOOL, request.model_dump(mode="json"), token_id, self.clock())
+        record, created = await anyio.to_thread.run_sync(
+            self._claim_or_load, key, request.kind, request.url, request.language, "url"
+        )
         if created:
             self._start(record.id)
         elif record.state in ("pending", "running"):
@@ -161,38 +161,53 @@ class ReceiptService:
         return receipt_of(record)
 
     def _claim_or_load(
-        self, request: RetrieveInput, token_id: str | None
+        self, key: NewMutation, kind: str, url: str, language: str | None, source: str
     ) -> tuple[RetrievalRecord, bool]:
-        workspace_id, mutation_id = str(request.workspace_id), str(request.mutation_id)
-        arguments = {"url": request.url, "kind": request.kind, "language": request.language}
-        digest = fingerprint(TOOL, arguments)
+        """Claim the key with a pending receipt, or load the receipt it already has."""
         repo = self.store.receipts
-        existing, record = repo.lookup(workspace_id, mutation_id)
+        existing, record = repo.lookup(key.workspace_id, key.mutation_id)
         if existing is None:
-            now = self.clock()
-            key = NewMutation(
-                workspace_id, mutation_id, TOOL, digest, canonical_json(arguments), token_id, now
+            valid_until = key.created_at + timedelta(
+                seconds=self.settings.idempotency_window_seconds
             )
-            valid_until = now + timedelta(seconds=self.settings.idempotency_window_seconds)
             retrieval_id = str(uuid.uuid4())
-            if repo.claim_retrieval(
-                key, retrieval_id, request.kind, request.url, request.language, valid_until
-            ):
+            if repo.claim_retrieval(key, retrieval_id, kind, url, language, valid_until, source):
                 created = repo.retrieval_by_id(retrieval_id)
                 assert created is not None
                 return created, True
-            existing, record = repo.lookup(workspace_id, mutation_id)
+            existing, record = repo.lookup(key.workspace_id, key.mutation_id)
             assert existing is not None
-        if existing.tool != TOOL:
-            raise conflict(
-                f"mutation_id {mutation_id} was already used by `{existing.tool}` in this "
-                "workspace; use a new mutation_id (a fresh UUID) for this call.",
-                "mutation_id",
-            )
-        if existing.fingerprint != digest:
-            raise _argument_conflict(mutation_id, json.loads(existing.arguments), arguments)
+        ensure_same(existing, key)
         assert record is not None
         return record, False
+
+    async def upload(
+        self,
+        request: UploadInput,
+        token_id: str | None,
+        reader: Reader,
+        check_new: Callable[[], None],
+    ) -> RetrieveOutput:
+        """A local file read inline under a lease (never resumed elsewhere: it is local).
+
+        `check_new` validates the path; it runs only for a new key, so a replay still
+        returns its receipt after the file has gone.
+        """
+        key = new_mutation(UPLOAD_TOOL, request.model_dump(mode="json"), token_id, self.clock())
+        existing, _ = await anyio.to_thread.run_sync(
+            self.store.receipts.lookup, key.workspace_id, key.mutation_id
+        )
+        if existing is None:
+            await anyio.to_thread.run_sync(check_new)
+        record, created = await anyio.to_thread.run_sync(
+            self._claim_or_load, key, request.kind, request.path, request.language, "upload"
+        )
+        if created:
+            await self._run_leased(record.id, reader)
+            record = await self._load(record.id)
+        elif record.state in ("pending", "running"):
+            record = await self._judge_on_replay(record)
+        return receipt_of(record)
 
     async def _judge_on_replay(self, record: RetrievalRecord) -> RetrievalRecord:
         now = self.clock()
@@ -202,9 +217,13 @@ class ReceiptService:
         window_over = record.state == "pending" and record.valid_until <= now
         if lease_lost or window_over:
             await anyio.to_thread.run_sync(self.store.receipts.sweep, now)
-        elif record.state == "pending":
+        elif record.state == "pending" and self._resumable(record):
             self._start(record.id)
         return await self._load(record.id)
+
+    @staticmethod
+    def _resumable(record: RetrievalRecord) -> bool:
+        return record.source == "url"
 
     async def _load(self, retrieval_id: str) -> RetrievalRecord:
         record = await anyio.to_thread.run_sync(self.store.receipts.retrieval_by_id, retrieval_id)
@@ -266,7 +285,7 @@ class ReceiptService:
             if not self._workers:
                 self._idle.set()
 
-    async def _run_leased(self, retrieval_id: str) -> None:
+    async def _run_leased(self, retrieval_id: str, reader: Reader | None = None) -> None:
         now = self.clock()
         lease_until = now + timedelta(seconds=self.settings.lease_seconds)
         acquired = await anyio.to_thread.run_sync(
@@ -279,15 +298,15 @@ class ReceiptService:
         results: list[RetrieveResult] = []
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._renew, retrieval_id, tg.cancel_scope)
-            results.append(await self._read(record))
+            results.append(await self._read(record, reader or self.reader))
             tg.cancel_scope.cancel()
         if results:
             await self._settle(record, results[0])
 
-    async def _read(self, record: RetrievalRecord) -> RetrieveResult:
+    async def _read(self, record: RetrievalRecord, reader: Reader) -> RetrieveResult:
         """Read the source; an unexpected failure settles as `unavailable`, never as success."""
         try:
-            return await self.reader(record.kind, record.url, record.language)
+            return await reader(record.kind, record.url, record.language)
         except Exception:
             log.exception("retrieval reader failed id=%s", record.id)
             return Draft(kind=record.kind).add("unavailable").finish(self.clock())
@@ -324,15 +343,3 @@ class ReceiptService:
         event = self._settled.pop(retrieval_id, None)
         if event is not None:
             event.set()
-
-
-def _argument_conflict(
-    mutation_id: str, stored: dict[str, object], given: dict[str, object]
-) -> Exception:
-    fields = [name for name in ("url", "kind", "language") if stored.get(name) != given.get(name)]
-    detail = ", ".join(f"`{f}` was {stored.get(f)!r}, now {given.get(f)!r}" for f in fields)
-    return conflict(
-        f"mutation_id {mutation_id} was already used with other arguments ({detail}); "
-        "replay with the original arguments or use a new mutation_id.",
-        fields[0] if fields else "mutation_id",
-    )

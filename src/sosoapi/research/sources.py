@@ -100,37 +100,49 @@ def _classify_text(draft: Draft) -> None:
 
 
 async def read_captions(fetch: Fetch, url: str, language: str | None) -> Draft:
+    """A caption file, read directly or through the chosen `<track>` of an HTML page."""
     draft = Draft(kind="published_captions")
     outcome = await fetch(url, accept=PAGE_OR_CAPTION_ACCEPT)
     if _failed(draft, outcome):
         return draft
-    media, charset = parse_content_type(outcome.content_type)
+    media, _ = parse_content_type(outcome.content_type)
     declared = None
     if media in HTML_TYPES or (media is None and _looks_like_html(outcome.body)):
-        page_outcome = outcome
-        outcome, declared = await _follow_track(fetch, draft, outcome, language)
-        if outcome is None:
-            return _no_track(draft, page_outcome)
-        if _failed(draft, outcome):
+        page = outcome
+        track_outcome, declared = await _follow_track(fetch, draft, page, language)
+        if track_outcome is None:
+            return _no_track(draft, page)
+        if _failed(draft, track_outcome):
             return draft
-        media, charset = parse_content_type(outcome.content_type)
+        outcome = track_outcome
+    return _read_caption_file(draft, outcome, language, declared)
+
+
+def _read_caption_file(
+    draft: Draft, outcome: FetchOutcome, language: str | None, declared: str | None
+) -> Draft:
+    """Parse a fetched caption body; `declared` is the track's `srclang`, if any."""
     _read_body(draft, outcome)
+    media, charset = parse_content_type(outcome.content_type)
     parsed = caption_extract.parse_caption_bytes(outcome.body, media_type=media, charset=charset)
+    if parsed is None and media not in CAPTION_TYPES:
+        draft.source_url = None  # not a caption file at all: nothing usable came from it
+        return draft.add("unsupported_content")
     if parsed is None or not parsed.valid:
-        draft.source_url = None if parsed is None else draft.source_url
-        return draft.add("unsupported_content" if media == "text/plain" else "invalid_captions")
+        return draft.add("invalid_captions")
     draft.caption_format = parsed.format
     draft.content_kind = "published_caption_file"
     draft.language = declared or parsed.language or normalize_language(outcome.content_language)
     if language and draft.language and not language_matches(language, draft.language):
         draft.add("language_mismatch")
-    if outcome.truncated:
-        draft.add("response_too_large", usable=bool(parsed.cues))
     _fill_segments(draft, parsed)
+    if outcome.truncated:
+        draft.add("response_too_large", usable=bool(draft.segments))
     return draft
 
 
 def _fill_segments(draft: Draft, parsed: CaptionFile) -> None:
+    """Segments and text from the parsed cues, with the conditions of the mapping."""
     if not parsed.cues:
         draft.add("no_captions")
         return
@@ -148,7 +160,11 @@ def _fill_segments(draft: Draft, parsed: CaptionFile) -> None:
 async def _follow_track(
     fetch: Fetch, draft: Draft, page: FetchOutcome, language: str | None
 ) -> tuple[FetchOutcome | None, str | None]:
-    """Find the page's caption track for `language` and fetch it through the gate."""
+    """Find the page's caption track for `language` and fetch it through the gate.
+
+    Returns (None, None) when no track fits; the page's title, description and declared
+    language are kept on `draft` either way.
+    """
     _, charset = parse_content_type(page.content_type)
     html = decode_bytes(page.body, charset, html=True) or ""
     found = track_extract.find_tracks(html, page.final_url or "")
@@ -162,18 +178,24 @@ async def _follow_track(
 
 
 def _no_track(draft: Draft, page: FetchOutcome) -> Draft:
+    """No track (or none in the asked language): the page's metadata is all there is."""
+    if page.truncated:  # the tracks may sit past the bound: absence proves nothing
+        return draft.add("response_too_large")
     if not any(c.reason == "language_mismatch" for c in draft.conditions):
         draft.add("no_captions")
+    if page.short_body:
+        draft.add("source_partial")
     if not (draft.title or draft.description):
         draft.language = None
-    else:
-        draft.content_kind = "metadata_only"
-        draft.source_url = page.final_url
-        draft.mime_type = contract_media_type(parse_content_type(page.content_type)[0])
+        return draft
+    draft.content_kind = "metadata_only"
+    draft.source_url = page.final_url
+    draft.mime_type = contract_media_type(parse_content_type(page.content_type)[0])
     return draft
 
 
 def _looks_like_html(body: bytes) -> bool:
+    """An untyped body that is an HTML page (then its tracks are followed)."""
     head = body[:1024].lstrip().lower()
     return head.startswith((b"<!doctype html", b"<html", b"<head", b"<video", b"<track"))
 

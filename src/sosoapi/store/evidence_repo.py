@@ -6,9 +6,10 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, func, select, update
 
 from sosoapi.store.database import Database
+from sosoapi.store.pages import page, split
 from sosoapi.store.records import utc
 from sosoapi.store.tables import evidence, evidence_revisions
 
@@ -94,6 +95,13 @@ class EvidenceRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    def list(
+        self, workspace_id: str, *, kind: str | None, language: str | None, cursor: str | None, limit: int
+    ) -> tuple[list[EvidenceListRow], str | None]:
+        return list_evidence(
+            self.db, workspace_id, kind=kind, language=language, cursor=cursor, limit=limit
+        )
+
     def revision(
         self, workspace_id: str, evidence_id: str, revision: int | None
     ) -> EvidenceRevisionRecord | None:
@@ -130,3 +138,56 @@ class EvidenceRepository:
             content=m["content"],
             created_at=utc(m["created_at"]),  # type: ignore[arg-type]
         )
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceListRow:
+    id: str
+    kind: str
+    source_url: str | None
+    language: str | None
+    latest_revision: int
+    content: str
+    created_at: datetime
+    updated_at: datetime
+
+
+def list_evidence(
+    db: Database,
+    workspace_id: str,
+    *,
+    kind: str | None,
+    language: str | None,
+    cursor: str | None,
+    limit: int,
+) -> tuple[list[EvidenceListRow], str | None]:
+    """A page of a workspace's evidence, newest first, each with its latest content."""
+    query = (
+        select(evidence, evidence_revisions.c.content)
+        .join(
+            evidence_revisions,
+            (evidence_revisions.c.evidence_id == evidence.c.id)
+            & (evidence_revisions.c.revision == evidence.c.latest_revision),
+        )
+        .where(evidence.c.workspace_id == workspace_id)
+    )
+    if kind is not None:
+        query = query.where(evidence.c.kind == kind)
+    if language is not None:
+        query = query.where(func.lower(evidence.c.language) == language.lower())
+    with db.read() as conn:
+        rows = conn.execute(page(query, evidence.c.created_at, evidence.c.id, cursor, limit)).all()
+    kept, next_cursor = split(rows, limit)
+    return [
+        EvidenceListRow(
+            r.id,
+            r.kind,
+            r.source_url,
+            r.language,
+            r.latest_revision,
+            r.content,
+            utc(r.created_at),  # type: ignore[arg-type]
+            utc(r.updated_at),  # type: ignore[arg-type]
+        )
+        for r in kept
+    ], next_cursor

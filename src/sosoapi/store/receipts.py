@@ -82,11 +82,12 @@ class ReceiptRepository:
         url: str,
         language: str | None,
         valid_until: datetime,
+        source: str = "url",
     ) -> bool:
         """Insert the mutation and its pending receipt together; False when the key exists."""
         try:
             with self.db.write() as conn:
-                conn.execute(mutations.insert().values(**_mutation_values(key)))
+                conn.execute(mutations.insert().values(**mutation_values(key)))
                 conn.execute(
                     retrievals.insert().values(
                         id=retrieval_id,
@@ -98,6 +99,7 @@ class ReceiptRepository:
                         state="pending",
                         created_at=key.created_at,
                         valid_until=valid_until,
+                        source=source,
                     )
                 )
         except IntegrityError:
@@ -196,7 +198,7 @@ class ReceiptRepository:
     def pending_ids(self, limit: int) -> list[str]:
         query = (
             select(retrievals.c.id)
-            .where(retrievals.c.state == "pending")
+            .where(retrievals.c.state == "pending", retrievals.c.source == "url")
             .order_by(retrievals.c.created_at)
             .limit(limit)
         )
@@ -204,7 +206,7 @@ class ReceiptRepository:
             return list(conn.execute(query).scalars())
 
 
-def _mutation_values(key: NewMutation) -> dict[str, object]:
+def mutation_values(key: NewMutation) -> dict[str, object]:
     return {
         "workspace_id": key.workspace_id,
         "mutation_id": key.mutation_id,

@@ -63,6 +63,7 @@ class RetrievalRecord:
     result: str | None
     evidence_id: str | None
     evidence_revision: int | None
+    source: str
 
 
 def from_row(cls: type, row: Any) -> Any:

@@ -128,3 +128,51 @@ evidence_revisions = Table(
     Column("content", Text, nullable=False),
     _ts("created_at"),
 )
+
+retrievals.append_column(Column("source", String(16), nullable=False, server_default="url"))
+
+projects = Table(
+    "projects",
+    metadata,
+    Column("id", String(ID), primary_key=True),
+    Column("workspace_id", String(ID), ForeignKey("workspaces.id"), nullable=False),
+    Column("title", String(200), nullable=False),
+    Column("revision", Integer, nullable=False),
+    _ts("created_at"),
+    _ts("updated_at"),
+    Index("ix_projects_workspace", "workspace_id", "created_at"),
+)
+
+project_sources = Table(
+    "project_sources",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("project_id", String(ID), ForeignKey("projects.id"), nullable=False),
+    Column("evidence_id", String(ID), ForeignKey("evidence.id"), nullable=True),
+    Column("note", String(100), nullable=True),
+    _ts("added_at"),
+    Index("ix_project_sources_project", "project_id", "id"),
+)
+
+corpora = Table(
+    "corpora",
+    metadata,
+    Column("id", String(ID), primary_key=True),
+    Column("workspace_id", String(ID), ForeignKey("workspaces.id"), nullable=False),
+    Column("project_id", String(ID), ForeignKey("projects.id"), nullable=False),
+    Column("latest_revision", Integer, nullable=False),
+    _ts("created_at"),
+    _ts("updated_at"),
+    Index("ix_corpora_workspace", "workspace_id", "created_at"),
+)
+
+corpus_revisions = Table(
+    "corpus_revisions",
+    metadata,
+    Column("corpus_id", String(ID), ForeignKey("corpora.id"), primary_key=True),
+    Column("revision", Integer, primary_key=True),
+    Column("snapshot", Text, nullable=False),
+    _ts("sealed_at"),
+)
+
+Index("ix_evidence_workspace", evidence.c.workspace_id, evidence.c.updated_at)

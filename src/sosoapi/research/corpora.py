@@ -1,0 +1,144 @@
+"""Sealing projects into immutable corpus snapshots, and reading them back (SPEC section 5).
+
+Sampling rule (`research-corpus/v1`): when a project supplies more evidence than the bound
+(500, or a smaller `max_items`), the evidence kept is the `bound` references with the
+smallest SHA-256 of "<corpus_id>:<evidence_id>", listed in the project's order. The same
+corpus therefore keeps the same sample across re-seals while its sources do not change,
+and the selection depends on nothing but ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+import anyio
+from sqlalchemy import Connection
+
+from sosoapi.contract.errors import invalid_input, not_found
+from sosoapi.contract.models import (
+    CorporaGetOutput,
+    CorporaListOutput,
+    CorpusItem,
+    EvidenceRef,
+    SealOutput,
+    Snapshot,
+)
+from sosoapi.research.mutations import new_mutation, write_once
+from sosoapi.research.projects import bad_cursor, project_not_found
+from sosoapi.research.operation import Call, Outcome
+from sosoapi.store.pages import BadCursor
+from sosoapi.store.store import Store
+
+MAX_ITEMS = 500
+MAX_NOTES = 20
+
+
+def sample(corpus_id: str, evidence_ids: Sequence[str], bound: int) -> list[str]:
+    """The documented deterministic sample: `bound` smallest hashes, in supplied order."""
+    if len(evidence_ids) <= bound:
+        return list(evidence_ids)
+    rank = {e: hashlib.sha256(f"{corpus_id}:{e}".encode()).hexdigest() for e in evidence_ids}
+    kept = set(sorted(evidence_ids, key=rank.__getitem__)[:bound])
+    return [e for e in evidence_ids if e in kept]
+
+
+def coverage(supplied: int, bound: int, notes: Sequence[str]) -> str:
+    """`partial` when sources are missing (wins over sampling), else sample or whole set."""
+    if notes:
+        return "partial"
+    return "bounded_sample" if supplied > bound else "supplied_set"
+
+
+def corpus_not_found(corpus_id: str, workspace_id: str, revision: int | None = None) -> Exception:
+    which = f"revision {revision} of corpus {corpus_id}" if revision else f"corpus {corpus_id}"
+    return not_found(
+        f"{which} was not found in workspace {workspace_id}; list corpora with "
+        "`sosoapi_research_corpora_list`."
+    )
+
+
+class CorpusService:
+    def __init__(self, store: Store, clock: Callable[[], datetime]) -> None:
+        self.store = store
+        self.clock = clock
+
+    async def seal(self, call: Call) -> Outcome:
+        workspace_id = call.workspace_id
+        project_id = call.arguments["project_id"].lower()
+        reseal = call.arguments.get("corpus_id")
+        bound = call.arguments.get("max_items", MAX_ITEMS)
+        now = self.clock()
+        key = new_mutation("sosoapi_research_corpora_seal", call.arguments, call.token_id, now)
+
+        def change(conn: Connection) -> SealOutput:
+            project = self.store.projects.lock(conn, workspace_id, project_id)
+            if project is None:
+                raise project_not_found(project_id, workspace_id)
+            corpus_id = reseal.lower() if reseal else str(uuid.uuid4())
+            if reseal:
+                owner = self.store.corpora.owner_project(conn, workspace_id, corpus_id)
+                if owner is None:
+                    raise corpus_not_found(corpus_id, workspace_id)
+                if owner != project_id:
+                    raise invalid_input(
+                        f"corpus {corpus_id} was sealed from project {owner}, not {project_id}; "
+                        "re-seal it from its own project or omit corpus_id for a new corpus.",
+                        "corpus_id",
+                    )
+            supplied = [s.evidence_id for s in project.sources if s.evidence_id]
+            notes = [s.note for s in project.sources if s.note]
+            kept = sample(corpus_id, supplied, bound)
+            revisions = self.store.projects.latest_revisions(conn, kept)
+            snapshot = Snapshot(
+                id=corpus_id,
+                workspace_id=workspace_id,
+                project_id=project_id,
+                project_revision=project.revision,
+                evidence=[EvidenceRef(evidence_id=e, revision=revisions[e]) for e in kept],
+                sealed_at=now,
+                coverage=coverage(len(supplied), bound, notes),  # type: ignore[arg-type]
+                missing_sources=notes[:MAX_NOTES],
+            )
+            revision = self.store.corpora.seal(
+                conn, workspace_id, corpus_id, project_id, snapshot.model_dump_json(), now
+            )
+            return SealOutput(snapshot=snapshot, revision=revision)
+
+        output = await write_once(self.store, key, SealOutput, change)
+        return Outcome(output, corpus_revision=output.revision)
+
+    async def get(self, call: Call) -> Outcome:
+        workspace_id, corpus_id = call.workspace_id, call.arguments["id"].lower()
+        revision = call.arguments.get("revision")
+        row = await anyio.to_thread.run_sync(self.store.corpora.get, workspace_id, corpus_id, revision)
+        if row is None:
+            raise corpus_not_found(corpus_id, workspace_id, revision)
+        snapshot = Snapshot.model_validate_json(row.snapshot)
+        return Outcome(CorporaGetOutput(snapshot=snapshot), corpus_revision=row.revision)
+
+    async def list(self, call: Call) -> Outcome:
+        limit = call.arguments.get("limit", 50)
+        try:
+            rows, next_cursor = await anyio.to_thread.run_sync(
+                self.store.corpora.list, call.workspace_id, call.arguments.get("cursor"), limit
+            )
+        except BadCursor as error:
+            raise bad_cursor(error) from None
+        items = []
+        for row in rows:
+            snapshot = Snapshot.model_validate_json(row.snapshot)
+            items.append(
+                CorpusItem(
+                    id=row.id,
+                    project_id=row.project_id,
+                    latest_revision=row.latest_revision,
+                    project_revision=snapshot.project_revision,
+                    coverage=snapshot.coverage,
+                    evidence_count=len(snapshot.evidence),
+                    sealed_at=row.sealed_at,
+                )
+            )
+        return Outcome(CorporaListOutput(items=items, next_cursor=next_cursor))

@@ -1,0 +1,86 @@
+"""Reading evidence back: one revision exactly as stored, or a page of a workspace's list."""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+
+from sosoapi.contract.errors import not_found
+from sosoapi.contract.models import (
+    Evidence,
+    EvidenceGetOutput,
+    EvidenceItem,
+    EvidenceListOutput,
+    RetrieveResult,
+)
+from sosoapi.research.operation import Call, Outcome
+from sosoapi.research.projects import bad_cursor
+from sosoapi.store.pages import BadCursor
+from sosoapi.store.store import Store
+
+
+class EvidenceReader:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    async def get(self, call: Call) -> Outcome:
+        evidence_id = call.arguments["evidence_id"].lower()
+        revision = call.arguments.get("revision")
+        record = await anyio.to_thread.run_sync(
+            self.store.evidence.revision, call.workspace_id, evidence_id, revision
+        )
+        if record is None:
+            which = f"revision {revision} of evidence" if revision else "evidence"
+            raise not_found(
+                f"{which} {evidence_id} was not found in workspace {call.workspace_id}; list "
+                "evidence with `sosoapi_research_evidence_list`."
+            )
+        stored = RetrieveResult.model_validate_json(record.content)
+        return Outcome(
+            EvidenceGetOutput(
+                evidence=Evidence(
+                    id=record.evidence_id,
+                    workspace_id=record.workspace_id,
+                    revision=record.revision,
+                    latest_revision=record.latest_revision,
+                    kind=stored.kind,
+                    text=stored.text,
+                    title=stored.title,
+                    description=stored.description,
+                    segments=stored.segments,
+                    provenance=stored.provenance,
+                    content_digest=record.digest,
+                    created_at=record.created_at,
+                )
+            )
+        )
+
+    async def list(self, call: Call) -> Outcome:
+        arguments = call.arguments
+        try:
+            rows, next_cursor = await anyio.to_thread.run_sync(
+                lambda: self.store.evidence.list(
+                    call.workspace_id,
+                    kind=arguments.get("kind"),
+                    language=arguments.get("language"),
+                    cursor=arguments.get("cursor"),
+                    limit=arguments.get("limit", 50),
+                )
+            )
+        except BadCursor as error:
+            raise bad_cursor(error) from None
+        items = [
+            EvidenceItem(
+                id=r.id,
+                kind=r.kind,  # type: ignore[arg-type]
+                source_url=r.source_url,
+                language=r.language,
+                title=json.loads(r.content).get("title"),
+                latest_revision=r.latest_revision,
+                created_at=r.created_at,
+                updated_at=r.updated_at,
+            )
+            for r in rows
+        ]
+        return Outcome(EvidenceListOutput(items=items, next_cursor=next_cursor))

@@ -1,0 +1,180 @@
+"""Research projects: create, read, rename, and add or remove supplied sources.
+
+Every change makes exactly one new project revision, atomically under concurrency (the
+project row is locked by the mutation's transaction); a change that changes nothing
+makes none.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+
+import anyio
+from sqlalchemy import Connection
+
+from sosoapi.contract.errors import invalid_input, not_found
+from sosoapi.contract.models import (
+    Project,
+    ProjectItem,
+    ProjectListOutput,
+    ProjectOutput,
+    ProjectSource,
+)
+from sosoapi.research.mutations import new_mutation, write_once
+from sosoapi.research.operation import Call, Outcome
+from sosoapi.store.pages import BadCursor
+from sosoapi.store.projects_repo import ProjectRow
+from sosoapi.store.store import Store
+
+
+def project_model(row: ProjectRow) -> Project:
+    return Project(
+        id=row.id,
+        workspace_id=row.workspace_id,
+        title=row.title,
+        revision=row.revision,
+        sources=[
+            ProjectSource(
+                kind="evidence" if s.evidence_id else "missing_note",
+                evidence_id=s.evidence_id,
+                note=s.note,
+                added_at=s.added_at,
+            )
+            for s in row.sources
+        ],
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def bad_cursor(error: BadCursor) -> Exception:
+    return invalid_input(
+        f"`cursor` was not issued by this server ({error}); pass the `next_cursor` of a "
+        "previous page, or omit it for the first page.",
+        "cursor",
+    )
+
+
+def project_not_found(project_id: str, workspace_id: str) -> Exception:
+    return not_found(
+        f"project_id {project_id} was not found in workspace {workspace_id}; list projects "
+        "with `sosoapi_research_projects_list`."
+    )
+
+
+class ProjectService:
+    def __init__(self, store: Store, clock: Callable[[], datetime]) -> None:
+        self.store = store
+        self.clock = clock
+
+    def _locked(self, conn: Connection, workspace_id: str, project_id: str) -> ProjectRow:
+        row = self.store.projects.lock(conn, workspace_id, project_id)
+        if row is None:
+            raise project_not_found(project_id, workspace_id)
+        return row
+
+    def _reread(self, conn: Connection, workspace_id: str, project_id: str) -> ProjectOutput:
+        row = self.store.projects.get(workspace_id, project_id, conn)
+        assert row is not None
+        return ProjectOutput(project=project_model(row))
+
+    async def _write(self, call: Call, tool: str, change: Callable[[Connection, datetime], ProjectOutput]) -> Outcome:
+        now = self.clock()
+        key = new_mutation(tool, call.arguments, call.token_id, now)
+        output = await write_once(self.store, key, ProjectOutput, lambda conn: change(conn, now))
+        return Outcome(output)
+
+    async def create(self, call: Call) -> Outcome:
+        workspace_id, title = call.workspace_id, call.arguments["title"]
+
+        def change(conn: Connection, now: datetime) -> ProjectOutput:
+            project_id = str(uuid.uuid4())
+            self.store.projects.create(conn, workspace_id, project_id, title, now)
+            return self._reread(conn, workspace_id, project_id)
+
+        return await self._write(call, "sosoapi_research_projects_create", change)
+
+    async def update(self, call: Call) -> Outcome:
+        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
+        title = call.arguments["title"]
+
+        def change(conn: Connection, now: datetime) -> ProjectOutput:
+            if self._locked(conn, workspace_id, project_id).title != title:
+                self.store.projects.bump(conn, project_id, now, title=title)
+            return self._reread(conn, workspace_id, project_id)
+
+        return await self._write(call, "sosoapi_research_projects_update", change)
+
+    async def add_sources(self, call: Call) -> Outcome:
+        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
+        wanted = [e.lower() for e in call.arguments.get("evidence_ids", [])]
+        notes = list(call.arguments.get("missing_notes", []))
+
+        def change(conn: Connection, now: datetime) -> ProjectOutput:
+            row = self._locked(conn, workspace_id, project_id)
+            unknown = sorted(set(wanted) - self.store.projects.existing_evidence(conn, workspace_id, wanted))
+            if unknown:
+                raise not_found(
+                    f"evidence_ids {', '.join(unknown)} were not found in workspace "
+                    f"{workspace_id}; add only evidence retrieved into this workspace."
+                )
+            present = {s.evidence_id for s in row.sources}
+            fresh = [e for e in dict.fromkeys(wanted) if e not in present]
+            if fresh or notes:
+                self.store.projects.add_sources(conn, project_id, fresh, notes, now)
+                self.store.projects.bump(conn, project_id, now)
+            return self._reread(conn, workspace_id, project_id)
+
+        return await self._write(call, "sosoapi_research_projects_add_sources", change)
+
+    async def remove_sources(self, call: Call) -> Outcome:
+        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
+        removing = [e.lower() for e in call.arguments["evidence_ids"]]
+        notes = list(call.arguments.get("missing_notes", []))
+
+        def change(conn: Connection, now: datetime) -> ProjectOutput:
+            row = self._locked(conn, workspace_id, project_id)
+            absent = sorted(set(removing) - {s.evidence_id for s in row.sources})
+            absent += sorted(set(notes) - {s.note for s in row.sources})
+            if absent:
+                raise not_found(
+                    f"{', '.join(absent)} not among the sources of project {project_id}; "
+                    "read the project to see its sources."
+                )
+            if removing or notes:
+                self.store.projects.remove_sources(conn, project_id, removing, notes)
+                self.store.projects.bump(conn, project_id, now)
+            return self._reread(conn, workspace_id, project_id)
+
+        return await self._write(call, "sosoapi_research_projects_remove_sources", change)
+
+    async def get(self, call: Call) -> Outcome:
+        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
+        row = await anyio.to_thread.run_sync(self.store.projects.get, workspace_id, project_id)
+        if row is None:
+            raise project_not_found(project_id, workspace_id)
+        return Outcome(ProjectOutput(project=project_model(row)))
+
+    async def list(self, call: Call) -> Outcome:
+        limit = call.arguments.get("limit", 50)
+        try:
+            rows, next_cursor = await anyio.to_thread.run_sync(
+                self.store.projects.list, call.workspace_id, call.arguments.get("cursor"), limit
+            )
+        except BadCursor as error:
+            raise bad_cursor(error) from None
+        items = [
+            ProjectItem(
+                id=r.id,
+                workspace_id=r.workspace_id,
+                title=r.title,
+                revision=r.revision,
+                source_count=r.source_count,
+                created_at=r.created_at,
+                updated_at=r.updated_at,
+            )
+            for r in rows
+        ]
+        return Outcome(ProjectListOutput(items=items, next_cursor=next_cursor))

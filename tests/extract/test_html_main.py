@@ -1,0 +1,149 @@
+"""Our Lexbor extractor's rules on hand-made pages: container choice, pruning, short blocks."""
+
+from __future__ import annotations
+
+import pytest
+from selectolax.lexbor import LexborHTMLParser
+
+from sosoapi.extract import html as html_module
+from sosoapi.extract.html import extract_text_document
+from sosoapi.extract.html_main import extract_main
+
+PROSE = [
+    "The committee met on Tuesday to review the draft budget, which raises spending on "
+    "schools and clinics while trimming the road maintenance programme for next year.",
+    "Several members asked for a clearer account of how the savings would be achieved, "
+    "noting that previous estimates had proved far too optimistic in practice.",
+    "A final vote is expected next month, after a public consultation that will run for "
+    "four weeks and include meetings in each of the district's seven towns.",
+    "Officials said the consultation documents would be published online and in print at "
+    "libraries, with translations available on request from the council offices.",
+]
+COMMENT = (
+    "Reader comment: I have lived here for thirty years and never seen a budget this "
+    "careless with public money, frankly it is a scandal and someone should resign."
+)
+
+
+def text_of(body: str) -> str:
+    markup = f"<html><head><meta charset='utf-8'></head><body>{body}</body></html>"
+    return extract_main(LexborHTMLParser(markup)).text
+
+
+def paragraphs(items: list[str]) -> str:
+    return "".join(f"<p>{item}</p>" for item in items)
+
+
+def test_an_article_inside_a_comment_thread_is_not_the_container() -> None:
+    # Each comment is an <article> long enough to be a container by the selector alone.
+    comments = "".join(
+        f"<li><article class='comment-body'><p>{COMMENT * 3} ({n})</p></article></li>"
+        for n in range(3)
+    )
+    text = text_of(
+        f"<div class='story'><h1>Budget review</h1>{paragraphs(PROSE)}</div>"
+        f"<ol class='comment-list'>{comments}</ol>"
+    )
+    assert all(p in text for p in PROSE)
+    assert "Reader comment" not in text
+
+
+def test_a_word_like_sidebar_inside_a_class_token_does_not_mark_furniture() -> None:
+    teaser = "Short teaser text for another story. " * 12
+    text = text_of(
+        f"<div class='layout has-sidebar'><article>{paragraphs(PROSE * 4)}</article></div>"
+        f"<div class='promo'><article><p>{teaser}</p></article></div>"
+    )
+    assert all(p in text for p in PROSE)
+    assert "Short teaser" not in text
+
+
+def test_a_furniture_class_holding_most_of_the_prose_is_kept() -> None:
+    # Blogger wraps the post in class="widget Blog" and writes paragraphs with <br>; the
+    # archive widgets beside it hold more text together, all of it links.
+    post = "<br><br>".join(PROSE)
+    archive = " ".join(f"<a href='/{n}'>Archive entry for week {n:02d}</a>" for n in range(20))
+    text = text_of(
+        "<div class='content'><div class='widget Header'><a href='/'>My blog</a></div>"
+        f"<div class='widget Blog'><div class='entry'>{post}</div></div>"
+        f"<div class='widget Archive'>{archive}</div><div class='widget Old'>{archive}</div>"
+        "</div>"
+    )
+    assert all(p in text for p in PROSE)
+    assert "Archive entry" not in text
+
+
+def test_short_headings_and_lines_after_the_last_paragraph_are_trimmed() -> None:
+    text = text_of(
+        f"<article><h2>Budget review</h2>{paragraphs(PROSE)}"
+        "<h3>More on this topic</h3><p>Share this article</p></article>"
+    )
+    assert text.startswith("Budget review")
+    assert PROSE[-1] in text
+    assert "More on this topic" not in text
+    assert "Share this article" not in text
+
+
+def test_a_short_heading_between_paragraphs_is_kept() -> None:
+    text = text_of(
+        f"<article>{paragraphs(PROSE[:2])}<h3>What happens next</h3>"
+        f"{paragraphs(PROSE[2:])}</article>"
+    )
+    assert "What happens next" in text
+
+
+def test_a_short_paragraph_next_to_a_link_list_is_dropped() -> None:
+    links = "".join(f"<p><a href='/s/{n}'>Another story headline number {n}</a></p>" for n in "abc")
+    text = text_of(
+        f"<article>{paragraphs(PROSE)}<p>You may also like:</p>{links}"
+        f"<p>{PROSE[0][:40]}</p>{paragraphs(PROSE[:1])}</article>"
+    )
+    assert "You may also like" not in text
+    assert "Another story" not in text
+
+
+def test_a_short_paragraph_between_paragraphs_is_kept() -> None:
+    text = text_of(f"<article>{paragraphs(PROSE[:2])}<p>It was not.</p>{paragraphs(PROSE[2:])}")
+    assert "It was not." in text
+
+
+def test_a_container_holding_little_of_the_prose_is_not_confident() -> None:
+    small = "<article><p>" + "Short teaser text for another story. " * 12 + "</p></article>"
+    markup = f"<html><body>{small}<div class='x'>{paragraphs(PROSE * 3)}</div></body></html>"
+    result = extract_main(LexborHTMLParser(markup))
+    assert result.container_share < 0.5
+    assert not result.confident
+
+
+def test_a_full_article_is_confident() -> None:
+    markup = f"<html><body><nav><a href='/'>Home</a></nav><article>{paragraphs(PROSE * 2)}"
+    result = extract_main(LexborHTMLParser(markup + "</article></body></html>"))
+    assert result.confident
+
+
+@pytest.mark.parametrize("confident", [True, False])
+def test_hybrid_runs_trafilatura_only_when_ours_is_unsure(
+    monkeypatch: pytest.MonkeyPatch, confident: bool
+) -> None:
+    calls: list[str] = []
+
+    def fake_trafilatura(markup: str, *, url: str | None = None) -> str:
+        calls.append(markup)
+        return "fallback text"
+
+    monkeypatch.setattr(html_module, "trafilatura_text", fake_trafilatura)
+    if confident:
+        body = f"<article>{paragraphs(PROSE * 2)}</article>"
+    else:
+        teaser = "<article><p>" + "Short teaser text for another story. " * 12 + "</p></article>"
+        body = f"{teaser}<div class='x'>{paragraphs(PROSE * 3)}</div>"
+    doc = extract_text_document(
+        f"<html><body>{body}</body></html>".encode(),
+        media_type="text/html",
+        charset=None,
+        content_language=None,
+        extractor="hybrid",
+    )
+    assert doc is not None
+    assert (doc.text == "fallback text") is not confident
+    assert len(calls) == (0 if confident else 1)

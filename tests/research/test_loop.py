@@ -1,0 +1,458 @@
+"""Projects, sealing, corpora and evidence reads: the research loop, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from sosoapi.app import Application
+from sosoapi.auth.admin import Admin
+from sosoapi.contract.errors import ServiceError
+from sosoapi.contract.schemas import all_tools
+from sosoapi.research.corpora import sample
+from tests.support.contract import assert_valid_output
+from tests.support.origin import HTTPSOrigin, Route
+
+P = "sosoapi_research_"
+
+
+async def run(app: Application, token: str, tool: str, transport: str = "http", **arguments: Any):
+    outcome = await app.research.call(tool, token, arguments, transport=transport)
+    data = outcome.output.wire()
+    assert_valid_output(tool, data)
+    return data, outcome.corpus_revision
+
+
+def mid() -> str:
+    return str(uuid.uuid4())
+
+
+def page(words: str) -> bytes:
+    body = "".join(f"<p>{words} paragraph {i} has several plain words in it.</p>" for i in range(8))
+    return f"<html lang='en'><head><title>{words}</title></head><body><article>{body}</article></body></html>".encode()
+
+
+async def retrieve(app: Application, token: str, ws: str, url: str) -> dict:
+    data, _ = await run(
+        app,
+        token,
+        P + "evidence_retrieve",
+        url=url,
+        kind="url_text",
+        workspace_id=ws,
+        mutation_id=mid(),
+    )
+    return data["retrieval"]
+
+
+async def test_the_whole_loop_keeps_old_revisions_readable(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    ws, token = owner
+    origin.routes["/a"] = Route(page("Alpha"))
+    origin.routes["/b"] = Route(page("Bravo"))
+    a = await retrieve(application, token, ws, origin.url("/a"))
+    b = await retrieve(application, token, ws, origin.url("/b"))
+    gone = await retrieve(application, token, ws, origin.url("/missing"))
+    assert gone["result"]["reason"] == "not_found" and gone["evidence"] is None
+    ids = [a["evidence"]["evidence_id"], b["evidence"]["evidence_id"]]
+
+    project, _ = await run(
+        application, token, P + "projects_create", workspace_id=ws, mutation_id=mid(), title="Loop"
+    )
+    pid = project["project"]["id"]
+    added, _ = await run(
+        application,
+        token,
+        P + "projects_add_sources",
+        workspace_id=ws,
+        mutation_id=mid(),
+        project_id=pid,
+        evidence_ids=ids,
+        missing_notes=["/missing answered 404"],
+    )
+    assert added["project"]["revision"] == 2
+    sealed, revision = await run(
+        application, token, P + "corpora_seal", workspace_id=ws, mutation_id=mid(), project_id=pid
+    )
+    assert revision == sealed["revision"] == 1
+    snapshot = sealed["snapshot"]
+    assert snapshot["coverage"] == "partial"
+    assert snapshot["missing_sources"] == ["/missing answered 404"]
+    assert snapshot["evidence"] == [{"evidence_id": i, "revision": 1} for i in ids]
+    assert snapshot["project_revision"] == 2
+    read, revision = await run(
+        application, token, P + "corpora_get", workspace_id=ws, id=snapshot["id"]
+    )
+    assert read["snapshot"] == snapshot and revision == 1
+
+    first_text = (
+        await run(application, token, P + "evidence_get", workspace_id=ws, evidence_id=ids[0])
+    )[0]["evidence"]
+    origin.routes["/a"] = Route(page("Alpha changed"))
+    a2 = await retrieve(application, token, ws, origin.url("/a"))
+    assert a2["evidence"] == {"evidence_id": ids[0], "revision": 2}
+    resealed, revision = await run(
+        application,
+        token,
+        P + "corpora_seal",
+        workspace_id=ws,
+        mutation_id=mid(),
+        project_id=pid,
+        corpus_id=snapshot["id"],
+    )
+    assert revision == 2 and resealed["snapshot"]["id"] == snapshot["id"]
+    assert resealed["snapshot"]["evidence"][0] == {"evidence_id": ids[0], "revision": 2}
+
+    old, r1 = await run(
+        application, token, P + "corpora_get", workspace_id=ws, id=snapshot["id"], revision=1
+    )
+    new, r2 = await run(application, token, P + "corpora_get", workspace_id=ws, id=snapshot["id"])
+    assert (old["snapshot"], r1) == (snapshot, 1)
+    assert (new["snapshot"], r2) == (resealed["snapshot"], 2)
+    again = (
+        await run(
+            application, token, P + "evidence_get", workspace_id=ws, evidence_id=ids[0], revision=1
+        )
+    )[0]
+    assert {**again["evidence"], "latest_revision": 1} == first_text  # the same bytes back
+    latest = (
+        await run(application, token, P + "evidence_get", workspace_id=ws, evidence_id=ids[0])
+    )[0]["evidence"]
+    assert latest["revision"] == latest["latest_revision"] == 2
+    assert "Alpha changed" in latest["text"] and "Alpha changed" not in first_text["text"]
+    assert latest["content_digest"] != first_text["content_digest"]
+    with pytest.raises(ServiceError) as caught:
+        await run(
+            application, token, P + "corpora_get", workspace_id=ws, id=snapshot["id"], revision=3
+        )
+    assert caught.value.code == "not_found"
+
+
+async def test_twenty_parallel_add_source_calls(
+    application: Application, owner: tuple[str, str]
+) -> None:
+    ws, token = owner
+    project, _ = await run(
+        application, token, P + "projects_create", workspace_id=ws, mutation_id=mid(), title="Busy"
+    )
+    pid = project["project"]["id"]
+
+    async def add(i: int) -> None:
+        await run(
+            application,
+            token,
+            P + "projects_add_sources",
+            workspace_id=ws,
+            mutation_id=mid(),
+            project_id=pid,
+            missing_notes=[f"source number {i}"],
+        )
+
+    async with anyio.create_task_group() as tg:
+        for i in range(20):
+            tg.start_soon(add, i)
+    final, _ = await run(application, token, P + "projects_get", workspace_id=ws, project_id=pid)
+    assert len(final["project"]["sources"]) == 20
+    assert final["project"]["revision"] == 21
+
+
+async def test_a_replay_returns_the_stored_result_and_a_reused_key_conflicts(
+    application: Application, owner: tuple[str, str]
+) -> None:
+    ws, token = owner
+    project, _ = await run(
+        application, token, P + "projects_create", workspace_id=ws, mutation_id=mid(), title="Once"
+    )
+    pid = project["project"]["id"]
+    key = mid()
+    first, _ = await run(
+        application,
+        token,
+        P + "projects_add_sources",
+        workspace_id=ws,
+        mutation_id=key,
+        project_id=pid,
+        missing_notes=["one"],
+    )
+    await run(
+        application,
+        token,
+        P + "projects_update",
+        workspace_id=ws,
+        mutation_id=mid(),
+        project_id=pid,
+        title="Renamed",
+    )
+    replay, _ = await run(
+        application,
+        token,
+        P + "projects_add_sources",
+        workspace_id=ws,
+        mutation_id=key,
+        project_id=pid,
+        missing_notes=["one"],
+    )
+    assert replay == first  # the mutation's result, not the project as it is now
+    with pytest.raises(ServiceError) as caught:
+        await run(
+            application,
+            token,
+            P + "projects_add_sources",
+            workspace_id=ws,
+            mutation_id=key,
+            project_id=pid,
+            missing_notes=["two"],
+        )
+    assert caught.value.code == "conflict" and caught.value.field == "missing_notes"
+    with pytest.raises(ServiceError) as caught:
+        await run(
+            application, token, P + "corpora_seal", workspace_id=ws, mutation_id=key, project_id=pid
+        )
+    assert caught.value.code == "conflict" and "projects_add_sources" in caught.value.message
+
+
+async def test_bounded_sample_is_deterministic_and_documented(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    ws, token = owner
+    ids = []
+    for i in range(5):
+        origin.routes[f"/s{i}"] = Route(page(f"Sample {i}"))
+        ids.append(
+            (await retrieve(application, token, ws, origin.url(f"/s{i}")))["evidence"][
+                "evidence_id"
+            ]
+        )
+    project, _ = await run(
+        application, token, P + "projects_create", workspace_id=ws, mutation_id=mid(), title="Many"
+    )
+    pid = project["project"]["id"]
+    await run(
+        application,
+        token,
+        P + "projects_add_sources",
+        workspace_id=ws,
+        mutation_id=mid(),
+        project_id=pid,
+        evidence_ids=ids,
+    )
+    one, _ = await run(
+        application,
+        token,
+        P + "corpora_seal",
+        workspace_id=ws,
+        mutation_id=mid(),
+        project_id=pid,
+        max_items=3,
+    )
+    snap = one["snapshot"]
+    assert snap["coverage"] == "bounded_sample" and len(snap["evidence"]) == 3
+    assert [e["evidence_id"] for e in snap["evidence"]] == sample(snap["id"], ids, 3)
+    two, _ = await run(
+        application,
+        token,
+        P + "corpora_seal",
+        workspace_id=ws,
+        mutation_id=mid(),
+        project_id=pid,
+        max_items=3,
+        corpus_id=snap["id"],
+    )
+    assert two["snapshot"]["evidence"] == snap["evidence"] and two["revision"] == 2
+    whole, _ = await run(
+        application, token, P + "corpora_seal", workspace_id=ws, mutation_id=mid(), project_id=pid
+    )
+    assert (
+        whole["snapshot"]["coverage"] == "supplied_set" and len(whole["snapshot"]["evidence"]) == 5
+    )
+
+
+async def test_lists_page_with_cursors(application: Application, owner: tuple[str, str]) -> None:
+    ws, token = owner
+    for i in range(5):
+        await run(
+            application,
+            token,
+            P + "projects_create",
+            workspace_id=ws,
+            mutation_id=mid(),
+            title=f"P{i}",
+        )
+    seen, cursor = [], None
+    while True:
+        extra = {"cursor": cursor} if cursor else {}
+        data, _ = await run(
+            application, token, P + "projects_list", workspace_id=ws, limit=2, **extra
+        )
+        seen += [item["title"] for item in data["items"]]
+        cursor = data["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == ["P4", "P3", "P2", "P1", "P0"]
+    with pytest.raises(ServiceError) as caught:
+        await run(application, token, P + "projects_list", workspace_id=ws, cursor="garbage!")
+    assert caught.value.code == "invalid_input" and caught.value.field == "cursor"
+
+
+async def test_roles_scopes_and_outsiders_for_every_new_tool(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    ws, token = owner
+    origin.routes["/r"] = Route(page("Roles"))
+    evidence_id = (await retrieve(application, token, ws, origin.url("/r")))["evidence"][
+        "evidence_id"
+    ]
+    project, _ = await run(
+        application, token, P + "projects_create", workspace_id=ws, mutation_id=mid(), title="Roles"
+    )
+    pid = project["project"]["id"]
+    sealed, _ = await run(
+        application, token, P + "corpora_seal", workspace_id=ws, mutation_id=mid(), project_id=pid
+    )
+    admin = Admin(application.store.auth)
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    viewer = admin.mint(admin.create_member(ws, "viewer", "viewer", now), now).token
+    editor = admin.mint(admin.create_member(ws, "editor", "editor", now), now).token
+    other_ws = application.store.auth.create_workspace("other", now)
+    outsider = admin.mint(admin.create_member(other_ws.id, "outsider", "owner", now), now).token
+    scopeless = admin.mint(
+        admin.create_member(ws, "scopeless", "owner", now), now, scopes=frozenset()
+    ).token
+
+    reads = {
+        "evidence_get": {"evidence_id": evidence_id},
+        "evidence_list": {},
+        "projects_get": {"project_id": pid},
+        "projects_list": {},
+        "corpora_get": {"id": sealed["snapshot"]["id"]},
+        "corpora_list": {},
+    }
+    writes = {
+        "projects_create": {"title": "x"},
+        "projects_update": {"project_id": pid, "title": "y"},
+        "projects_add_sources": {"project_id": pid, "missing_notes": ["z"]},
+        "projects_remove_sources": {"project_id": pid, "evidence_ids": []},
+        "corpora_seal": {"project_id": pid},
+    }
+    for name, extra in reads.items():
+        await run(application, viewer, P + name, workspace_id=ws, **extra)
+    for name, extra in {**reads, **writes}.items():
+        extra = {**extra, "mutation_id": mid()} if name in writes else extra
+        for who, code in ((outsider, "not_found"), (scopeless, "forbidden")):
+            with pytest.raises(ServiceError) as caught:
+                await run(application, who, P + name, workspace_id=ws, **extra)
+            assert caught.value.code == code, (name, code)
+        if name in writes:
+            with pytest.raises(ServiceError) as caught:
+                await run(application, viewer, P + name, workspace_id=ws, **extra)
+            assert caught.value.code == "forbidden", name
+            await run(
+                application, editor, P + name, workspace_id=ws, **{**extra, "mutation_id": mid()}
+            )
+    with pytest.raises(ServiceError) as caught:  # another workspace's project, named from yours
+        await run(
+            application, outsider, P + "projects_get", workspace_id=other_ws.id, project_id=pid
+        )
+    assert caught.value.code == "not_found"
+
+
+BAD_FIELDS = {
+    "projects_create": [("title", ""), ("title", "t" * 201), ("title", None)],
+    "projects_update": [("project_id", "nope"), ("title", 5)],
+    "projects_add_sources": [
+        ("evidence_ids", ["nope"]),
+        ("missing_notes", ["n" * 101]),
+        ("missing_notes", []),
+    ],
+    "projects_remove_sources": [("evidence_ids", "x"), ("project_id", None)],
+    "corpora_seal": [("max_items", 0), ("max_items", 501), ("corpus_id", "x"), ("max_items", True)],
+    "corpora_get": [("revision", 0), ("revision", True), ("id", "x")],
+    "evidence_get": [("revision", -1), ("evidence_id", "")],
+    "evidence_list": [("limit", 0), ("kind", "video"), ("language", None)],
+    "projects_list": [("limit", 201), ("cursor", "")],
+}
+BASE = {
+    "projects_create": {"title": "t"},
+    "projects_update": {"project_id": str(uuid.uuid4()), "title": "t"},
+    "projects_add_sources": {"project_id": str(uuid.uuid4())},
+    "projects_remove_sources": {"project_id": str(uuid.uuid4()), "evidence_ids": []},
+    "corpora_seal": {"project_id": str(uuid.uuid4())},
+    "corpora_get": {"id": str(uuid.uuid4())},
+    "evidence_get": {"evidence_id": str(uuid.uuid4())},
+    "evidence_list": {},
+    "projects_list": {},
+}
+CASES = [(name, f, v) for name, fields in BAD_FIELDS.items() for f, v in fields]
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "value"), CASES, ids=[f"{n}-{f}-{v!r}"[:60] for n, f, v in CASES]
+)
+async def test_bad_input_names_the_field(
+    application: Application, owner: tuple[str, str], name: str, field: str, value: Any
+) -> None:
+    ws, token = owner
+    arguments = {"workspace_id": ws, **BASE[name], field: value}
+    if "mutation_id" in all_tools()[P + name]["inputSchema"]["properties"]:
+        arguments["mutation_id"] = mid()
+    with pytest.raises(ServiceError) as caught:
+        await run(application, token, P + name, **arguments)
+    assert caught.value.code == "invalid_input"
+    assert field in caught.value.message
+
+
+async def test_upload_is_stdio_only_and_reads_through_the_same_extractors(
+    application: Application, owner: tuple[str, str], tmp_path: Path
+) -> None:
+    ws, token = owner
+    vtt = tmp_path / "talk.vtt"
+    vtt.write_text(
+        "WEBVTT\n\n00:00.000 --> 00:02.500\nHello there\n\n00:02.500 --> 00:04.000\nGeneral Kenobi\n"
+    )
+    arguments = {
+        "workspace_id": ws,
+        "mutation_id": mid(),
+        "path": str(vtt),
+        "kind": "published_captions",
+    }
+    with pytest.raises(ServiceError) as caught:
+        await run(application, token, P + "evidence_upload", **arguments)
+    assert caught.value.code == "not_found"
+    data, _ = await run(application, token, P + "evidence_upload", transport="stdio", **arguments)
+    receipt = data["retrieval"]
+    assert receipt["state"] == "completed" and receipt["result"]["status"] == "ready"
+    assert receipt["result"]["provenance"]["source_url"] is None
+    assert [s["text"] for s in receipt["result"]["segments"]] == ["Hello there", "General Kenobi"]
+    assert receipt["evidence"]["revision"] == 1
+    vtt.unlink()
+    replay, _ = await run(application, token, P + "evidence_upload", transport="stdio", **arguments)
+    assert replay == data
+    for path, kind in (
+        (tmp_path / "nope.vtt", "published_captions"),
+        (tmp_path / "x.exe", "url_text"),
+    ):
+        with pytest.raises(ServiceError) as caught:
+            await run(
+                application,
+                token,
+                P + "evidence_upload",
+                transport="stdio",
+                **{**arguments, "mutation_id": mid(), "path": str(path), "kind": kind},
+            )
+        assert caught.value.code == "invalid_input" and caught.value.field == "path"
+
+
+async def test_whoami_lists_workspaces_and_roles(
+    application: Application, owner: tuple[str, str]
+) -> None:
+    ws, token = owner
+    data, _ = await run(application, token, "sosoapi_whoami")
+    assert data["scopes"] == ["agent:research"]
+    assert [(w["id"], w["role"]) for w in data["workspaces"]] == [(ws, "owner")]
