@@ -21,11 +21,11 @@ log = logging.getLogger("sosoapi")
 class Application:
     """Everything one server instance runs, wired once."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, egress: Egress | None = None) -> None:
         self.settings = settings
         self.store = Store(settings.database_url)
         self.guard = Guard(self.store.auth)
-        self.egress = Egress(settings.egress)
+        self.egress = egress or Egress(settings.egress)
         reader = partial(_read, self.egress)
         self.receipts = ReceiptService(self.store, reader, settings.receipts)
         self.research = ResearchService(

@@ -14,7 +14,6 @@ import anyio
 import click
 
 from sosoapi import logs
-from sosoapi.app import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.auth.tokens import RESEARCH_SCOPE
 from sosoapi.config import PROFILES, Settings
@@ -67,6 +66,7 @@ def serve(host: str, port: int, profile: str | None) -> None:
     import uvicorn
 
     from sosoapi.api.http import create_http_app
+    from sosoapi.app import Application
 
     settings = _settings(profile)
     app = create_http_app(Application(settings), host=host, port=port, profile=settings.profile)
@@ -79,6 +79,7 @@ def serve(host: str, port: int, profile: str | None) -> None:
 )
 def mcp_command(profile: str | None) -> None:
     """Serve MCP over stdio; identity from SOSOAPI_TOKEN."""
+    from sosoapi.app import Application
     from sosoapi.mcp.stdio import serve_stdio
 
     settings = _settings(profile)
@@ -246,6 +247,8 @@ def _local_workspace(settings: Settings) -> str:
 
 
 def _call(tool: str, arguments: dict[str, Any]) -> None:
+    from sosoapi.app import Application  # heavy (extractors): only for operations
+
     settings = _settings()
 
     async def run() -> dict[str, Any] | ServiceError:

@@ -11,7 +11,7 @@ import mcp
 import pytest
 
 from sosoapi.app import Application
-from sosoapi.contract.schemas import all_tools, tool
+from sosoapi.contract.schemas import tool
 from sosoapi.mcp.framing import TAG
 from sosoapi.mcp.server import build_server
 from tests.support.contract import assert_valid_output

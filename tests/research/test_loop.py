@@ -33,7 +33,8 @@ def mid() -> str:
 
 def page(words: str) -> bytes:
     body = "".join(f"<p>{words} paragraph {i} has several plain words in it.</p>" for i in range(8))
-    return f"<html lang='en'><head><title>{words}</title></head><body><article>{body}</article></body></html>".encode()
+    head = f"<html lang='en'><head><title>{words}</title></head>"
+    return f"{head}<body><article>{body}</article></body></html>".encode()
 
 
 async def retrieve(app: Application, token: str, ws: str, url: str) -> dict:
@@ -413,9 +414,8 @@ async def test_upload_is_stdio_only_and_reads_through_the_same_extractors(
 ) -> None:
     ws, token = owner
     vtt = tmp_path / "talk.vtt"
-    vtt.write_text(
-        "WEBVTT\n\n00:00.000 --> 00:02.500\nHello there\n\n00:02.500 --> 00:04.000\nGeneral Kenobi\n"
-    )
+    cues = "00:00.000 --> 00:02.500\nHello there\n\n00:02.500 --> 00:04.000\nGeneral Kenobi\n"
+    vtt.write_text("WEBVTT\n\n" + cues)
     arguments = {
         "workspace_id": ws,
         "mutation_id": mid(),

@@ -39,7 +39,7 @@ class Cue:
 
 @dataclass(frozen=True, slots=True)
 class CaptionFile:
-    """A parsed caption file. `valid` is False when the signature/structure is not a caption file."""
+    """A parsed caption file; `valid` is False when its signature or structure is not one."""
 
     format: CaptionFormat
     valid: bool

@@ -83,7 +83,9 @@ def _corpus(output: CorporaGetOutput, revision: int | None) -> tuple[str, Parts]
     return line, [("missing_sources", "\n".join(s.missing_sources))]
 
 
-def _snapshot_line(output: CorporaGetOutput | SealOutput, revision: int | None) -> tuple[str, Parts]:
+def _snapshot_line(
+    output: CorporaGetOutput | SealOutput, revision: int | None
+) -> tuple[str, Parts]:
     return _corpus(CorporaGetOutput(snapshot=output.snapshot), revision)
 
 

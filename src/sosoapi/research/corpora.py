@@ -27,8 +27,8 @@ from sosoapi.contract.models import (
     Snapshot,
 )
 from sosoapi.research.mutations import new_mutation, write_once
-from sosoapi.research.projects import bad_cursor, project_not_found
 from sosoapi.research.operation import Call, Outcome
+from sosoapi.research.projects import bad_cursor, project_not_found
 from sosoapi.store.pages import BadCursor
 from sosoapi.store.store import Store
 
@@ -113,7 +113,9 @@ class CorpusService:
     async def get(self, call: Call) -> Outcome:
         workspace_id, corpus_id = call.workspace_id, call.arguments["id"].lower()
         revision = call.arguments.get("revision")
-        row = await anyio.to_thread.run_sync(self.store.corpora.get, workspace_id, corpus_id, revision)
+        row = await anyio.to_thread.run_sync(
+            self.store.corpora.get, workspace_id, corpus_id, revision
+        )
         if row is None:
             raise corpus_not_found(corpus_id, workspace_id, revision)
         snapshot = Snapshot.model_validate_json(row.snapshot)

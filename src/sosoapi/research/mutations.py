@@ -34,7 +34,9 @@ def fingerprint(tool: str, arguments: dict[str, Any]) -> str:
     return sha256_hex(canonical_json({"tool": tool, "arguments": arguments}))
 
 
-def new_mutation(tool: str, arguments: dict[str, Any], token_id: str | None, now: datetime) -> NewMutation:
+def new_mutation(
+    tool: str, arguments: dict[str, Any], token_id: str | None, now: datetime
+) -> NewMutation:
     meaning = key_arguments(arguments)
     return NewMutation(
         workspace_id=arguments["workspace_id"].lower(),
@@ -58,7 +60,9 @@ def ensure_same(existing: MutationRecord, key: NewMutation) -> None:
     if existing.fingerprint == key.fingerprint:
         return
     stored, given = json.loads(existing.arguments), json.loads(key.arguments)
-    fields = sorted(name for name in set(stored) | set(given) if stored.get(name) != given.get(name))
+    fields = sorted(
+        name for name in set(stored) | set(given) if stored.get(name) != given.get(name)
+    )
     detail = ", ".join(f"`{f}` was {stored.get(f)!r}, now {given.get(f)!r}" for f in fields)
     raise conflict(
         f"mutation_id {key.mutation_id} was already used with other arguments ({detail}); "

@@ -80,7 +80,9 @@ class ProjectService:
         assert row is not None
         return ProjectOutput(project=project_model(row))
 
-    async def _write(self, call: Call, tool: str, change: Callable[[Connection, datetime], ProjectOutput]) -> Outcome:
+    async def _write(
+        self, call: Call, tool: str, change: Callable[[Connection, datetime], ProjectOutput]
+    ) -> Outcome:
         now = self.clock()
         key = new_mutation(tool, call.arguments, call.token_id, now)
         output = await write_once(self.store, key, ProjectOutput, lambda conn: change(conn, now))
@@ -114,7 +116,9 @@ class ProjectService:
 
         def change(conn: Connection, now: datetime) -> ProjectOutput:
             row = self._locked(conn, workspace_id, project_id)
-            unknown = sorted(set(wanted) - self.store.projects.existing_evidence(conn, workspace_id, wanted))
+            unknown = sorted(
+                set(wanted) - self.store.projects.existing_evidence(conn, workspace_id, wanted)
+            )
             if unknown:
                 raise not_found(
                     f"evidence_ids {', '.join(unknown)} were not found in workspace "

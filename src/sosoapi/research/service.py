@@ -81,7 +81,9 @@ class ResearchService:
         """Authenticate, validate, authorise and run `tool`; raise `ServiceError` if no result."""
         operation = self.operations.get(tool)
         if operation is None or transport not in contract_of(tool)["transports"]:
-            raise not_found(f"Unknown tool `{tool}` on {transport}; list the tools this server offers.")
+            raise not_found(
+                f"Unknown tool `{tool}` on {transport}; list the tools this server offers."
+            )
         principal, access, arguments = await anyio.to_thread.run_sync(
             self._admit, operation, token, arguments
         )
@@ -106,7 +108,7 @@ class ResearchService:
     async def _upload(self, call: Call) -> Outcome:
         request = UploadInput.model_validate(call.arguments)
 
-        async def reader(kind: str, path: str, language: str | None):  # noqa: ANN202
+        async def reader(kind: str, path: str, language: str | None):
             return await read_upload(path, kind, language, self.max_upload_bytes)
 
         output = await self.receipts.upload(
@@ -121,7 +123,10 @@ class ResearchService:
             name = self.store.auth.user_name(principal.user_id) or ""
             workspaces = [
                 WhoamiWorkspace(
-                    id=w.id, name=w.name, role=role, research_enabled=w.research_enabled  # type: ignore[arg-type]
+                    id=w.id,
+                    name=w.name,
+                    role=role,
+                    research_enabled=w.research_enabled,  # type: ignore[arg-type]
                 )
                 for w, role in self.store.auth.memberships_of(principal.user_id)
             ]

@@ -50,8 +50,8 @@ def check_upload(path_text: str, kind: str) -> None:
         )
 
 
-def _read_bounded(path: Path, max_bytes: int) -> tuple[bytes, bool]:
-    with path.open("rb") as handle:
+def _read_bounded(path_text: str, max_bytes: int) -> tuple[bytes, bool]:
+    with Path(path_text).expanduser().open("rb") as handle:
         body = handle.read(max_bytes + 1)
     return body[:max_bytes], len(body) > max_bytes
 
@@ -59,9 +59,8 @@ def _read_bounded(path: Path, max_bytes: int) -> tuple[bytes, bool]:
 async def read_upload(
     path_text: str, kind: str, language: str | None, max_bytes: int
 ) -> RetrieveResult:
-    path = Path(path_text).expanduser()
-    media = media_type_of(path, kind)
-    body, truncated = await anyio.to_thread.run_sync(_read_bounded, path, max_bytes)
+    media = media_type_of(Path(path_text), kind)
+    body, truncated = await anyio.to_thread.run_sync(_read_bounded, path_text, max_bytes)
     read_at = datetime.now(UTC)
 
     async def fetch(url: str, *, accept: tuple[str, ...]) -> FetchOutcome:

@@ -96,7 +96,13 @@ class EvidenceRepository:
         self.db = db
 
     def list(
-        self, workspace_id: str, *, kind: str | None, language: str | None, cursor: str | None, limit: int
+        self,
+        workspace_id: str,
+        *,
+        kind: str | None,
+        language: str | None,
+        cursor: str | None,
+        limit: int,
     ) -> tuple[list[EvidenceListRow], str | None]:
         return list_evidence(
             self.db, workspace_id, kind=kind, language=language, cursor=cursor, limit=limit

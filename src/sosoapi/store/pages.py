@@ -30,7 +30,9 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
         raise BadCursor(str(exc)) from None
 
 
-def page(query: Select[Any], created: Column, ident: Column, cursor: str | None, limit: int) -> Select[Any]:
+def page(
+    query: Select[Any], created: Column, ident: Column, cursor: str | None, limit: int
+) -> Select[Any]:
     """Newest first, strictly after `cursor`, one row more than `limit` to detect a next page."""
     if cursor:
         at, row_id = decode_cursor(cursor)
@@ -38,7 +40,9 @@ def page(query: Select[Any], created: Column, ident: Column, cursor: str | None,
     return query.order_by(created.desc(), ident.desc()).limit(limit + 1)
 
 
-def split(rows: list[Any], limit: int, created: str = "created_at", ident: str = "id") -> tuple[list[Any], str | None]:
+def split(
+    rows: list[Any], limit: int, created: str = "created_at", ident: str = "id"
+) -> tuple[list[Any], str | None]:
     """The page's rows and the cursor of the next page (None on the last page)."""
     if len(rows) <= limit:
         return rows, None
