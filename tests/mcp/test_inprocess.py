@@ -15,6 +15,7 @@ from sosoapi.contract.schemas import tool
 from sosoapi.mcp.framing import TAG
 from sosoapi.mcp.server import build_server
 from tests.support.contract import assert_valid_output
+from tests.support.loop import research_loop
 from tests.support.origin import HTTPSOrigin, Route
 
 RETRIEVE = "sosoapi_research_evidence_retrieve"
@@ -221,3 +222,18 @@ async def test_corpus_revision_is_named_and_notes_are_fenced(
     line, _, rest = read.content[0].text.partition("\n")
     assert "revision 1" in line and note not in line
     assert f"{TAG} nonce=" in rest and note in rest
+
+
+async def test_the_research_loop_over_mcp(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    workspace_id, token = owner
+    async with mcp.Client(server_for(application, token)) as client:
+
+        async def call(tool_name: str, arguments: dict) -> tuple[dict, int | None]:
+            result = await client.call_tool(tool_name, arguments)
+            assert result.is_error is False, result.content[0].text
+            revision = (result.meta or {}).get("sosoapi/corpus_revision")
+            return result.structured_content, revision
+
+        await research_loop(call, origin, workspace_id)

@@ -15,6 +15,7 @@ from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.schemas import all_tools
 from sosoapi.research.corpora import sample
 from tests.support.contract import assert_valid_output
+from tests.support.loop import page, research_loop
 from tests.support.origin import HTTPSOrigin, Route
 
 P = "sosoapi_research_"
@@ -29,12 +30,6 @@ async def run(app: Application, token: str, tool: str, transport: str = "http", 
 
 def mid() -> str:
     return str(uuid.uuid4())
-
-
-def page(words: str) -> bytes:
-    body = "".join(f"<p>{words} paragraph {i} has several plain words in it.</p>" for i in range(8))
-    head = f"<html lang='en'><head><title>{words}</title></head>"
-    return f"{head}<body><article>{body}</article></body></html>".encode()
 
 
 async def retrieve(app: Application, token: str, ws: str, url: str) -> dict:
@@ -54,84 +49,11 @@ async def test_the_whole_loop_keeps_old_revisions_readable(
     application: Application, owner: tuple[str, str], origin: HTTPSOrigin
 ) -> None:
     ws, token = owner
-    origin.routes["/a"] = Route(page("Alpha"))
-    origin.routes["/b"] = Route(page("Bravo"))
-    a = await retrieve(application, token, ws, origin.url("/a"))
-    b = await retrieve(application, token, ws, origin.url("/b"))
-    gone = await retrieve(application, token, ws, origin.url("/missing"))
-    assert gone["result"]["reason"] == "not_found" and gone["evidence"] is None
-    ids = [a["evidence"]["evidence_id"], b["evidence"]["evidence_id"]]
 
-    project, _ = await run(
-        application, token, P + "projects_create", workspace_id=ws, mutation_id=mid(), title="Loop"
-    )
-    pid = project["project"]["id"]
-    added, _ = await run(
-        application,
-        token,
-        P + "projects_add_sources",
-        workspace_id=ws,
-        mutation_id=mid(),
-        project_id=pid,
-        evidence_ids=ids,
-        missing_notes=["/missing answered 404"],
-    )
-    assert added["project"]["revision"] == 2
-    sealed, revision = await run(
-        application, token, P + "corpora_seal", workspace_id=ws, mutation_id=mid(), project_id=pid
-    )
-    assert revision == sealed["revision"] == 1
-    snapshot = sealed["snapshot"]
-    assert snapshot["coverage"] == "partial"
-    assert snapshot["missing_sources"] == ["/missing answered 404"]
-    assert snapshot["evidence"] == [{"evidence_id": i, "revision": 1} for i in ids]
-    assert snapshot["project_revision"] == 2
-    read, revision = await run(
-        application, token, P + "corpora_get", workspace_id=ws, id=snapshot["id"]
-    )
-    assert read["snapshot"] == snapshot and revision == 1
+    async def call(tool: str, arguments: dict[str, Any]) -> tuple[dict, int | None]:
+        return await run(application, token, tool, **arguments)
 
-    first_text = (
-        await run(application, token, P + "evidence_get", workspace_id=ws, evidence_id=ids[0])
-    )[0]["evidence"]
-    origin.routes["/a"] = Route(page("Alpha changed"))
-    a2 = await retrieve(application, token, ws, origin.url("/a"))
-    assert a2["evidence"] == {"evidence_id": ids[0], "revision": 2}
-    resealed, revision = await run(
-        application,
-        token,
-        P + "corpora_seal",
-        workspace_id=ws,
-        mutation_id=mid(),
-        project_id=pid,
-        corpus_id=snapshot["id"],
-    )
-    assert revision == 2 and resealed["snapshot"]["id"] == snapshot["id"]
-    assert resealed["snapshot"]["evidence"][0] == {"evidence_id": ids[0], "revision": 2}
-
-    old, r1 = await run(
-        application, token, P + "corpora_get", workspace_id=ws, id=snapshot["id"], revision=1
-    )
-    new, r2 = await run(application, token, P + "corpora_get", workspace_id=ws, id=snapshot["id"])
-    assert (old["snapshot"], r1) == (snapshot, 1)
-    assert (new["snapshot"], r2) == (resealed["snapshot"], 2)
-    again = (
-        await run(
-            application, token, P + "evidence_get", workspace_id=ws, evidence_id=ids[0], revision=1
-        )
-    )[0]
-    assert {**again["evidence"], "latest_revision": 1} == first_text  # the same bytes back
-    latest = (
-        await run(application, token, P + "evidence_get", workspace_id=ws, evidence_id=ids[0])
-    )[0]["evidence"]
-    assert latest["revision"] == latest["latest_revision"] == 2
-    assert "Alpha changed" in latest["text"] and "Alpha changed" not in first_text["text"]
-    assert latest["content_digest"] != first_text["content_digest"]
-    with pytest.raises(ServiceError) as caught:
-        await run(
-            application, token, P + "corpora_get", workspace_id=ws, id=snapshot["id"], revision=3
-        )
-    assert caught.value.code == "not_found"
+    await research_loop(call, origin, ws)
 
 
 async def test_twenty_parallel_add_source_calls(
@@ -456,3 +378,74 @@ async def test_whoami_lists_workspaces_and_roles(
     data, _ = await run(application, token, "sosoapi_whoami")
     assert data["scopes"] == ["agent:research"]
     assert [(w["id"], w["role"]) for w in data["workspaces"]] == [(ws, "owner")]
+
+
+def _wrong_type(schema: dict[str, Any]) -> Any:
+    return 12345 if schema.get("type") in ("string", "array") else "not-a-number"
+
+
+FIELD_CASES = [
+    (name, field, kind)
+    for name, contract in sorted(all_tools().items())
+    for field in contract["inputSchema"]["properties"]
+    for kind in (
+        ("wrong_type", "missing")
+        if field in contract["inputSchema"]["required"]
+        else ("wrong_type",)
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "kind"), FIELD_CASES, ids=[f"{n}.{f}.{k}" for n, f, k in FIELD_CASES]
+)
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_every_field_of_every_tool_is_validated(
+    application: Application, owner: tuple[str, str], name: str, field: str, kind: str
+) -> None:
+    """Each field of each published input schema: a wrong type (and, if required, absence)
+    is refused with a message naming that field, and nothing is written."""
+    ws, token = owner
+    schema = all_tools()[name]["inputSchema"]
+    arguments: dict[str, Any] = {"workspace_id": ws, "mutation_id": mid()}
+    arguments = {k: v for k, v in arguments.items() if k in schema["properties"]}
+    if kind == "missing":
+        arguments.pop(field, None)
+        for other in schema["required"]:
+            if other != field and other not in arguments:
+                arguments[other] = _valid(schema["properties"][other])
+    else:
+        for other in schema["required"]:
+            arguments.setdefault(other, _valid(schema["properties"][other]))
+        arguments[field] = _wrong_type(schema["properties"][field])
+    with pytest.raises(ServiceError) as caught:
+        await application.research.call(name, token, arguments, transport="stdio")
+    assert caught.value.code == "invalid_input"
+    assert f"`{field}`" in caught.value.message
+
+
+def _valid(schema: dict[str, Any]) -> Any:
+    if schema.get("format") == "uuid":
+        return str(uuid.uuid4())
+    if schema.get("format") == "uri":
+        return "https://example.com/"
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "anyOf" in schema:
+        return _valid(schema["anyOf"][0])
+    return {"string": "value", "integer": 1, "array": []}[schema["type"]]
+
+
+async def test_extra_properties_are_refused_for_every_tool(
+    application: Application, owner: tuple[str, str]
+) -> None:
+    ws, token = owner
+    for name, contract in all_tools().items():
+        schema = contract["inputSchema"]
+        arguments = {k: _valid(schema["properties"][k]) for k in schema["required"]}
+        if "workspace_id" in arguments:
+            arguments["workspace_id"] = ws
+        arguments["surprise"] = True
+        with pytest.raises(ServiceError) as caught:
+            await application.research.call(name, token, arguments, transport="stdio")
+        assert caught.value.code == "invalid_input" and "`surprise`" in caught.value.message, name

@@ -118,7 +118,9 @@ class HTTPSOrigin:
 
         server.get_request = accept  # type: ignore[method-assign]
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 

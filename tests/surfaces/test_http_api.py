@@ -7,7 +7,9 @@ import uuid
 import httpx
 import pytest
 
+from sosoapi.contract.schemas import all_tools
 from tests.support.contract import assert_valid_output
+from tests.support.loop import research_loop
 from tests.support.origin import HTTPSOrigin
 from tests.support.services import ServeProcess, cli
 
@@ -205,3 +207,22 @@ def test_the_loop_over_http_names_the_corpus_revision(
         served.base + "/research-api/whoami", json={}, headers=headers, timeout=10
     ).json()
     assert whoami["workspaces"][0]["id"] == ws
+
+
+@pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
+async def test_the_research_loop_over_http(
+    served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin
+) -> None:
+    headers = auth(initialised["SOSOAPI_TOKEN"])
+    operations = {
+        name: c["api_operation"] for name, c in all_tools().items() if "api_operation" in c
+    }
+    async with httpx.AsyncClient(base_url=served.base, headers=headers, timeout=30) as http:
+
+        async def call(tool_name: str, arguments: dict) -> tuple[dict, int | None]:
+            response = await http.post(operations[tool_name], json=arguments)
+            assert response.status_code == 200, response.text
+            revision = response.headers.get("corpus-revision")
+            return response.json(), int(revision) if revision else None
+
+        await research_loop(call, origin, initialised["WORKSPACE_ID"])

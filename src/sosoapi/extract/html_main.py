@@ -131,6 +131,8 @@ def extract_main(tree: LexborHTMLParser) -> MainText:
     containers = _containers(body, page_prose)
     inside = sum(paragraph_chars(node) for node in containers)
     blocks: list[tuple[str, str]] = []
+    for lead in _leading_prose(containers[0]) if containers else ():
+        blocks.extend(_blocks(lead))
     for container in containers:
         prune_furniture(container)
         blocks.extend(_blocks(container))
@@ -160,6 +162,45 @@ def _containers(body: LexborNode, page_prose: int) -> list[LexborNode]:
         chosen = _outermost([node for node, length in found if length >= floor])
         return _grow(chosen, page_prose)
     return _grow([_densest(body)], page_prose)
+
+
+import os
+_LEAD_LEVELS = int(os.environ.get("LEAD_LEVELS", "3"))
+_LEAD_MIN = int(os.environ.get("LEAD_MIN", "80"))
+_LEAD_LINKS = float(os.environ.get("LEAD_LINKS", "0.25"))
+_LEAD_GROW = float(os.environ.get("LEAD_GROW", "2.0"))
+_LEAD_SELECTOR = os.environ.get("LEAD_SEL", "p")
+
+
+def _leading_prose(container: LexborNode) -> list[LexborNode]:
+    """Prose paragraphs just before the container (a lead or teaser), as readability's
+    sibling merge: siblings of the container and of its near ancestors."""
+    size = len(container.text(deep=True, strip=True))
+    found: list[LexborNode] = []
+    node = container
+    for _ in range(_LEAD_LEVELS):
+        parent = node.parent
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        if len(parent.text(deep=True, strip=True)) > _LEAD_GROW * size + 500:
+            break
+        level: list[LexborNode] = []
+        sibling = node.prev
+        while sibling is not None:
+            if sibling.tag and not sibling.tag.startswith("-"):
+                level.append(sibling)
+            sibling = sibling.prev
+        outer: list[LexborNode] = []
+        for sib in reversed(level):
+            cands = [sib] if sib.css_matches(_LEAD_SELECTOR) else sib.css(_LEAD_SELECTOR)
+            for cand in cands:
+                text = cand.text(deep=True, strip=True)
+                if len(text) < _LEAD_MIN or _in_furniture(cand) or _link_share(cand) > _LEAD_LINKS:
+                    continue
+                outer.append(cand)
+        found = outer + found
+        node = parent
+    return found
 
 
 def _in_furniture(node: LexborNode | None) -> bool:
