@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import anyio
 import pytest
@@ -13,6 +15,7 @@ from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError
 from sosoapi.store.tables import evidence_revisions, mutations, retrievals
 from tests.support.contract import assert_valid_output
+from tests.support.lifespan import held_open
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.pages import real_pages
 
@@ -267,3 +270,41 @@ async def test_changed_content_makes_a_new_evidence_revision(
     assert two["evidence"]["evidence_id"] == one["evidence"]["evidence_id"]
     assert (one["evidence"]["revision"], two["evidence"]["revision"]) == (1, 2)
     assert count(application, evidence_revisions) == 2
+
+
+async def test_graceful_stop_finishes_running_work_and_leaves_pending_work(
+    database_url: str, tmp_path: Path, origin: HTTPSOrigin, pages: dict
+) -> None:
+    from tests.support.services import make_settings, owner_token
+
+    body = next(iter(pages.values()))
+    origin.routes["/one"] = Route(body, delay=0.8)
+    origin.routes["/two"] = Route(body, delay=0.8)
+    settings = make_settings(
+        database_url,
+        tmp_path,
+        origin.egress_env(),
+        wait_budget_seconds=0.1,
+        shutdown_grace_seconds=10,
+    )
+    settings = replace(settings, receipts=replace(settings.receipts, max_concurrent_retrievals=1))
+    app = Application(settings)
+    workspace_id, token = owner_token(app)
+    one = args(workspace_id, origin.url("/one"))
+    two = args(workspace_id, origin.url("/two"))
+    async with held_open(app.running()):
+        assert (await call(app, token, one))["state"] == "running"
+        assert (await call(app, token, two))["state"] == "pending"  # queued behind the limit
+    first = app.store.receipts.retrieval(workspace_id, one["mutation_id"])
+    second = app.store.receipts.retrieval(workspace_id, two["mutation_id"])
+    assert first is not None and first.state == "completed"
+    assert second is not None and second.state == "pending"
+    assert origin.hits["/two"] == 0
+    successor = Application(settings)  # the next instance resumes durable pending work
+    async with held_open(successor.running()):
+        with anyio.fail_after(10):
+            while (await call(successor, token, two))["state"] != "completed":  # noqa: ASYNC110
+                await anyio.sleep(0.1)
+    assert origin.hits["/two"] == 1
+    app.store.close()
+    successor.store.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import httpx
@@ -10,7 +11,7 @@ import pytest
 from sosoapi.contract.schemas import all_tools
 from tests.support.contract import assert_valid_output
 from tests.support.loop import research_loop
-from tests.support.origin import HTTPSOrigin
+from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess, cli
 
 RETRIEVE = "/research-api/evidence/retrieve"
@@ -226,3 +227,25 @@ async def test_the_research_loop_over_http(
             return response.json(), int(revision) if revision else None
 
         await research_loop(call, origin, initialised["WORKSPACE_ID"])
+
+
+@pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
+def test_a_client_that_disconnects_does_not_cancel_the_read(
+    served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
+) -> None:
+    origin.routes["/slow"] = Route(next(iter(pages.values())), delay=1.5)
+    request = body(initialised, origin.url("/slow"))
+    headers = auth(initialised["SOSOAPI_TOKEN"])
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(served.base + RETRIEVE, json=request, headers=headers, timeout=0.3)
+    deadline = time.monotonic() + 15
+    while True:
+        receipt = httpx.post(
+            served.base + RETRIEVE, json=request, headers=headers, timeout=30
+        ).json()
+        if receipt["retrieval"]["state"] == "completed" or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert receipt["retrieval"]["state"] == "completed"
+    assert receipt["retrieval"]["result"]["status"] == "ready"
+    assert origin.hits["/slow"] == 1

@@ -136,6 +136,9 @@ def extract_main(tree: LexborHTMLParser) -> MainText:
     for container in containers:
         prune_furniture(container)
         blocks.extend(_blocks(container))
+    if containers and os.environ.get("TRAIL"):
+        for trail in _trailing_prose(containers[-1]):
+            blocks.extend(_blocks(trail))
     if sum(len(text) for text, kind in blocks if kind != _DROPPED) < _CONTAINER_MIN_CHARS:
         prune_furniture(body)
         blocks = _blocks(body)
@@ -199,6 +202,34 @@ def _leading_prose(container: LexborNode) -> list[LexborNode]:
                     continue
                 outer.append(cand)
         found = outer + found
+        node = parent
+    return found
+
+
+def _trailing_prose(container: LexborNode) -> list[LexborNode]:
+    size = len(container.text(deep=True, strip=True))
+    found: list[LexborNode] = []
+    node = container
+    for _ in range(_LEAD_LEVELS):
+        parent = node.parent
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        if len(parent.text(deep=True, strip=True)) > _LEAD_GROW * size + 500:
+            break
+        outer: list[LexborNode] = []
+        sib = node.next
+        while sib is not None:
+            if sib.tag and not sib.tag.startswith("-"):
+                cands = [sib] if sib.css_matches(_LEAD_SELECTOR) else sib.css(_LEAD_SELECTOR)
+                for cand in cands:
+                    text = cand.text(deep=True, strip=True)
+                    if len(text) < int(os.environ.get("TRAIL_MIN", "80")) or _in_furniture(cand) or _link_share(cand) > _LEAD_LINKS:
+                        continue
+                    if os.environ.get("TRAIL_PUNCT") and not text.rstrip().endswith((".", "!", "?", '"', "”", "“")):
+                        continue
+                    outer.append(cand)
+            sib = sib.next
+        found = found + outer
         node = parent
     return found
 

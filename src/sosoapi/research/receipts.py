@@ -276,7 +276,8 @@ class ReceiptService:
         try:
             with scope:
                 async with self._slots:
-                    await self._run_leased(retrieval_id)
+                    if self._accepting:  # stopping: queued work stays pending for the next instance
+                        await self._run_leased(retrieval_id)
         except Exception:
             log.exception("retrieval worker failed id=%s", retrieval_id)
         finally:
