@@ -28,8 +28,8 @@ from sosoapi.contract.models import (
 )
 from sosoapi.research.mutations import new_mutation, write_once
 from sosoapi.research.operation import Call, Outcome
-from sosoapi.research.projects import bad_cursor, project_not_found
-from sosoapi.store.pages import BadCursor
+from sosoapi.research.paging import read_page
+from sosoapi.research.projects import project_not_found
 from sosoapi.store.store import Store
 
 MAX_ITEMS = 500
@@ -122,13 +122,7 @@ class CorpusService:
         return Outcome(CorporaGetOutput(snapshot=snapshot), corpus_revision=row.revision)
 
     async def list(self, call: Call) -> Outcome:
-        limit = call.arguments.get("limit", 50)
-        try:
-            rows, next_cursor = await anyio.to_thread.run_sync(
-                self.store.corpora.list, call.workspace_id, call.arguments.get("cursor"), limit
-            )
-        except BadCursor as error:
-            raise bad_cursor(error) from None
+        rows, next_cursor = await read_page(call, self.store.corpora.list)
         items = []
         for row in rows:
             snapshot = Snapshot.model_validate_json(row.snapshot)

@@ -15,8 +15,7 @@ from sosoapi.contract.models import (
     RetrieveResult,
 )
 from sosoapi.research.operation import Call, Outcome
-from sosoapi.research.projects import bad_cursor
-from sosoapi.store.pages import BadCursor
+from sosoapi.research.paging import read_page
 from sosoapi.store.store import Store
 
 
@@ -57,19 +56,12 @@ class EvidenceReader:
         )
 
     async def list(self, call: Call) -> Outcome:
-        arguments = call.arguments
-        try:
-            rows, next_cursor = await anyio.to_thread.run_sync(
-                lambda: self.store.evidence.list(
-                    call.workspace_id,
-                    kind=arguments.get("kind"),
-                    language=arguments.get("language"),
-                    cursor=arguments.get("cursor"),
-                    limit=arguments.get("limit", 50),
-                )
-            )
-        except BadCursor as error:
-            raise bad_cursor(error) from None
+        rows, next_cursor = await read_page(
+            call,
+            self.store.evidence.list,
+            kind=call.arguments.get("kind"),
+            language=call.arguments.get("language"),
+        )
         items = [
             EvidenceItem(
                 id=r.id,

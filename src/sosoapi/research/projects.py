@@ -14,7 +14,7 @@ from datetime import datetime
 import anyio
 from sqlalchemy import Connection
 
-from sosoapi.contract.errors import invalid_input, not_found
+from sosoapi.contract.errors import not_found
 from sosoapi.contract.models import (
     Project,
     ProjectItem,
@@ -24,7 +24,7 @@ from sosoapi.contract.models import (
 )
 from sosoapi.research.mutations import new_mutation, write_once
 from sosoapi.research.operation import Call, Outcome
-from sosoapi.store.pages import BadCursor
+from sosoapi.research.paging import read_page
 from sosoapi.store.projects_repo import ProjectRow
 from sosoapi.store.store import Store
 
@@ -46,14 +46,6 @@ def project_model(row: ProjectRow) -> Project:
         ],
         created_at=row.created_at,
         updated_at=row.updated_at,
-    )
-
-
-def bad_cursor(error: BadCursor) -> Exception:
-    return invalid_input(
-        f"`cursor` was not issued by this server ({error}); pass the `next_cursor` of a "
-        "previous page, or omit it for the first page.",
-        "cursor",
     )
 
 
@@ -162,13 +154,7 @@ class ProjectService:
         return Outcome(ProjectOutput(project=project_model(row)))
 
     async def list(self, call: Call) -> Outcome:
-        limit = call.arguments.get("limit", 50)
-        try:
-            rows, next_cursor = await anyio.to_thread.run_sync(
-                self.store.projects.list, call.workspace_id, call.arguments.get("cursor"), limit
-            )
-        except BadCursor as error:
-            raise bad_cursor(error) from None
+        rows, next_cursor = await read_page(call, self.store.projects.list)
         items = [
             ProjectItem(
                 id=r.id,

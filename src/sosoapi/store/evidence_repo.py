@@ -39,6 +39,18 @@ class EvidenceRevisionRecord:
     created_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class EvidenceListRow:
+    id: str
+    kind: str
+    source_url: str | None
+    language: str | None
+    latest_revision: int
+    content: str
+    created_at: datetime
+    updated_at: datetime
+
+
 def record_revision(
     db: Database, conn: Connection, item: EvidenceWrite, now: datetime
 ) -> tuple[str, int]:
@@ -104,9 +116,38 @@ class EvidenceRepository:
         cursor: str | None,
         limit: int,
     ) -> tuple[list[EvidenceListRow], str | None]:
-        return list_evidence(
-            self.db, workspace_id, kind=kind, language=language, cursor=cursor, limit=limit
+        """A page of a workspace's evidence, newest first, each with its latest content."""
+        query = (
+            select(evidence, evidence_revisions.c.content)
+            .join(
+                evidence_revisions,
+                (evidence_revisions.c.evidence_id == evidence.c.id)
+                & (evidence_revisions.c.revision == evidence.c.latest_revision),
+            )
+            .where(evidence.c.workspace_id == workspace_id)
         )
+        if kind is not None:
+            query = query.where(evidence.c.kind == kind)
+        if language is not None:
+            query = query.where(func.lower(evidence.c.language) == language.lower())
+        with self.db.read() as conn:
+            rows = conn.execute(
+                page(query, evidence.c.created_at, evidence.c.id, cursor, limit)
+            ).all()
+        kept, next_cursor = split(rows, limit)
+        return [
+            EvidenceListRow(
+                r.id,
+                r.kind,
+                r.source_url,
+                r.language,
+                r.latest_revision,
+                r.content,
+                utc(r.created_at),  # type: ignore[arg-type]
+                utc(r.updated_at),  # type: ignore[arg-type]
+            )
+            for r in kept
+        ], next_cursor
 
     def revision(
         self, workspace_id: str, evidence_id: str, revision: int | None
@@ -144,56 +185,3 @@ class EvidenceRepository:
             content=m["content"],
             created_at=utc(m["created_at"]),  # type: ignore[arg-type]
         )
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceListRow:
-    id: str
-    kind: str
-    source_url: str | None
-    language: str | None
-    latest_revision: int
-    content: str
-    created_at: datetime
-    updated_at: datetime
-
-
-def list_evidence(
-    db: Database,
-    workspace_id: str,
-    *,
-    kind: str | None,
-    language: str | None,
-    cursor: str | None,
-    limit: int,
-) -> tuple[list[EvidenceListRow], str | None]:
-    """A page of a workspace's evidence, newest first, each with its latest content."""
-    query = (
-        select(evidence, evidence_revisions.c.content)
-        .join(
-            evidence_revisions,
-            (evidence_revisions.c.evidence_id == evidence.c.id)
-            & (evidence_revisions.c.revision == evidence.c.latest_revision),
-        )
-        .where(evidence.c.workspace_id == workspace_id)
-    )
-    if kind is not None:
-        query = query.where(evidence.c.kind == kind)
-    if language is not None:
-        query = query.where(func.lower(evidence.c.language) == language.lower())
-    with db.read() as conn:
-        rows = conn.execute(page(query, evidence.c.created_at, evidence.c.id, cursor, limit)).all()
-    kept, next_cursor = split(rows, limit)
-    return [
-        EvidenceListRow(
-            r.id,
-            r.kind,
-            r.source_url,
-            r.language,
-            r.latest_revision,
-            r.content,
-            utc(r.created_at),  # type: ignore[arg-type]
-            utc(r.updated_at),  # type: ignore[arg-type]
-        )
-        for r in kept
-    ], next_cursor

@@ -92,7 +92,7 @@ class ProjectRepository:
         return _project(row._mapping, sources, len(sources))
 
     def list(
-        self, workspace_id: str, cursor: str | None, limit: int
+        self, workspace_id: str, *, cursor: str | None, limit: int
     ) -> tuple[list[ProjectRow], str | None]:
         count = (
             select(func.count())
@@ -216,7 +216,7 @@ class CorpusRepository:
         return self._row(row._mapping) if row else None
 
     def list(
-        self, workspace_id: str, cursor: str | None, limit: int
+        self, workspace_id: str, *, cursor: str | None, limit: int
     ) -> tuple[list[CorpusRow], str | None]:
         query = (
             select(
