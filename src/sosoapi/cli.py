@@ -408,54 +408,43 @@ def projects_update(
     )
 
 
-@projects.command("add-sources")
-@click.argument("project_id")
-@WORKSPACE
-@MUTATION
-@click.option("--evidence", "evidence_ids", multiple=True, help="an evidence id (repeatable)")
-@click.option("--note", "notes", multiple=True, help="a note on a missing source (repeatable)")
-def projects_add_sources(
-    project_id: str,
-    workspace_id: str | None,
-    mutation_id: str | None,
-    evidence_ids: tuple[str, ...],
-    notes: tuple[str, ...],
-) -> None:
-    _workspace_call(
-        "sosoapi_research_projects_add_sources",
-        workspace_id,
-        {
+def _sources_command(name: str, tool: str, note_help: str) -> None:
+    """`projects add-sources` and `projects remove-sources`: one shape, two tools."""
+
+    @projects.command(name)
+    @click.argument("project_id")
+    @WORKSPACE
+    @MUTATION
+    @click.option("--evidence", "evidence_ids", multiple=True, help="an evidence id (repeatable)")
+    @click.option("--note", "notes", multiple=True, help=note_help)
+    def command(
+        project_id: str,
+        workspace_id: str | None,
+        mutation_id: str | None,
+        evidence_ids: tuple[str, ...],
+        notes: tuple[str, ...],
+    ) -> None:
+        settings = _settings()
+        arguments: dict[str, Any] = {
+            "workspace_id": workspace_id or _local_workspace(settings),
             "mutation_id": _mutation(mutation_id),
             "project_id": project_id,
-            "evidence_ids": list(evidence_ids),
-            "missing_notes": list(notes),
-        },
-    )
+        }
+        if evidence_ids or tool.endswith("remove_sources"):  # remove requires the list
+            arguments["evidence_ids"] = list(evidence_ids)
+        if notes:
+            arguments["missing_notes"] = list(notes)
+        _call(tool, arguments)
 
 
-@projects.command("remove-sources")
-@click.argument("project_id")
-@WORKSPACE
-@MUTATION
-@click.option("--evidence", "evidence_ids", multiple=True, help="an evidence id (repeatable)")
-@click.option("--note", "notes", multiple=True, help="a note to remove, exact text")
-def projects_remove_sources(
-    project_id: str,
-    workspace_id: str | None,
-    mutation_id: str | None,
-    evidence_ids: tuple[str, ...],
-    notes: tuple[str, ...],
-) -> None:
-    settings = _settings()
-    arguments: dict[str, Any] = {
-        "workspace_id": workspace_id or _local_workspace(settings),
-        "mutation_id": _mutation(mutation_id),
-        "project_id": project_id,
-        "evidence_ids": list(evidence_ids),
-    }
-    if notes:
-        arguments["missing_notes"] = list(notes)
-    _call("sosoapi_research_projects_remove_sources", arguments)
+_sources_command(
+    "add-sources",
+    "sosoapi_research_projects_add_sources",
+    "a note on a source that could not be retrieved (repeatable)",
+)
+_sources_command(
+    "remove-sources", "sosoapi_research_projects_remove_sources", "a note to remove, exact text"
+)
 
 
 @main.group()

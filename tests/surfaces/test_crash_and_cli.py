@@ -9,6 +9,7 @@ import uuid
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
@@ -138,3 +139,40 @@ def test_cli_refusals_name_the_problem(initialised: dict[str, str]) -> None:
     cli(["workspaces", "disable-research", initialised["WORKSPACE_ID"]], initialised)
     refused = cli(["retrieve", "https://example.com/"], initialised)
     assert refused.returncode == 2 and "not enabled" in refused.stderr
+
+
+@pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
+def test_the_loop_from_a_shell(
+    initialised: dict[str, str], origin: HTTPSOrigin, pages: dict, tmp_path: Path
+) -> None:
+    def run(*args: str) -> dict:
+        done = cli(list(args), initialised)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    receipt = run("retrieve", origin.url(next(iter(pages))))
+    evidence_id = receipt["retrieval"]["evidence"]["evidence_id"]
+    captions = tmp_path / "talk.srt"
+    captions.write_text("1\n00:00:01,000 --> 00:00:02,000\nHello from a local file\n")
+    uploaded = run("evidence", "upload", str(captions), "--kind", "published_captions")
+    assert uploaded["retrieval"]["result"]["segments"][0]["text"] == "Hello from a local file"
+    project = run("projects", "create", "From a shell")["project"]
+    run(
+        "projects",
+        "add-sources",
+        project["id"],
+        "--evidence",
+        evidence_id,
+        "--note",
+        "one was paywalled",
+    )
+    removed = run("projects", "remove-sources", project["id"], "--note", "one was paywalled")
+    assert removed["project"]["revision"] == 3
+    sealed = run("corpora", "seal", project["id"])
+    assert sealed["snapshot"]["coverage"] == "supplied_set"
+    got = run("corpora", "get", sealed["snapshot"]["id"])
+    assert got["snapshot"] == sealed["snapshot"]
+    assert run("evidence", "get", evidence_id)["evidence"]["id"] == evidence_id
+    assert [i["id"] for i in run("corpora", "list")["items"]] == [sealed["snapshot"]["id"]]
+    assert len(run("evidence", "list")["items"]) == 2
+    assert run("whoami")["workspaces"][0]["role"] == "owner"
