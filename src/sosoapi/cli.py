@@ -61,7 +61,13 @@ def main() -> None:
 @click.option(
     "--profile", type=click.Choice(PROFILES), default=None, help="default: SOSOAPI_PROFILE or full"
 )
-def serve(host: str, port: int, profile: str | None) -> None:
+@click.option(
+    "--public-url",
+    envvar="SOSOAPI_PUBLIC_URL",
+    default=None,
+    help="the URL clients use to reach this server (names /mcp in the auth metadata)",
+)
+def serve(host: str, port: int, profile: str | None, public_url: str | None) -> None:
     """Serve the HTTP API and MCP at /mcp (health at /healthz)."""
     import uvicorn
 
@@ -69,7 +75,13 @@ def serve(host: str, port: int, profile: str | None) -> None:
     from sosoapi.app import Application
 
     settings = _settings(profile)
-    app = create_http_app(Application(settings), host=host, port=port, profile=settings.profile)
+    app = create_http_app(
+        Application(settings),
+        host=host,
+        port=port,
+        profile=settings.profile,
+        public_url=public_url,
+    )
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
 
 

@@ -249,3 +249,19 @@ def test_a_client_that_disconnects_does_not_cancel_the_read(
     assert receipt["retrieval"]["state"] == "completed"
     assert receipt["retrieval"]["result"]["status"] == "ready"
     assert origin.hits["/slow"] == 1
+
+
+@pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
+def test_public_url_names_the_protected_resource(initialised: dict[str, str]) -> None:
+    with ServeProcess(
+        {**initialised, "SOSOAPI_PUBLIC_URL": "https://research.example.org/"}
+    ) as server:
+        challenge = httpx.post(server.base + "/mcp", json={}, timeout=10).headers[
+            "www-authenticate"
+        ]
+        metadata = httpx.get(server.base + "/.well-known/oauth-protected-resource/mcp", timeout=10)
+    assert (
+        'resource_metadata="https://research.example.org/.well-known/oauth-protected-resource/mcp"'
+        in challenge
+    )
+    assert metadata.json()["resource"] == "https://research.example.org/mcp"

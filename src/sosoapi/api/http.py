@@ -106,8 +106,11 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def create_http_app(application: Application, *, host: str, port: int, profile: str) -> FastAPI:
-    base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+def create_http_app(
+    application: Application, *, host: str, port: int, profile: str, public_url: str | None = None
+) -> FastAPI:
+    """The HTTP API and /mcp; `public_url` is how clients reach us (behind a proxy, say)."""
+    base = (public_url or f"http://{'[' + host + ']' if ':' in host else host}:{port}").rstrip("/")
     mcp_server = build_server(
         application.research,
         transport="http",
