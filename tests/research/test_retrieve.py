@@ -308,3 +308,16 @@ async def test_graceful_stop_finishes_running_work_and_leaves_pending_work(
     assert origin.hits["/two"] == 1
     app.store.close()
     successor.store.close()
+
+
+async def test_the_key_is_the_canonical_lower_case_uuid(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin, pages: dict
+) -> None:
+    workspace_id, token = owner
+    arguments = args(workspace_id, origin.url(next(iter(pages))))
+    lower = await call(application, token, arguments)
+    upper = await call(
+        application, token, {**arguments, "mutation_id": arguments["mutation_id"].upper()}
+    )
+    assert upper == lower and lower["mutation_id"] == arguments["mutation_id"]
+    assert count(application, retrievals) == 1

@@ -47,6 +47,7 @@ REASONS: dict[str, tuple[str, ...]] = {
     "cancelled": ("cancelled",),
 }
 MAX_WARNINGS = 10
+DEFAULT_RETRY_AFTER = 60  # seconds, when an origin says 429 without Retry-After
 
 
 def status_of(reason: str, *, usable: bool = False, captions: bool = False) -> str:
@@ -127,5 +128,9 @@ class Draft:
             ),
             reason=reason,  # type: ignore[arg-type]
             warnings=warnings,  # type: ignore[arg-type]
-            retry_after_seconds=self.retry_after_seconds if status == "rate_limited" else None,
+            retry_after_seconds=(
+                (self.retry_after_seconds or DEFAULT_RETRY_AFTER)
+                if status == "rate_limited"
+                else None
+            ),
         )

@@ -47,7 +47,7 @@ def _failed(draft: Draft, outcome: FetchOutcome) -> bool:
         return False
     draft.add(outcome.reason)
     if outcome.reason == "rate_limited":
-        draft.retry_after_seconds = outcome.retry_after_seconds or 60
+        draft.retry_after_seconds = outcome.retry_after_seconds
     return True
 
 

@@ -1,0 +1,62 @@
+"""The status/reason/warnings rules of SPEC section 4, as properties over any conditions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sosoapi.research.outcome import REASONS, STATUS_ORDER, Condition, Draft, decide
+from tests.support.contract import assert_valid_output
+
+CONDITIONS = [
+    Condition(status, reason) for status, reasons in REASONS.items() for reason in reasons
+]
+
+
+@given(st.lists(st.sampled_from(CONDITIONS), max_size=30))
+def test_one_deciding_reason_and_bounded_distinct_warnings(conditions: list[Condition]) -> None:
+    status, reason, warnings = decide(conditions)
+    if not conditions:
+        assert (status, reason, warnings) == ("ready", None, [])
+        return
+    best = min(STATUS_ORDER.index(c.status) for c in conditions)
+    assert status == STATUS_ORDER[best]
+    firsts = [r for r in REASONS[status] if Condition(status, r) in conditions]
+    assert reason == firsts[0]
+    assert reason not in warnings
+    assert len(warnings) == len(set(warnings)) <= 10
+    assert set(warnings) <= {c.reason for c in conditions}
+
+
+@given(
+    st.sampled_from(["url_text", "published_captions"]),
+    st.lists(st.sampled_from(CONDITIONS), max_size=12),
+    st.integers(min_value=1, max_value=86_400),
+)
+def test_every_finished_result_fits_the_contract(
+    kind: str, conditions: list[Condition], retry: int
+) -> None:
+    draft = Draft(kind=kind, text="some text", title="T", retry_after_seconds=retry)
+    draft.conditions.extend(conditions)
+    result = draft.finish(datetime.now(UTC))
+    receipt = {
+        "retrieval": {
+            "id": "30000000-0000-4000-8000-000000000007",
+            "workspace_id": "11111111-1111-4111-8111-111111111111",
+            "mutation_id": "40000000-0000-4000-8000-000000000001",
+            "state": "completed",
+            "kind": kind,
+            "created_at": "2099-01-15T09:00:00Z",
+            "settled_at": "2099-01-15T09:00:01Z",
+            "valid_until": "2099-01-16T09:00:00Z",
+            "result": result.wire(),
+            "evidence": None,
+        }
+    }
+    assert_valid_output("sosoapi_research_evidence_retrieve", receipt)
+    assert (result.reason is None) is (result.status == "ready")
+    assert (result.retry_after_seconds is not None) is (result.status == "rate_limited")
+    if result.status not in ("ready", "partial"):
+        assert result.text == "" and result.segments == []
