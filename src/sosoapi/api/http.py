@@ -16,6 +16,8 @@ from fastapi import FastAPI, Request
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from sosoapi import __version__
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
@@ -156,5 +158,33 @@ def create_http_app(
             openapi_extra=_openapi_extra(contract),
             include_in_schema=True,
         )
+    _refuse_other_methods(api)
     api.mount("/", mcp_app)
     return api
+
+
+class MethodNotAllowed:
+    """An ASGI app answering 405 problem+json with `Allow` for any method that reaches it."""
+
+    def __init__(self, allowed: list[str]) -> None:
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        allowed = ", ".join(self.allowed)
+        error = ServiceError(
+            "method_not_allowed",
+            f"{request.method} is not allowed on {request.url.path}; use {allowed}.",
+        )
+        response = problem_response(error, request.url.path)
+        response.headers["Allow"] = ", ".join(self.allowed)
+        await response(scope, receive, send)
+
+
+def _refuse_other_methods(api: FastAPI) -> None:
+    """405 for a known path asked with another method (instead of the /mcp mount's 404)."""
+    for route in list(api.routes):
+        allowed = sorted(getattr(route, "methods", None) or [])
+        path = getattr(route, "path", "")
+        if allowed and (path.startswith("/research-api/") or path == "/healthz"):
+            api.router.routes.append(Route(path, MethodNotAllowed(allowed)))

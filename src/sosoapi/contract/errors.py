@@ -14,6 +14,7 @@ HTTP_STATUS = {
     "unauthenticated": 401,
     "forbidden": 403,
     "not_found": 404,
+    "method_not_allowed": 405,
     "conflict": 422,
     "unavailable": 503,
 }
@@ -22,6 +23,7 @@ TITLES = {
     "unauthenticated": "Authentication required",
     "forbidden": "Forbidden",
     "not_found": "Not found",
+    "method_not_allowed": "Method not allowed",
     "conflict": "mutation_id reused with other arguments",
     "unavailable": "Service unavailable",
 }
