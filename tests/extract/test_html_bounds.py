@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from sosoapi.extract.html_bounds import MAX_ATTRIBUTES, MAX_DEPTH, MAX_NODES, bound_markup
+from sosoapi.extract.html_bounds import (
+    MAX_ATTRIBUTES,
+    MAX_DEPTH,
+    MAX_NODES,
+    bound_markup,
+    scan_bounds,
+)
 
 
 def test_ordinary_markup_is_untouched() -> None:
@@ -45,3 +51,21 @@ def test_oversized_attribute_list_is_stripped() -> None:
 def test_unterminated_constructs_end_the_scan() -> None:
     for markup in ("<div class='x", "<!-- open comment <div>", "<script>never closed <div>"):
         assert bound_markup(markup).markup == markup
+
+
+def test_a_raw_text_element_hides_tags_up_to_its_own_end_tag_only() -> None:
+    # The fast check must read raw text as the scan does: `</SCRIPT` ends it in any case,
+    # and the deep nesting after it counts.
+    hidden = "<div>" * 5
+    markup = f"<SCRIPT type=x>{hidden}</div></ScRiPt >" + "<div>" * (MAX_DEPTH + 1)
+    bounded = bound_markup(markup)
+    assert bounded.nodes_limited
+    assert bounded == scan_bounds(markup)
+
+
+def test_stray_end_tags_do_not_buy_depth() -> None:
+    # Depth never drops below zero, so end tags without a start do not offset later nesting.
+    markup = "</div>" * 50 + "<div>" * (MAX_DEPTH + 1)
+    bounded = bound_markup(markup)
+    assert bounded.nodes_limited
+    assert bounded == scan_bounds(markup)

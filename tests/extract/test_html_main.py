@@ -147,3 +147,51 @@ def test_hybrid_runs_trafilatura_only_when_ours_is_unsure(
     assert doc is not None
     assert (doc.text == "fallback text") is not confident
     assert len(calls) == (0 if confident else 1)
+
+
+LEAD = (
+    "The council has approved a budget that raises school spending by a tenth, the first "
+    "rise in six years, after a debate that ran late into the night."
+)
+
+
+def test_a_lead_before_the_article_body_is_merged() -> None:
+    # The lead sits in a sibling of the article-body container's parent, as news sites
+    # print a teaser above the body; the link list beside it is not merged.
+    related = "".join(f"<a href='/r/{n}'>Related story headline number {n} today</a>" for n in "ab")
+    text = text_of(
+        "<div class='article'><header><h1>Budget passed</h1>"
+        f"<div class='teaser'><p>{LEAD}</p></div><p>{related}</p></header>"
+        f"<div class='row'><div class='article-body'>{paragraphs(PROSE)}</div></div></div>"
+    )
+    assert text.index(LEAD) < text.index(PROSE[0])
+    assert "Related story" not in text
+
+
+def test_a_lead_outside_a_much_bigger_ancestor_is_not_merged() -> None:
+    # Text before the container in an ancestor far bigger than the container is another
+    # part of the page (a list of other stories), not its lead.
+    others = "".join(f"<li>{PROSE[n % 4]} Other story {n}.</li>" for n in range(12))
+    text = text_of(
+        f"<div class='page'><p>{LEAD}</p><ul>{others}</ul>"
+        f"<div class='article-body'>{paragraphs(PROSE)}</div></div>"
+    )
+    assert all(p in text for p in PROSE)
+    assert LEAD[:90] not in text
+
+
+@pytest.mark.parametrize(
+    "before",
+    # A paragraph with 40 % linked text passes the block filter but is not a lead.
+    [
+        f"<div class='sidebar'><p>{LEAD}</p></div>",
+        f"<p>{LEAD[:90]}<a href='/x'>{LEAD[90:]}</a></p>",
+    ],
+    ids=["furniture", "links"],
+)
+def test_a_lead_in_furniture_or_made_of_links_is_not_merged(before: str) -> None:
+    text = text_of(
+        f"<div class='story'>{before}<div class='article-body'>{paragraphs(PROSE * 2)}</div></div>"
+    )
+    assert all(p in text for p in PROSE)
+    assert LEAD[:90] not in text

@@ -27,10 +27,11 @@ _MARKUP_START = re.compile(
 )
 _SNIFF_BYTES = 1024
 # "lexbor" is our own extractor alone; "hybrid" is ours, with trafilatura run only on pages
-# where ours is unsure of its container (about a fifth of extraction-dev); "trafilatura"
-# runs trafilatura on every page. bench/README_extraction.md has the measured figures.
+# where ours is unsure of its container (about a tenth of extraction-dev); "trafilatura"
+# runs trafilatura on every page. "hybrid" meets both targets of issue 4 (F1 at least
+# trafilatura's, CPU at most half): bench/README_extraction.md has the measured figures.
 MainTextExtractor = Literal["hybrid", "lexbor", "trafilatura"]
-DEFAULT_EXTRACTOR: MainTextExtractor = "trafilatura"
+DEFAULT_EXTRACTOR: MainTextExtractor = "hybrid"
 
 
 def extract_text_document(

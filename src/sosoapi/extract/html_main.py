@@ -50,6 +50,13 @@ _FURNITURE_NAME = re.compile(
     r"|newsletter|recommend\w*|footer)(?:$|\s|[-_])",
     re.IGNORECASE,
 )
+# Before the container, in an ancestor not much bigger than it, a "teaser" is the article's
+# own lead ("teaser-text", "article-teaser"), not a teaser for another story.
+_LEAD_FURNITURE_NAME = re.compile(
+    r"(?:^|\s)(?:comments?|commentlist|related|login|modal|dialog|sidebar|popup"
+    r"|newsletter|recommend\w*|footer)(?:$|\s|[-_])",
+    re.IGNORECASE,
+)
 _FURNITURE_ANCESTOR_TAGS = frozenset({"aside", "footer", "nav"})
 
 _BLOCK_TAGS = frozenset(
@@ -78,6 +85,16 @@ _SHORT = 50
 # blocks than _SHORT_TAIL after it.
 _GOOD_BLOCK = 120
 _SHORT_TAIL = 60
+
+# Lead merging: how far up to look, how much bigger than the container an ancestor may be,
+# and what a lead looks like (readability's sibling rule: 80 characters, few links).
+_LEAD_LEVELS = 5
+_LEAD_GROW = 2.0
+_LEAD_SLACK = 500
+_LEAD_TAGS = "p, h2"
+_LEAD_TAG_NAMES = frozenset({"p", "h2"})
+_LEAD_MIN_CHARS = 80
+_LEAD_MAX_LINK_SHARE = 0.25
 
 # Below these the container choice is a guess (tuned on the even half of extraction-dev).
 _SURE_CONTAINER_SHARE = 0.5
@@ -136,9 +153,6 @@ def extract_main(tree: LexborHTMLParser) -> MainText:
     for container in containers:
         prune_furniture(container)
         blocks.extend(_blocks(container))
-    if containers and os.environ.get("TRAIL"):
-        for trail in _trailing_prose(containers[-1]):
-            blocks.extend(_blocks(trail))
     if sum(len(text) for text, kind in blocks if kind != _DROPPED) < _CONTAINER_MIN_CHARS:
         prune_furniture(body)
         blocks = _blocks(body)
@@ -167,17 +181,14 @@ def _containers(body: LexborNode, page_prose: int) -> list[LexborNode]:
     return _grow([_densest(body)], page_prose)
 
 
-import os
-_LEAD_LEVELS = int(os.environ.get("LEAD_LEVELS", "3"))
-_LEAD_MIN = int(os.environ.get("LEAD_MIN", "80"))
-_LEAD_LINKS = float(os.environ.get("LEAD_LINKS", "0.25"))
-_LEAD_GROW = float(os.environ.get("LEAD_GROW", "2.0"))
-_LEAD_SELECTOR = os.environ.get("LEAD_SEL", "p")
-
-
 def _leading_prose(container: LexborNode) -> list[LexborNode]:
-    """Prose paragraphs just before the container (a lead or teaser), as readability's
-    sibling merge: siblings of the container and of its near ancestors."""
+    """Prose just before the container: a lead, teaser or subtitle kept apart from the body.
+
+    readability's sibling merge, looking backwards: the preceding siblings of the container
+    and of its near ancestors (while an ancestor is not much bigger than the container) give
+    their paragraphs and `<h2>`s that are long enough, mostly unlinked and not furniture.
+    Following siblings are not merged: there they are mostly comments and related links.
+    """
     size = len(container.text(deep=True, strip=True))
     found: list[LexborNode] = []
     node = container
@@ -185,62 +196,42 @@ def _leading_prose(container: LexborNode) -> list[LexborNode]:
         parent = node.parent
         if parent is None or parent.tag in ("body", "html"):
             break
-        if len(parent.text(deep=True, strip=True)) > _LEAD_GROW * size + 500:
+        if len(parent.text(deep=True, strip=True)) > _LEAD_GROW * size + _LEAD_SLACK:
             break
-        level: list[LexborNode] = []
-        sibling = node.prev
-        while sibling is not None:
-            if sibling.tag and not sibling.tag.startswith("-"):
-                level.append(sibling)
-            sibling = sibling.prev
-        outer: list[LexborNode] = []
-        for sib in reversed(level):
-            cands = [sib] if sib.css_matches(_LEAD_SELECTOR) else sib.css(_LEAD_SELECTOR)
-            for cand in cands:
-                text = cand.text(deep=True, strip=True)
-                if len(text) < _LEAD_MIN or _in_furniture(cand) or _link_share(cand) > _LEAD_LINKS:
-                    continue
-                outer.append(cand)
-        found = outer + found
+        found = _prose_before(node) + found
         node = parent
     return found
 
 
-def _trailing_prose(container: LexborNode) -> list[LexborNode]:
-    size = len(container.text(deep=True, strip=True))
+def _prose_before(node: LexborNode) -> list[LexborNode]:
+    """Lead candidates in the siblings before `node`, in document order."""
+    siblings: list[LexborNode] = []
+    sibling = node.prev
+    while sibling is not None:
+        if sibling.tag and not sibling.tag.startswith("-"):
+            siblings.append(sibling)
+        sibling = sibling.prev
     found: list[LexborNode] = []
-    node = container
-    for _ in range(_LEAD_LEVELS):
-        parent = node.parent
-        if parent is None or parent.tag in ("body", "html"):
-            break
-        if len(parent.text(deep=True, strip=True)) > _LEAD_GROW * size + 500:
-            break
-        outer: list[LexborNode] = []
-        sib = node.next
-        while sib is not None:
-            if sib.tag and not sib.tag.startswith("-"):
-                cands = [sib] if sib.css_matches(_LEAD_SELECTOR) else sib.css(_LEAD_SELECTOR)
-                for cand in cands:
-                    text = cand.text(deep=True, strip=True)
-                    if len(text) < int(os.environ.get("TRAIL_MIN", "80")) or _in_furniture(cand) or _link_share(cand) > _LEAD_LINKS:
-                        continue
-                    if os.environ.get("TRAIL_PUNCT") and not text.rstrip().endswith((".", "!", "?", '"', "”", "“")):
-                        continue
-                    outer.append(cand)
-            sib = sib.next
-        found = found + outer
-        node = parent
-    return found
+    for sibling in reversed(siblings):
+        whole = sibling.tag in _LEAD_TAG_NAMES
+        for candidate in [sibling] if whole else sibling.css(_LEAD_TAGS):
+            if len(candidate.text(deep=True, strip=True)) < _LEAD_MIN_CHARS:
+                continue
+            if _link_share(candidate) > _LEAD_MAX_LINK_SHARE:
+                continue
+            if _in_furniture(candidate, _LEAD_FURNITURE_NAME):
+                continue
+            found.append(candidate)
+    return _outermost(found)
 
 
-def _in_furniture(node: LexborNode | None) -> bool:
+def _in_furniture(node: LexborNode | None, names: re.Pattern[str] = _FURNITURE_NAME) -> bool:
     """The node sits in (or is) a comment thread, a related-links box, a dialog or a footer."""
     while node is not None and node.tag not in ("body", "html"):
         if node.tag in _FURNITURE_ANCESTOR_TAGS:
             return True
         attrs = node.attributes
-        if _FURNITURE_NAME.search(f"{attrs.get('class') or ''} {attrs.get('id') or ''}"):
+        if names.search(f"{attrs.get('class') or ''} {attrs.get('id') or ''}"):
             return True
         node = node.parent
     return False
