@@ -13,7 +13,7 @@ from sqlalchemy import Connection, update
 from sqlalchemy.exc import IntegrityError
 
 from sosoapi.store.database import Database
-from sosoapi.store.receipts import NewMutation, ReceiptRepository, mutation_values
+from sosoapi.store.receipts import NewMutation, ReceiptRepository, keyed, mutation_values
 from sosoapi.store.records import MutationRecord
 from sosoapi.store.tables import mutations
 
@@ -39,10 +39,7 @@ class MutationRepository:
                 result = change(conn)
                 conn.execute(
                     update(mutations)
-                    .where(
-                        mutations.c.workspace_id == key.workspace_id,
-                        mutations.c.mutation_id == key.mutation_id,
-                    )
+                    .where(keyed(mutations, key.workspace_id, key.mutation_id))
                     .values(result=result)
                 )
         except IntegrityError:

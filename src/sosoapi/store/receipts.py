@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, Table, and_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from sosoapi.store.database import Database
@@ -39,14 +39,17 @@ class SweepCounts:
     expired: int
 
 
+def keyed(table: Table, workspace_id: str, mutation_id: str) -> ColumnElement[bool]:
+    """The row of `table` under one (workspace_id, mutation_id) key."""
+    return and_(table.c.workspace_id == workspace_id, table.c.mutation_id == mutation_id)
+
+
 class ReceiptRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
 
     def mutation(self, workspace_id: str, mutation_id: str) -> MutationRecord | None:
-        query = select(mutations).where(
-            mutations.c.workspace_id == workspace_id, mutations.c.mutation_id == mutation_id
-        )
+        query = select(mutations).where(keyed(mutations, workspace_id, mutation_id))
         with self.db.read() as conn:
             row = conn.execute(query).first()
         return from_row(MutationRecord, row) if row else None
@@ -57,17 +60,12 @@ class ReceiptRepository:
         """The mutation under a key and its retrieval receipt, read in one transaction."""
         with self.db.read() as conn:
             mutation = conn.execute(
-                select(mutations).where(
-                    mutations.c.workspace_id == workspace_id, mutations.c.mutation_id == mutation_id
-                )
+                select(mutations).where(keyed(mutations, workspace_id, mutation_id))
             ).first()
             if mutation is None:
                 return None, None
             retrieval = conn.execute(
-                select(retrievals).where(
-                    retrievals.c.workspace_id == workspace_id,
-                    retrievals.c.mutation_id == mutation_id,
-                )
+                select(retrievals).where(keyed(retrievals, workspace_id, mutation_id))
             ).first()
         return (
             from_row(MutationRecord, mutation),
@@ -107,9 +105,7 @@ class ReceiptRepository:
         return True
 
     def retrieval(self, workspace_id: str, mutation_id: str) -> RetrievalRecord | None:
-        query = select(retrievals).where(
-            retrievals.c.workspace_id == workspace_id, retrievals.c.mutation_id == mutation_id
-        )
+        query = select(retrievals).where(keyed(retrievals, workspace_id, mutation_id))
         with self.db.read() as conn:
             row = conn.execute(query).first()
         return from_row(RetrievalRecord, row) if row else None
