@@ -6,8 +6,12 @@ nothing unbuilt is reported as success.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import anyio
 
 from sosoapi.contract.models import RetrieveResult, Segment
 from sosoapi.egress.types import FetchOutcome
@@ -27,6 +31,7 @@ from sosoapi.extract.types import CaptionFile
 from sosoapi.research.outcome import Draft
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
+T = TypeVar("T")
 MAX_SOURCE_URL = 2048
 CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | {"text/plain"}))
 PAGE_OR_CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | TEXT_TYPES))
@@ -34,6 +39,11 @@ PAGE_OR_CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | TEXT_TYPES))
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+async def off_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run CPU-bound parsing in a worker thread, so the event loop keeps serving calls."""
+    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
 
 def _failed(draft: Draft, outcome: FetchOutcome) -> bool:
@@ -67,7 +77,8 @@ async def read_url_text(fetch: Fetch, url: str, language: str | None) -> Draft:
         return draft
     _read_body(draft, outcome)
     media, charset = parse_content_type(outcome.content_type)
-    document = extract_text_document(
+    document = await off_loop(
+        extract_text_document,
         outcome.body,
         media_type=media,
         charset=charset,
@@ -115,7 +126,7 @@ async def read_captions(fetch: Fetch, url: str, language: str | None) -> Draft:
         if _failed(draft, track_outcome):
             return draft
         outcome = track_outcome
-    return _read_caption_file(draft, outcome, language, declared)
+    return await off_loop(_read_caption_file, draft, outcome, language, declared)
 
 
 def _read_caption_file(
@@ -166,8 +177,7 @@ async def _follow_track(
     language are kept on `draft` either way.
     """
     _, charset = parse_content_type(page.content_type)
-    html = decode_bytes(page.body, charset, html=True) or ""
-    found = track_extract.find_tracks(html, page.final_url or "")
+    found = await off_loop(_tracks_of, page.body, charset, page.final_url or "")
     draft.title, draft.description, draft.language = found.title, found.description, found.language
     track = track_extract.choose_track(found.tracks, language)
     if track is None:
@@ -175,6 +185,10 @@ async def _follow_track(
             draft.add("language_mismatch")
         return None, None
     return await fetch(track.src, accept=CAPTION_ACCEPT), normalize_language(track.srclang)
+
+
+def _tracks_of(body: bytes, charset: str | None, base_url: str) -> track_extract.PageTracks:
+    return track_extract.find_tracks(decode_bytes(body, charset, html=True) or "", base_url)
 
 
 def _no_track(draft: Draft, page: FetchOutcome) -> Draft:
