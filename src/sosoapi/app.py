@@ -34,6 +34,7 @@ class Application:
             self.guard,
             self.receipts,
             max_upload_bytes=settings.egress.max_body_bytes,
+            upload_roots=settings.upload_roots,
         )
 
     @asynccontextmanager

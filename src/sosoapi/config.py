@@ -27,6 +27,19 @@ def _float(environ: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
+def _roots(environ: Mapping[str, str]) -> tuple[Path, ...]:
+    """SOSOAPI_UPLOAD_ROOTS (os.pathsep list); default the directory the server starts in."""
+    raw = environ.get("SOSOAPI_UPLOAD_ROOTS", "")
+    roots = [Path(item).expanduser() for item in raw.split(os.pathsep) if item.strip()]
+    for root in roots:
+        if not root.is_dir():
+            raise ValueError(
+                f"SOSOAPI_UPLOAD_ROOTS names {str(root)!r}, which is not a directory; "
+                "list existing directories separated by ':'"
+            )
+    return tuple(roots) or (Path.cwd(),)
+
+
 def _flag(environ: Mapping[str, str], name: str) -> bool:
     return environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -40,6 +53,7 @@ class Settings:
     token: str | None = None
     egress: EgressSettings = field(default_factory=EgressSettings)
     receipts: ReceiptSettings = field(default_factory=ReceiptSettings)
+    upload_roots: tuple[Path, ...] = ()
 
     @classmethod
     def from_env(
@@ -65,4 +79,5 @@ class Settings:
             token=env.get("SOSOAPI_TOKEN") or None,
             egress=EgressSettings.from_env(env),
             receipts=receipts,
+            upload_roots=_roots(env),
         )

@@ -449,3 +449,33 @@ async def test_extra_properties_are_refused_for_every_tool(
         with pytest.raises(ServiceError) as caught:
             await application.research.call(name, token, arguments, transport="stdio")
         assert caught.value.code == "invalid_input" and "`surprise`" in caught.value.message, name
+
+
+async def test_upload_stays_inside_the_upload_roots(
+    application: Application,
+    owner: tuple[str, str],
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    ws, token = owner
+    outside = tmp_path_factory.mktemp("outside") / "secret.txt"
+    outside.write_text("a private note that no model should be able to read")
+    link = tmp_path / "innocent.txt"
+    link.symlink_to(outside)
+    for path in (outside, link, tmp_path / ".." / outside.parent.name / "secret.txt"):
+        arguments = {
+            "workspace_id": ws,
+            "mutation_id": mid(),
+            "path": str(path),
+            "kind": "url_text",
+        }
+        with pytest.raises(ServiceError) as caught:
+            await run(application, token, P + "evidence_upload", transport="stdio", **arguments)
+        assert caught.value.code == "invalid_input" and caught.value.field == "path", path
+        assert "upload roots" in caught.value.message
+    inside = tmp_path / "note.txt"
+    inside.write_text("A local note inside the upload root, read as plain text evidence.")
+    arguments = {"workspace_id": ws, "mutation_id": mid(), "path": str(inside), "kind": "url_text"}
+    data, _ = await run(application, token, P + "evidence_upload", transport="stdio", **arguments)
+    assert data["retrieval"]["result"]["status"] == "ready"
+    assert "inside the upload root" in data["retrieval"]["result"]["text"]

@@ -36,6 +36,7 @@ def make_settings(
         home=home,
         egress=egress,
         receipts=ReceiptSettings(**{"wait_budget_seconds": 10.0, **receipts}),
+        upload_roots=(home,),
     )
 
 

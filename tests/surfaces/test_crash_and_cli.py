@@ -145,8 +145,10 @@ def test_cli_refusals_name_the_problem(initialised: dict[str, str]) -> None:
 def test_the_loop_from_a_shell(
     initialised: dict[str, str], origin: HTTPSOrigin, pages: dict, tmp_path: Path
 ) -> None:
+    env = {**initialised, "SOSOAPI_UPLOAD_ROOTS": str(tmp_path)}
+
     def run(*args: str) -> dict:
-        done = cli(list(args), initialised)
+        done = cli(list(args), env)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 

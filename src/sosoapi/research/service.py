@@ -7,8 +7,9 @@ permission check, idempotency) is written once and the transports only translate
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
 import anyio
@@ -38,12 +39,14 @@ class ResearchService:
         receipts: ReceiptService,
         *,
         max_upload_bytes: int,
+        upload_roots: Sequence[Path] = (),
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
         self.guard = guard
         self.receipts = receipts
         self.max_upload_bytes = max_upload_bytes
+        self.upload_roots = tuple(upload_roots)
         projects = ProjectService(store, clock)
         corpora = CorpusService(store, clock)
         evidence = EvidenceReader(store)
@@ -112,7 +115,10 @@ class ResearchService:
             return await read_upload(path, kind, language, self.max_upload_bytes)
 
         output = await self.receipts.upload(
-            request, call.token_id, reader, lambda: check_upload(request.path, request.kind)
+            request,
+            call.token_id,
+            reader,
+            lambda: check_upload(request.path, request.kind, self.upload_roots),
         )
         return Outcome(output)
 

@@ -7,6 +7,7 @@ that answers for that one file and refuses anything else.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -39,11 +40,23 @@ def media_type_of(path: Path, kind: str) -> str:
     return media
 
 
-def check_upload(path_text: str, kind: str) -> None:
-    """Refuse a path that is not a readable regular file of the kind's suffixes."""
+def check_upload(path_text: str, kind: str, roots: Sequence[Path]) -> None:
+    """Refuse a path that is not a regular file of the kind's suffixes inside an upload root.
+
+    The path is resolved first (symlinks and `..` included), so a link cannot lead out of
+    the roots: a model driven by injected text must not be able to read arbitrary files.
+    """
     path = Path(path_text).expanduser()
     media_type_of(path, kind)
-    if not path.is_file():
+    resolved = path.resolve()
+    if not any(resolved.is_relative_to(root.resolve()) for root in roots):
+        allowed = ", ".join(str(r) for r in roots)
+        raise invalid_input(
+            f"`path` {path_text!r} is outside the upload roots ({allowed}); move the file "
+            "there or set SOSOAPI_UPLOAD_ROOTS.",
+            "path",
+        )
+    if not resolved.is_file():
         raise invalid_input(
             f"`path` {path_text!r} is not a readable file; give the path of a local file.",
             "path",
