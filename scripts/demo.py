@@ -26,6 +26,21 @@ from tests.support.pages import real_pages  # noqa: E402
 from tests.support.services import ServeProcess, cli  # noqa: E402
 
 RETRIEVE = "sosoapi_research_evidence_retrieve"
+TALK_PAGE = b"""<!doctype html><html lang="en"><head><title>A talk on testing</title>
+<meta name="description" content="Recorded talk with published captions"></head><body>
+<video src="talk.mp4"><track kind="captions" srclang="en" src="talk.en.vtt" default>
+<track kind="subtitles" srclang="de" src="talk.de.vtt"></video></body></html>"""
+TALK_VTT = b"""WEBVTT
+
+00:00:01.000 --> 00:00:04.000
+<v Ada>Welcome, everyone, to a talk about flaky tests.
+
+00:00:04.500 --> 00:00:08.000
+<v Ada>A test that passes alone but fails in the suite shares state.
+
+00:00:08.500 --> 00:00:12.250
+<v Grace>So isolate the state &amp; the test becomes honest again.
+"""
 
 
 def shorten(receipt: dict) -> dict:
@@ -61,12 +76,51 @@ async def run_client(base: str, token: str, workspace_id: str, url: str) -> None
         print(json.dumps(shorten(again.structured_content), indent=2, ensure_ascii=False))
         same = again.structured_content == first.structured_content
         print(f"\nsame receipt on replay: {same}")
+        await the_rest_of_the_loop(client, workspace_id, first.structured_content, url)
+
+
+async def the_rest_of_the_loop(
+    client: mcp.Client, workspace_id: str, first: dict, url: str
+) -> None:
+    """Captions through a page's <track>, then a project sealed into a corpus and read back."""
+
+    async def call(tool: str, **arguments: object) -> dict:
+        result = await client.call_tool(tool, {"workspace_id": workspace_id, **arguments})
+        print(f"- {tool}: {result.content[0].text.splitlines()[0]}")
+        return result.structured_content
+
+    def key() -> str:
+        return str(uuid.uuid4())
+
+    print("\n== captions, a project, a sealed corpus ==")
+    talk_page = url.rsplit("/", 1)[0] + "/talk"
+    captions = await call(
+        RETRIEVE, url=talk_page, kind="published_captions", language="en", mutation_id=key()
+    )
+    for segment in captions["retrieval"]["result"]["segments"]:
+        print(f"    [{segment['start_ms']}-{segment['end_ms']} ms] {segment['text']}")
+    project = await call("sosoapi_research_projects_create", mutation_id=key(), title="Demo")
+    evidence = [first["retrieval"]["evidence"], captions["retrieval"]["evidence"]]
+    await call(
+        "sosoapi_research_projects_add_sources",
+        mutation_id=key(),
+        project_id=project["project"]["id"],
+        evidence_ids=[e["evidence_id"] for e in evidence],
+        missing_notes=["The conference slides were behind a login"],
+    )
+    sealed = await call(
+        "sosoapi_research_corpora_seal", mutation_id=key(), project_id=project["project"]["id"]
+    )
+    read = await call("sosoapi_research_corpora_get", id=sealed["snapshot"]["id"])
+    print(json.dumps(read, indent=2))
 
 
 def main() -> int:
     home = ROOT / ".demo"
     shutil.rmtree(home, ignore_errors=True)
-    routes = {f"/{p.name}": Route(p.html) for p in real_pages()}
+    routes: dict[str, Route] = {f"/{p.name}": Route(p.html) for p in real_pages()}
+    routes["/talk"] = Route(TALK_PAGE)
+    routes["/talk.en.vtt"] = Route(TALK_VTT, content_type="text/vtt")
     with HTTPSOrigin(routes) as origin:
         env = {"SOSOAPI_HOME": str(home), "SOSOAPI_LOG_LEVEL": "WARNING", **origin.egress_env()}
         created = json.loads(cli(["init", "--json"], env).stdout)

@@ -1,0 +1,23 @@
+"""`make demo` keeps working: the script runs offline and shows a replayed receipt."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_demo_runs_offline_and_replays() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "demo.py")],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "same receipt on replay: True" in done.stdout
+    assert '"coverage": "partial"' in done.stdout
+    assert "Ada: Welcome, everyone" in done.stdout
