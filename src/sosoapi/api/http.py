@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -55,18 +55,18 @@ def _bearer(request: Request) -> str | None:
     return header[len(BEARER) :].strip() or None if header.lower().startswith(BEARER) else None
 
 
-def _route(application: Application, tool: str, metadata_url: str):
+def _route(
+    application: Application, tool: str, metadata_url: str
+) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
             try:
                 arguments: Any = json.loads(await request.body() or b"null")
             except ValueError as exc:
-                if _bearer(request) is None:
-                    arguments = None  # authentication is judged first, below
-                else:
-                    raise invalid_input(
-                        f"The request body is not JSON ({exc}); send a JSON object."
-                    ) from None
+                await application.research.authenticate(_bearer(request))  # 401 comes first
+                raise invalid_input(
+                    f"The request body is not JSON ({exc}); send a JSON object."
+                ) from None
             outcome = await application.research.call(
                 tool, _bearer(request), arguments, transport="http"
             )
