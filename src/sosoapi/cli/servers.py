@@ -1,0 +1,65 @@
+"""Running the servers, and creating the local workspace."""
+
+from __future__ import annotations
+
+import anyio
+import click
+
+from sosoapi.cli.common import emit, main, now, open_admin, settings_from_env
+from sosoapi.config import PROFILES
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8080, show_default=True, type=int)
+@click.option(
+    "--profile", type=click.Choice(PROFILES), default=None, help="default: SOSOAPI_PROFILE or full"
+)
+@click.option(
+    "--public-url",
+    envvar="SOSOAPI_PUBLIC_URL",
+    default=None,
+    help="the URL clients use to reach this server (names /mcp in the auth metadata)",
+)
+def serve(host: str, port: int, profile: str | None, public_url: str | None) -> None:
+    """Serve the HTTP API and MCP at /mcp (health at /healthz)."""
+    import uvicorn
+
+    from sosoapi.api.http import create_http_app
+    from sosoapi.app import Application
+
+    settings = settings_from_env(profile)
+    app = create_http_app(
+        Application(settings),
+        host=host,
+        port=port,
+        profile=settings.profile,
+        public_url=public_url,
+    )
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+
+
+@main.command("mcp")
+@click.option(
+    "--profile", type=click.Choice(PROFILES), default=None, help="default: SOSOAPI_PROFILE or full"
+)
+def mcp_command(profile: str | None) -> None:
+    """Serve MCP over stdio; identity from SOSOAPI_TOKEN."""
+    from sosoapi.app import Application
+    from sosoapi.mcp.stdio import serve_stdio
+
+    settings = settings_from_env(profile)
+    anyio.run(serve_stdio, Application(settings), settings.profile)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="print {workspace_id, token} as JSON")
+def init(as_json: bool) -> None:
+    """Create the local workspace once and mint a new owner token (shown once)."""
+    store, admin = open_admin()
+    workspace, minted = admin.init_local(now())
+    store.close()
+    if as_json:
+        emit({"workspace_id": workspace.id, "token": minted.token})
+    else:
+        click.echo(f"workspace_id: {workspace.id}\ntoken (shown once): {minted.token}")
