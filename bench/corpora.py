@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -26,22 +25,17 @@ import sqlalchemy as sa
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.common import percentiles, print_table  # noqa: E402
 from sosoapi.app import Application, freeze_startup_heap  # noqa: E402
 from sosoapi.auth.admin import Admin  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
 from sosoapi.research.evidence import sha256_hex  # noqa: E402
 from sosoapi.store.database import sqlite_url  # noqa: E402
 from sosoapi.store.evidence_repo import EvidenceWrite, record_revision  # noqa: E402
+from tests.support.postgres import private_schema  # noqa: E402
 from tests.support.services import ServeProcess  # noqa: E402
 
 ITEMS = 500
-
-
-def ms(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    return statistics.median(ordered) * 1000, ordered[
-        min(len(ordered) - 1, int(len(ordered) * 0.99))
-    ] * 1000
 
 
 def seed(app: Application) -> tuple[str, str, str]:
@@ -128,9 +122,9 @@ def run_store(label: str, env: dict[str, str], n: int) -> list[tuple]:
             start = time.perf_counter()
             http.post(url, json=arguments, headers=headers)
             api.append(time.perf_counter() - start)
-    f50, _ = ms(floor)
+    f50, _ = percentiles(floor)
     return [
-        (label, name, *ms(samples), ms(samples)[0] / f50)
+        (label, name, *percentiles(samples), percentiles(samples)[0] / f50)
         for name, samples in (
             ("GET /healthz (floor)", floor),
             ("service call (in-process)", service),
@@ -157,23 +151,12 @@ def main() -> None:
             {**base, "SOSOAPI_HOME": home, "SOSOAPI_DATABASE_URL": sqlite_url(Path(home))},
             args.n,
         )
-    schema = f"bench_{uuid.uuid4().hex[:8]}"
-    engine = sa.create_engine(args.postgres, isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        with tempfile.TemporaryDirectory() as home:
-            url = f"{args.postgres}?options=-csearch_path%3D{schema}"
-            rows += run_store(
-                "postgres", {**base, "SOSOAPI_HOME": home, "SOSOAPI_DATABASE_URL": url}, args.n
-            )
-    finally:
-        with engine.connect() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-    print(f"corpora_get of a {ITEMS}-item corpus, n={args.n} sequential calls per row (ms)")
-    print(f"{'store':9} {'path':28} {'p50':>8} {'p99':>8} {'p50 / floor':>12}")
-    for store, name, p50, p99, ratio in rows:
-        print(f"{store:9} {name:28} {p50:8.2f} {p99:8.2f} {ratio:12.2f}")
+    with tempfile.TemporaryDirectory() as home, private_schema(args.postgres, "bench") as url:
+        env = {**base, "SOSOAPI_HOME": home, "SOSOAPI_DATABASE_URL": url}
+        rows += run_store("postgres", env, args.n)
+    print_table(
+        f"corpora_get of a {ITEMS}-item corpus, n={args.n} sequential calls per row (ms)", rows
+    )
 
 
 if __name__ == "__main__":

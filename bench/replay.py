@@ -13,7 +13,6 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -28,17 +27,13 @@ from mcp.client.streamable_http import streamable_http_client
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.common import percentiles, print_table  # noqa: E402
 from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
 from tests.support.pages import real_pages  # noqa: E402
+from tests.support.postgres import private_schema  # noqa: E402
 from tests.support.services import ServeProcess, cli  # noqa: E402
 
 RETRIEVE = "sosoapi_research_evidence_retrieve"
-
-
-def percentiles(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return statistics.median(ordered) * 1000, p99 * 1000
 
 
 def timed(fn, n: int) -> list[float]:
@@ -127,29 +122,10 @@ def main() -> None:
                 "sqlite", {**base, "SOSOAPI_HOME": home}, origin, f"/{page.name}", args.n
             )
         origin.hits.clear()
-        with tempfile.TemporaryDirectory() as home:
-            import sqlalchemy as sa
-
-            schema = f"bench_{uuid.uuid4().hex[:8]}"
-            engine = sa.create_engine(args.postgres, isolation_level="AUTOCOMMIT")
-            with engine.connect() as conn:
-                conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-            url = f"{args.postgres}?options=-csearch_path%3D{schema}"
-            try:
-                rows += run_store(
-                    "postgres",
-                    {**base, "SOSOAPI_HOME": home, "SOSOAPI_DATABASE_URL": url},
-                    origin,
-                    f"/{page.name}",
-                    args.n,
-                )
-            finally:
-                with engine.connect() as conn:
-                    conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-    print(f"replay latency, n={args.n} sequential calls per row (ms)")
-    print(f"{'store':9} {'path':32} {'p50':>8} {'p99':>8} {'p50 / floor':>12}")
-    for store, name, p50, p99, ratio in rows:
-        print(f"{store:9} {name:32} {p50:8.2f} {p99:8.2f} {ratio:12.2f}")
+        with tempfile.TemporaryDirectory() as home, private_schema(args.postgres, "bench") as url:
+            env = {**base, "SOSOAPI_HOME": home, "SOSOAPI_DATABASE_URL": url}
+            rows += run_store("postgres", env, origin, f"/{page.name}", args.n)
+    print_table(f"replay latency, n={args.n} sequential calls per row (ms)", rows)
 
 
 if __name__ == "__main__":

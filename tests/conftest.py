@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 import sqlalchemy as sa
@@ -16,6 +14,7 @@ from sosoapi.store.database import sqlite_url
 from tests.support.lifespan import held_open
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.pages import real_pages
+from tests.support.postgres import private_schema
 from tests.support.services import make_settings, owner_token
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -46,15 +45,8 @@ def postgres_base_url() -> str:
 @pytest.fixture
 def postgres_url(postgres_base_url: str) -> Iterator[str]:
     """A private schema per test, so tests never see each other's rows."""
-    schema = f"t_{uuid.uuid4().hex[:16]}"
-    admin = sa.create_engine(postgres_base_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in postgres_base_url else "?"
-    yield f"{postgres_base_url}{sep}options={quote(f'-csearch_path={schema}')}"
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP SCHEMA "{schema}" CASCADE'))
-    admin.dispose()
+    with private_schema(postgres_base_url) as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
