@@ -321,3 +321,40 @@ async def test_the_key_is_the_canonical_lower_case_uuid(
     )
     assert upper == lower and lower["mutation_id"] == arguments["mutation_id"]
     assert count(application, retrievals) == 1
+
+
+LOGIN_FORM = (
+    b'<form action="/session" method="post"><input name="user">'
+    b'<input type="password" name="pw"><button>Sign in</button></form>'
+)
+
+
+async def test_login_walls_are_blocked_not_ready(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin, pages: dict
+) -> None:
+    from tests.support.hostile import redirect_to
+
+    workspace_id, token = owner
+    article = next(iter(pages.values()))
+    origin.routes["/wall"] = Route(
+        b"<html><head><title>Members only</title></head><body><h1>Please sign in</h1>"
+        + LOGIN_FORM
+        + b"</body></html>"
+    )
+    origin.routes["/paywalled"] = redirect_to(origin.url("/accounts/login?next=/paywalled"))
+    origin.routes["/accounts/login"] = Route(
+        article.replace(b"<body", b"<body><div>" + LOGIN_FORM + b"</div", 1)
+    )
+    origin.routes["/article-with-sign-in-box"] = Route(
+        article.replace(b"<body", b"<body><header>" + LOGIN_FORM + b"</header", 1)
+    )
+    for path in ("/wall", "/paywalled"):
+        receipt = await call(application, token, args(workspace_id, origin.url(path)))
+        result = receipt["result"]
+        assert (result["status"], result["reason"]) == ("blocked", "login_required"), path
+        assert result["text"] == "" and result["provenance"]["source_url"] is None
+        assert receipt["evidence"] is None
+    fine = await call(
+        application, token, args(workspace_id, origin.url("/article-with-sign-in-box"))
+    )
+    assert fine["result"]["status"] == "ready"

@@ -20,6 +20,7 @@ from sosoapi.extract import tracks as track_extract
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.language import language_matches, normalize_language
+from sosoapi.extract.login import is_login_wall
 from sosoapi.extract.media import (
     CAPTION_TYPES,
     HTML_TYPES,
@@ -88,6 +89,9 @@ async def read_url_text(fetch: Fetch, url: str, language: str | None) -> Draft:
     if document is None:
         draft.source_url = None
         return draft.add("unsupported_content")
+    if is_login_wall(outcome.body, document.text, outcome.final_url, outcome.final_url != url):
+        draft.source_url = None  # the wall is not the source's content
+        return draft.add("login_required")
     draft.text, draft.title, draft.description = document.text, document.title, document.description
     draft.language = document.language
     for reason in document.conditions:
