@@ -40,6 +40,17 @@ async def exercise(
     assert listed[RETRIEVE].input_schema == tool(RETRIEVE)["inputSchema"]
     upload = "sosoapi_research_evidence_upload"
     assert (upload in listed) is (transport == "stdio")  # a remote caller never names a path
+    if transport == "http":
+        attempt = await client.call_tool(
+            upload,
+            {
+                "workspace_id": env["WORKSPACE_ID"],
+                "mutation_id": str(uuid.uuid4()),
+                "path": "/etc/hostname",
+                "kind": "url_text",
+            },
+        )
+        assert attempt.is_error is True and "Unknown tool" in attempt.content[0].text
     assert (listed[RETRIEVE].output_schema is not None) is schemas
     call = arguments(env, origin.url(path))
     first = await client.call_tool(RETRIEVE, call)

@@ -57,7 +57,9 @@ def build_server(
     token_source: TokenSource,
 ) -> Server:
     tools = list_tools(profile, transport, output_schemas=output_schemas)
-    names = set(visible_tools(profile, transport))
+    # A profile chooses what is listed, never what is allowed: every tool of the transport
+    # stays callable (the permission check decides), and a tool of another transport is not.
+    names = set(visible_tools("full", transport))
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -67,8 +69,8 @@ def build_server(
             return error_result(
                 ServiceError(
                     "not_found",
-                    f"Unknown tool `{params.name}` on this server ({transport}, profile "
-                    f"{profile}); call tools/list to see the tools offered.",
+                    f"Unknown tool `{params.name}` on this server ({transport}); call "
+                    "tools/list to see the tools offered.",
                 )
             )
         try:
