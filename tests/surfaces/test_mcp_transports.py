@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 
+import anyio
 import httpx2
 import mcp
 import pytest
@@ -13,7 +14,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from sosoapi.contract.schemas import tool
 from tests.support.contract import assert_valid_output
-from tests.support.origin import HTTPSOrigin
+from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import SOSOAPI, ServeProcess
 
 RETRIEVE = "sosoapi_research_evidence_retrieve"
@@ -106,3 +107,23 @@ async def test_stdio_without_token_refuses_every_call(initialised: dict[str, str
         result = await client.call_tool(RETRIEVE, arguments(initialised, "https://example.com/"))
     assert result.is_error is True
     assert "SOSOAPI_TOKEN" in result.content[0].text
+
+
+@pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
+async def test_cancellation_over_streamable_http(
+    served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
+) -> None:
+    origin.routes["/slow"] = Route(next(iter(pages.values())), delay=5)
+    call = arguments(initialised, origin.url("/slow"))
+    headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
+    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+        transport = streamable_http_client(served.base + "/mcp", http_client=http)
+        async with mcp.Client(transport, mode="legacy") as client:
+            with anyio.move_on_after(1.0):
+                await client.call_tool(RETRIEVE, call)
+            await anyio.sleep(0.5)
+            replay = await client.call_tool(RETRIEVE, call)
+    assert_valid_output(RETRIEVE, replay.structured_content)
+    receipt = replay.structured_content["retrieval"]
+    assert receipt["state"] == "cancelled"
+    assert receipt["result"]["reason"] == "cancelled"

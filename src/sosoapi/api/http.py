@@ -123,6 +123,7 @@ def create_http_app(
     mcp_app = mcp_server.streamable_http_app(
         streamable_http_path="/mcp",
         host=host,
+        json_response=True,
         auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[]),
         token_verifier=StoreTokenVerifier(application),
     )
