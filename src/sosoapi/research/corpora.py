@@ -121,8 +121,8 @@ class CorpusService:
         snapshot = Snapshot.model_validate_json(row.snapshot)
         return Outcome(CorporaGetOutput(snapshot=snapshot), corpus_revision=row.revision)
 
-    async def list(self, call: Call) -> Outcome:
-        rows, next_cursor = await read_page(call, self.store.corpora.list)
+    async def list_page(self, call: Call) -> Outcome:
+        rows, next_cursor = await read_page(call, self.store.corpora.list_page)
         items = []
         for row in rows:
             snapshot = Snapshot.model_validate_json(row.snapshot)

@@ -55,10 +55,10 @@ class EvidenceReader:
             )
         )
 
-    async def list(self, call: Call) -> Outcome:
+    async def list_page(self, call: Call) -> Outcome:
         rows, next_cursor = await read_page(
             call,
-            self.store.evidence.list,
+            self.store.evidence.list_page,
             kind=call.arguments.get("kind"),
             language=call.arguments.get("language"),
         )

@@ -153,8 +153,8 @@ class ProjectService:
             raise project_not_found(project_id, workspace_id)
         return Outcome(ProjectOutput(project=project_model(row)))
 
-    async def list(self, call: Call) -> Outcome:
-        rows, next_cursor = await read_page(call, self.store.projects.list)
+    async def list_page(self, call: Call) -> Outcome:
+        rows, next_cursor = await read_page(call, self.store.projects.list_page)
         items = [
             ProjectItem(
                 id=r.id,

@@ -107,7 +107,7 @@ class EvidenceRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def list(
+    def list_page(
         self,
         workspace_id: str,
         *,

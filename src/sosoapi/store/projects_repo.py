@@ -91,7 +91,7 @@ class ProjectRepository:
         )
         return _project(row._mapping, sources, len(sources))
 
-    def list(
+    def list_page(
         self, workspace_id: str, *, cursor: str | None, limit: int
     ) -> tuple[list[ProjectRow], str | None]:
         count = (
@@ -215,7 +215,7 @@ class CorpusRepository:
             row = conn.execute(query).first()
         return self._row(row._mapping) if row else None
 
-    def list(
+    def list_page(
         self, workspace_id: str, *, cursor: str | None, limit: int
     ) -> tuple[list[CorpusRow], str | None]:
         query = (
