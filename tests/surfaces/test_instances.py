@@ -26,7 +26,7 @@ def test_instances_never_judge_each_others_live_work(
     origin.routes["/stall"] = Route(next(iter(pages.values())), delay=60)
     env = {
         **initialised,
-        "SOSOAPI_LEASE_SECONDS": "1.5",
+        "SOSOAPI_LEASE_SECONDS": "2.4",
         "SOSOAPI_SWEEP_INTERVAL_SECONDS": "0.3",
         "SOSOAPI_WAIT_BUDGET_SECONDS": "0.3",
     }
@@ -46,7 +46,7 @@ def test_instances_never_judge_each_others_live_work(
         a = ServeProcess(env).start()
         try:
             assert replay(a) == "running"
-            watched_until = time.monotonic() + 4.5  # three lease lengths
+            watched_until = time.monotonic() + 5.0  # two lease lengths and more
             while time.monotonic() < watched_until:
                 assert replay(b) == "running"
                 time.sleep(0.3)
