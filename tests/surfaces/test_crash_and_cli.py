@@ -32,7 +32,13 @@ def test_sigkill_during_a_slow_read_is_unconfirmed_after_the_lease(
     headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
     server = ServeProcess(env).start()
     try:
-        first = httpx.post(server.base + RETRIEVE, json=request, headers=headers, timeout=30).json()
+        deadline = time.monotonic() + 10
+        while True:  # wait until the read holds its lease, then kill mid-read
+            first = httpx.post(
+                server.base + RETRIEVE, json=request, headers=headers, timeout=30
+            ).json()
+            if first["retrieval"]["state"] != "pending" or time.monotonic() > deadline:
+                break
         assert first["retrieval"]["state"] == "running"
     finally:
         server.kill()
