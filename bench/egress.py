@@ -22,20 +22,18 @@ import ssl
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import httpx
-import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from sosoapi.egress.gate import Egress  # noqa: E402
 from sosoapi.egress.settings import EgressSettings  # noqa: E402
+from tests.support.memory import PeakRSS  # noqa: E402
 
-MIB = 1 << 20
 HTML = ["text/html", "application/xhtml+xml", "text/plain"]
 
 
@@ -61,31 +59,6 @@ def serve(queue: multiprocessing.Queue, stop: multiprocessing.Event) -> None:  #
     with HTTPSOrigin(routes, hostnames=names) as origin:
         queue.put((origin.port, origin.ca_path.read_bytes(), origin.egress_env()))
         stop.wait()
-
-
-class PeakRSS:
-    def __init__(self) -> None:
-        self._process = psutil.Process()
-        self.start = self._process.memory_info().rss
-        self.peak = self.start
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self) -> None:
-        while not self._stop.wait(0.002):
-            self.peak = max(self.peak, self._process.memory_info().rss)
-
-    def __enter__(self) -> PeakRSS:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    @property
-    def growth_mib(self) -> float:
-        return (self.peak - self.start) / MIB
 
 
 async def overhead(

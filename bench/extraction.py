@@ -104,30 +104,24 @@ def ours(case: Case) -> str:
     return doc.text if doc else ""
 
 
-def ours_lexbor(case: Case) -> str:
-    """The same pipeline with our own Lexbor extractor for the main text."""
-    doc = extract_text_document(
-        case.body,
-        media_type="text/html",
-        charset=None,
-        content_language=None,
-        url=case.url,
-        extractor="lexbor",
-    )
-    return doc.text if doc else ""
+def _ours_with(extractor: str) -> Callable[[Case], str]:
+    def run(case: Case) -> str:
+        doc = extract_text_document(
+            case.body,
+            media_type="text/html",
+            charset=None,
+            content_language=None,
+            url=case.url,
+            extractor=extractor,  # type: ignore[arg-type]
+        )
+        return doc.text if doc else ""
+
+    run.__doc__ = f"The shipped pipeline with main text from the {extractor!r} extractor."
+    return run
 
 
-def ours_hybrid(case: Case) -> str:
-    """Ours, with trafilatura's main text on the pages where ours is unsure."""
-    doc = extract_text_document(
-        case.body,
-        media_type="text/html",
-        charset=None,
-        content_language=None,
-        url=case.url,
-        extractor="hybrid",
-    )
-    return doc.text if doc else ""
+ours_lexbor = _ours_with("lexbor")
+ours_hybrid = _ours_with("hybrid")
 
 
 def trafilatura_default(case: Case) -> str:

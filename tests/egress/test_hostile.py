@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import socket
-import threading
 
-import psutil
 import pytest
 
 from tests.egress.conftest import MakeEgress
@@ -15,34 +13,10 @@ from tests.support.hostile import (
     encoded_body,
     gzip_zeros,
 )
+from tests.support.memory import MIB, PeakRSS
 from tests.support.origin import HTTPSOrigin, Route
 
 HTML = ["text/html"]
-MIB = 1 << 20
-
-
-class PeakRSS:
-    """Sample this process's RSS every few milliseconds while the block runs."""
-
-    def __init__(self) -> None:
-        self._process = psutil.Process()
-        self.start = self._process.memory_info().rss
-        self.peak = self.start
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def _sample(self) -> None:
-        while not self._stop.wait(0.002):
-            self.peak = max(self.peak, self._process.memory_info().rss)
-
-    def __enter__(self) -> PeakRSS:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, self._process.memory_info().rss)
 
 
 @pytest.mark.parametrize(
