@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import os
 import statistics
 
 
@@ -17,3 +19,16 @@ def print_table(title: str, rows: list[tuple[str, str, float, float, float]]) ->
     print(f"{'store':9} {'path':32} {'p50':>8} {'p99':>8} {'p50 / floor':>12}")
     for store, name, p50, p99, ratio in rows:
         print(f"{store:9} {name:32} {p50:8.2f} {p99:8.2f} {ratio:12.2f}")
+
+
+def latency_args() -> argparse.Namespace:
+    """`--n` calls per row and the `--postgres` base URL (default: the test database)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=300)
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get(
+            "SOSOAPI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+        ),
+    )
+    return parser.parse_args()

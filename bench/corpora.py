@@ -9,7 +9,6 @@ HTTP API of a real `sosoapi serve`; `GET /healthz` on the same server is the flo
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import sys
@@ -25,7 +24,7 @@ import sqlalchemy as sa
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import percentiles, print_table  # noqa: E402
+from bench.common import latency_args, percentiles, print_table  # noqa: E402
 from sosoapi.app import Application, freeze_startup_heap  # noqa: E402
 from sosoapi.auth.admin import Admin  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
@@ -134,15 +133,7 @@ def run_store(label: str, env: dict[str, str], n: int) -> list[tuple]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--n", type=int, default=300)
-    parser.add_argument(
-        "--postgres",
-        default=os.environ.get(
-            "SOSOAPI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-        ),
-    )
-    args = parser.parse_args()
+    args = latency_args()
     rows: list[tuple] = []
     base = {"SOSOAPI_LOG_LEVEL": "WARNING", "PATH": os.environ.get("PATH", "")}
     with tempfile.TemporaryDirectory() as home:

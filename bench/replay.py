@@ -9,10 +9,8 @@ is measured in the same run so the replay's own cost shows as a ratio.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import os
 import sys
 import tempfile
 import time
@@ -27,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import percentiles, print_table  # noqa: E402
+from bench.common import latency_args, percentiles, print_table  # noqa: E402
 from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
 from tests.support.pages import real_pages  # noqa: E402
 from tests.support.postgres import private_schema  # noqa: E402
@@ -104,15 +102,7 @@ def run_store(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--n", type=int, default=300)
-    parser.add_argument(
-        "--postgres",
-        default=os.environ.get(
-            "SOSOAPI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-        ),
-    )
-    args = parser.parse_args()
+    args = latency_args()
     page = real_pages()[0]
     rows: list[tuple] = []
     with HTTPSOrigin({f"/{page.name}": Route(page.html)}) as origin:

@@ -339,34 +339,40 @@ async def test_silent_origin_hits_the_read_timeout(
     assert outcome.reason == "timeout"
 
 
-async def test_per_origin_concurrency_limit(origin: HTTPSOrigin, make_egress: MakeEgress) -> None:
-    import asyncio
+class ConcurrencyProbe:
+    """An origin handler that holds each request a while and records the most in flight."""
 
-    active = 0
-    peak = 0
-    lock = threading.Lock()
+    def __init__(self, hold: float) -> None:
+        self.hold = hold
+        self.active = 0
+        self.peak = 0
+        self._lock = threading.Lock()
 
-    def slow(handler: BaseHTTPRequestHandler) -> None:
-        nonlocal active, peak
-        with lock:
-            active += 1
-            peak = max(peak, active)
-        time.sleep(0.3)
-        with lock:
-            active -= 1
+    def __call__(self, handler: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+        time.sleep(self.hold)
+        with self._lock:
+            self.active -= 1
         handler.send_response(200)
         handler.send_header("Content-Type", "text/plain")
         handler.send_header("Content-Length", "2")
         handler.end_headers()
         handler.wfile.write(b"ok")
 
-    origin.routes["/slow"] = slow
+
+async def test_per_origin_concurrency_limit(origin: HTTPSOrigin, make_egress: MakeEgress) -> None:
+    import asyncio
+
+    probe = ConcurrencyProbe(hold=0.3)
+    origin.routes["/slow"] = probe
     egress = make_egress(per_origin_concurrency=2)
     outcomes = await asyncio.gather(
         *(egress.fetch(origin.url("/slow"), accept=HTML) for _ in range(6))
     )
     assert all(o.reason is None and o.body == b"ok" for o in outcomes)
-    assert peak == 2
+    assert probe.peak == 2
 
 
 async def test_process_wide_capacity_bounds_fetches_in_flight(
@@ -374,30 +380,14 @@ async def test_process_wide_capacity_bounds_fetches_in_flight(
 ) -> None:
     import asyncio
 
-    active = 0
-    peak = 0
-    lock = threading.Lock()
-
-    def slow(handler: BaseHTTPRequestHandler) -> None:
-        nonlocal active, peak
-        with lock:
-            active += 1
-            peak = max(peak, active)
-        time.sleep(0.2)
-        with lock:
-            active -= 1
-        handler.send_response(200)
-        handler.send_header("Content-Length", "2")
-        handler.end_headers()
-        handler.wfile.write(b"ok")
-
-    origin.routes["/capacity"] = slow
+    probe = ConcurrencyProbe(hold=0.2)
+    origin.routes["/capacity"] = probe
     egress = make_egress(max_concurrent_fetches=1, per_origin_concurrency=5)
     outcomes = await asyncio.gather(
         *(egress.fetch(origin.url("/capacity"), accept=HTML) for _ in range(3))
     )
     assert all(o.body == b"ok" for o in outcomes)
-    assert peak == 1
+    assert probe.peak == 1
 
 
 async def test_odd_statuses(origin: HTTPSOrigin, make_egress: MakeEgress) -> None:

@@ -32,6 +32,14 @@ def mid() -> str:
     return str(uuid.uuid4())
 
 
+async def new_project(app: Application, token: str, ws: str, title: str) -> str:
+    """A fresh project's id."""
+    data, _ = await run(
+        app, token, P + "projects_create", workspace_id=ws, mutation_id=mid(), title=title
+    )
+    return data["project"]["id"]
+
+
 async def retrieve(app: Application, token: str, ws: str, url: str) -> dict:
     data, _ = await run(
         app,
@@ -60,10 +68,7 @@ async def test_twenty_parallel_add_source_calls(
     application: Application, owner: tuple[str, str]
 ) -> None:
     ws, token = owner
-    project, _ = await run(
-        application, token, P + "projects_create", workspace_id=ws, mutation_id=mid(), title="Busy"
-    )
-    pid = project["project"]["id"]
+    pid = await new_project(application, token, ws, "Busy")
 
     async def add(i: int) -> None:
         await run(
@@ -88,10 +93,7 @@ async def test_a_replay_returns_the_stored_result_and_a_reused_key_conflicts(
     application: Application, owner: tuple[str, str]
 ) -> None:
     ws, token = owner
-    project, _ = await run(
-        application, token, P + "projects_create", workspace_id=ws, mutation_id=mid(), title="Once"
-    )
-    pid = project["project"]["id"]
+    pid = await new_project(application, token, ws, "Once")
     key = mid()
     first, _ = await run(
         application,
@@ -151,10 +153,7 @@ async def test_bounded_sample_is_deterministic_and_documented(
                 "evidence_id"
             ]
         )
-    project, _ = await run(
-        application, token, P + "projects_create", workspace_id=ws, mutation_id=mid(), title="Many"
-    )
-    pid = project["project"]["id"]
+    pid = await new_project(application, token, ws, "Many")
     await run(
         application,
         token,
@@ -230,10 +229,7 @@ async def test_roles_scopes_and_outsiders_for_every_new_tool(
     evidence_id = (await retrieve(application, token, ws, origin.url("/r")))["evidence"][
         "evidence_id"
     ]
-    project, _ = await run(
-        application, token, P + "projects_create", workspace_id=ws, mutation_id=mid(), title="Roles"
-    )
-    pid = project["project"]["id"]
+    pid = await new_project(application, token, ws, "Roles")
     sealed, _ = await run(
         application, token, P + "corpora_seal", workspace_id=ws, mutation_id=mid(), project_id=pid
     )

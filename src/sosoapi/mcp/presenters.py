@@ -95,6 +95,11 @@ def _sealed(output: SealOutput, revision: int | None) -> tuple[str, Parts]:
     return "Sealed. " + line, parts
 
 
+def _page_line(count: int, noun: str, next_cursor: str | None) -> str:
+    more = "more with next_cursor" if next_cursor else "no more pages"
+    return f"{count} {noun} ({more})"
+
+
 @presenter(EvidenceGetOutput)
 def _evidence(output: EvidenceGetOutput, _: int | None) -> tuple[str, Parts]:
     e = output.evidence
@@ -107,8 +112,7 @@ def _evidence(output: EvidenceGetOutput, _: int | None) -> tuple[str, Parts]:
 
 @presenter(EvidenceListOutput)
 def _evidence_list(output: EvidenceListOutput, _: int | None) -> tuple[str, Parts]:
-    more = "more with next_cursor" if output.next_cursor else "no more pages"
-    line = f"{len(output.items)} evidence items ({more})."
+    line = _page_line(len(output.items), "evidence items", output.next_cursor) + "."
     titles = "\n".join(f"{i.id} r{i.latest_revision}: {i.title or ''}" for i in output.items)
     return line, [("titles", titles)]
 
@@ -127,19 +131,17 @@ def _project(output: ProjectOutput, _: int | None) -> tuple[str, Parts]:
 
 @presenter(ProjectListOutput)
 def _project_list(output: ProjectListOutput, _: int | None) -> tuple[str, Parts]:
-    more = "more with next_cursor" if output.next_cursor else "no more pages"
-    line = f"{len(output.items)} projects ({more})."
+    line = _page_line(len(output.items), "projects", output.next_cursor) + "."
     titles = "\n".join(f"{i.id} r{i.revision}: {i.title}" for i in output.items)
     return line, [("titles", titles)]
 
 
 @presenter(CorporaListOutput)
 def _corpus_list(output: CorporaListOutput, _: int | None) -> tuple[str, Parts]:
-    more = "more with next_cursor" if output.next_cursor else "no more pages"
     rows = "; ".join(
         f"{i.id} r{i.latest_revision} {i.coverage} {i.evidence_count} items" for i in output.items
     )
-    return f"{len(output.items)} corpora ({more}): {rows}", []
+    return f"{_page_line(len(output.items), 'corpora', output.next_cursor)}: {rows}", []
 
 
 @presenter(WhoamiOutput)
