@@ -25,17 +25,20 @@ def serve(host: str, port: int, profile: str | None, public_url: str | None) -> 
     """Serve the HTTP API and MCP at /mcp (health at /healthz)."""
     import uvicorn
 
-    from sosoapi.api.http import create_http_app
+    from sosoapi.api.http import create_http_app, public_base
     from sosoapi.app import Application
+    from sosoapi.mcp.http import mcp_http
 
     settings = settings_from_env(profile)
-    app = create_http_app(
-        Application(settings),
+    application = Application(settings)
+    mcp = mcp_http(
+        application.research,
         host=host,
-        port=port,
+        base=public_base(host, port, public_url),
         profile=settings.profile,
-        public_url=public_url,
+        output_schemas=settings.output_schemas,
     )
+    app = create_http_app(application, mcp=mcp, host=host, port=port, profile=settings.profile)
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
 
 

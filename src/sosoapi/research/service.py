@@ -10,15 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 
 from sosoapi.auth.permission import Access, Guard
 from sosoapi.auth.tokens import Principal
+from sosoapi.contract.catalog import Transport, callable_on
 from sosoapi.contract.errors import not_found
 from sosoapi.contract.models import RetrieveInput, UploadInput, WhoamiOutput, WhoamiWorkspace
-from sosoapi.contract.schemas import tool as contract_of
 from sosoapi.contract.schemas import validate_input
 from sosoapi.research.corpora import CorpusService
 from sosoapi.research.evidence_read import EvidenceReader
@@ -27,8 +27,6 @@ from sosoapi.research.projects import ProjectService
 from sosoapi.research.receipts import ReceiptService, utcnow
 from sosoapi.research.uploads import check_upload, read_upload
 from sosoapi.store.store import Store
-
-Transport = Literal["stdio", "http"]
 
 
 class ResearchService:
@@ -83,7 +81,7 @@ class ResearchService:
     ) -> Outcome:
         """Authenticate, validate, authorise and run `tool`; raise `ServiceError` if no result."""
         operation = self.operations.get(tool)
-        if operation is None or transport not in contract_of(tool)["transports"]:
+        if operation is None or not callable_on(tool, transport):
             raise not_found(
                 f"Unknown tool `{tool}` on {transport}; list the tools this server offers."
             )
