@@ -12,43 +12,9 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
+from sosoapi.contract.vocabulary import Reason, State, Status
+
 Kind = Literal["url_text", "published_captions"]
-State = Literal["pending", "running", "completed", "cancelled", "unconfirmed", "expired"]
-Status = Literal[
-    "ready",
-    "partial",
-    "blocked",
-    "unsupported",
-    "empty",
-    "rate_limited",
-    "unavailable",
-    "cancelled",
-]
-Reason = Literal[
-    "unsafe_url",
-    "unsupported_source",
-    "unsupported_media",
-    "unsupported_content",
-    "access_denied",
-    "login_required",
-    "no_text",
-    "metadata_only",
-    "no_captions",
-    "invalid_captions",
-    "not_found",
-    "rate_limited",
-    "response_too_large",
-    "text_limited",
-    "nodes_limited",
-    "cues_limited",
-    "invalid_cues",
-    "language_mismatch",
-    "source_partial",
-    "timeout",
-    "cancelled",
-    "egress_unavailable",
-    "unavailable",
-]
 MimeType = Literal[
     "text/html",
     "application/xhtml+xml",
@@ -74,10 +40,6 @@ def format_timestamp(value: datetime) -> str:
         value = value.replace(tzinfo=UTC)
     text = value.astimezone(UTC).isoformat()
     return text.removesuffix("+00:00") + "Z"
-
-
-def utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 Timestamp = Annotated[datetime, PlainSerializer(format_timestamp, return_type=str)]
