@@ -20,11 +20,19 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from sosoapi import __version__
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
+from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.contract.catalog import visible_tools
 from sosoapi.contract.errors import ServiceError, invalid_input
 
 log = logging.getLogger("sosoapi.api")
 BEARER = "bearer "
+# An HTTP caller fixes its token in the Authorization header.
+AUTH_FIXES: Fixes = {
+    NoToken: "send `Authorization: Bearer <token>`; an operator mints one with "
+    "`sosoapi tokens create`.",
+    BadToken: "send a current token as `Authorization: Bearer <token>`; an operator mints "
+    "one with `sosoapi tokens create`.",
+}
 
 
 class Mounted(Protocol):
@@ -48,12 +56,12 @@ def _route(
             try:
                 arguments: Any = json.loads(await request.body() or b"null")
             except ValueError as exc:
-                await application.research.authenticate(_bearer(request))  # 401 comes first
+                await application.research.authenticate(_bearer(request), AUTH_FIXES)  # 401 first
                 raise invalid_input(
                     f"The request body is not JSON ({exc}); send a JSON object."
                 ) from None
             outcome = await application.research.call(
-                tool, _bearer(request), arguments, transport="http"
+                tool, _bearer(request), arguments, transport="http", fixes=AUTH_FIXES
             )
         except ServiceError as error:
             log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 import click
 
-from sosoapi.cli.common import emit, main, now, open_admin, settings_from_env
+from sosoapi.cli.common import admin_session, emit, main, now, settings_from_env
 from sosoapi.config import PROFILES
 
 
@@ -59,9 +59,8 @@ def mcp_command(profile: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print {workspace_id, token} as JSON")
 def init(as_json: bool) -> None:
     """Create the local workspace once and mint a new owner token (shown once)."""
-    store, admin = open_admin()
-    workspace, minted = admin.init_local(now())
-    store.close()
+    with admin_session() as admin:
+        workspace, minted = admin.init_local(now())
     if as_json:
         emit({"workspace_id": workspace.id, "token": minted.token})
     else:

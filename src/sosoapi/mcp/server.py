@@ -15,6 +15,7 @@ import mcp.types as types
 from mcp.server import Server
 
 from sosoapi import __version__
+from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.contract.catalog import Transport, listed_tools
 from sosoapi.contract.errors import TITLES, ServiceError
 from sosoapi.mcp.presenters import render
@@ -23,6 +24,13 @@ from sosoapi.research.service import ResearchService
 log = logging.getLogger("sosoapi.mcp")
 TokenSource = Callable[[], str | None]
 CORPUS_REVISION_META = "sosoapi/corpus_revision"
+# An MCP user fixes the token where the client starts or reaches this server.
+AUTH_FIXES: Fixes = {
+    NoToken: "set SOSOAPI_TOKEN in this server's `env` in your MCP client config "
+    "(`sosoapi init` prints a token for the local workspace).",
+    BadToken: "put a current token in the MCP client config (SOSOAPI_TOKEN for stdio, the "
+    "bearer token for HTTP); mint one with `sosoapi tokens create`.",
+}
 INSTRUCTIONS = (
     "SosoAPI Research reads public HTTPS sources safely and keeps them as revisioned "
     "evidence. Every write takes a client-chosen mutation_id (a UUID): reuse it to read the "
@@ -66,6 +74,7 @@ def build_server(
                 params.arguments or {},
                 lambda: _cancel_requested(ctx),
                 transport=transport,
+                fixes=AUTH_FIXES,
             )
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)

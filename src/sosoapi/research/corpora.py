@@ -18,10 +18,13 @@ import anyio
 
 from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.models import (
+    CorporaGetInput,
     CorporaGetOutput,
     CorporaListOutput,
+    CorporaSealInput,
     CorpusItem,
     EvidenceRef,
+    PageInput,
     SealOutput,
     Snapshot,
 )
@@ -31,7 +34,6 @@ from sosoapi.research.paging import read_page
 from sosoapi.research.ports import Transaction, UnitOfWork
 from sosoapi.research.projects import project_not_found
 
-MAX_ITEMS = 500
 MAX_NOTES = 20
 
 
@@ -64,11 +66,11 @@ class CorpusService:
         self.uow = uow
         self.clock = clock
 
-    async def seal(self, call: Call) -> Outcome:
+    async def seal(self, call: Call[CorporaSealInput]) -> Outcome:
         workspace_id = call.workspace_id
-        project_id = call.arguments["project_id"].lower()
-        reseal = call.arguments.get("corpus_id")
-        bound = call.arguments.get("max_items", MAX_ITEMS)
+        project_id = str(call.input.project_id)
+        reseal = str(call.input.corpus_id) if call.input.corpus_id else None
+        bound = call.input.max_items
         now = self.clock()
         key = new_mutation("sosoapi_research_corpora_seal", call.arguments, call.token_id, now)
 
@@ -76,7 +78,7 @@ class CorpusService:
             project = tx.projects.lock(workspace_id, project_id)
             if project is None:
                 raise project_not_found(project_id, workspace_id)
-            corpus_id = reseal.lower() if reseal else str(uuid.uuid4())
+            corpus_id = reseal or str(uuid.uuid4())
             if reseal:
                 owner = tx.corpora.owner_project(workspace_id, corpus_id)
                 if owner is None:
@@ -109,9 +111,9 @@ class CorpusService:
         output = await write_once(self.uow, key, SealOutput, change)
         return Outcome(output, corpus_revision=output.revision)
 
-    async def get(self, call: Call) -> Outcome:
-        workspace_id, corpus_id = call.workspace_id, call.arguments["id"].lower()
-        revision = call.arguments.get("revision")
+    async def get(self, call: Call[CorporaGetInput]) -> Outcome:
+        workspace_id, corpus_id = call.workspace_id, str(call.input.id)
+        revision = call.input.revision
         row = await anyio.to_thread.run_sync(
             self.uow.corpora.get, workspace_id, corpus_id, revision
         )
@@ -120,7 +122,7 @@ class CorpusService:
         snapshot = Snapshot.model_validate_json(row.snapshot)
         return Outcome(CorporaGetOutput(snapshot=snapshot), corpus_revision=row.revision)
 
-    async def list_page(self, call: Call) -> Outcome:
+    async def list_page(self, call: Call[PageInput]) -> Outcome:
         rows, next_cursor = await read_page(call, self.uow.corpora.list_page)
         items = []
         for row in rows:

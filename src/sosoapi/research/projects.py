@@ -15,11 +15,16 @@ import anyio
 
 from sosoapi.contract.errors import not_found
 from sosoapi.contract.models import (
+    PageInput,
     Project,
+    ProjectCreateInput,
+    ProjectGetInput,
     ProjectItem,
     ProjectListOutput,
     ProjectOutput,
     ProjectSource,
+    ProjectSourcesInput,
+    ProjectUpdateInput,
 )
 from sosoapi.research.mutations import new_mutation, write_once
 from sosoapi.research.operation import Call, Outcome
@@ -81,8 +86,8 @@ class ProjectService:
         output = await write_once(self.uow, key, ProjectOutput, lambda tx: change(tx, now))
         return Outcome(output)
 
-    async def create(self, call: Call) -> Outcome:
-        workspace_id, title = call.workspace_id, call.arguments["title"]
+    async def create(self, call: Call[ProjectCreateInput]) -> Outcome:
+        workspace_id, title = call.workspace_id, call.input.title
 
         def change(tx: Transaction, now: datetime) -> ProjectOutput:
             project_id = str(uuid.uuid4())
@@ -91,9 +96,9 @@ class ProjectService:
 
         return await self._write(call, "sosoapi_research_projects_create", change)
 
-    async def update(self, call: Call) -> Outcome:
-        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
-        title = call.arguments["title"]
+    async def update(self, call: Call[ProjectUpdateInput]) -> Outcome:
+        workspace_id, project_id = call.workspace_id, str(call.input.project_id)
+        title = call.input.title
 
         def change(tx: Transaction, now: datetime) -> ProjectOutput:
             if self._locked(tx, workspace_id, project_id).title != title:
@@ -102,10 +107,10 @@ class ProjectService:
 
         return await self._write(call, "sosoapi_research_projects_update", change)
 
-    async def add_sources(self, call: Call) -> Outcome:
-        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
-        wanted = [e.lower() for e in call.arguments.get("evidence_ids", [])]
-        notes = list(call.arguments.get("missing_notes", []))
+    async def add_sources(self, call: Call[ProjectSourcesInput]) -> Outcome:
+        workspace_id, project_id = call.workspace_id, str(call.input.project_id)
+        wanted = [str(e) for e in call.input.evidence_ids]
+        notes = list(call.input.missing_notes)
 
         def change(tx: Transaction, now: datetime) -> ProjectOutput:
             row = self._locked(tx, workspace_id, project_id)
@@ -124,10 +129,10 @@ class ProjectService:
 
         return await self._write(call, "sosoapi_research_projects_add_sources", change)
 
-    async def remove_sources(self, call: Call) -> Outcome:
-        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
-        removing = [e.lower() for e in call.arguments["evidence_ids"]]
-        notes = list(call.arguments.get("missing_notes", []))
+    async def remove_sources(self, call: Call[ProjectSourcesInput]) -> Outcome:
+        workspace_id, project_id = call.workspace_id, str(call.input.project_id)
+        removing = [str(e) for e in call.input.evidence_ids]
+        notes = list(call.input.missing_notes)
 
         def change(tx: Transaction, now: datetime) -> ProjectOutput:
             row = self._locked(tx, workspace_id, project_id)
@@ -145,14 +150,14 @@ class ProjectService:
 
         return await self._write(call, "sosoapi_research_projects_remove_sources", change)
 
-    async def get(self, call: Call) -> Outcome:
-        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
+    async def get(self, call: Call[ProjectGetInput]) -> Outcome:
+        workspace_id, project_id = call.workspace_id, str(call.input.project_id)
         row = await anyio.to_thread.run_sync(self.uow.projects.get, workspace_id, project_id)
         if row is None:
             raise project_not_found(project_id, workspace_id)
         return Outcome(ProjectOutput(project=project_model(row)))
 
-    async def list_page(self, call: Call) -> Outcome:
+    async def list_page(self, call: Call[PageInput]) -> Outcome:
         rows, next_cursor = await read_page(call, self.uow.projects.list_page)
         items = [
             ProjectItem(
