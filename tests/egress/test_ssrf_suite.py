@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sosoapi.egress.resolver import NameNotFound
-from sosoapi.egress.settings import IPAddress
+from sosoapi.egress.types import IPAddress
 from tests.egress.conftest import MakeEgress
 from tests.support.hostile import Canary, redirect_from_query
 from tests.support.origin import HTTPSOrigin

@@ -13,7 +13,7 @@ import click
 from sosoapi import logs
 from sosoapi.auth.admin import Admin
 from sosoapi.auth.errors import AdminRefused, NoSuchWorkspace, UnknownRole, UnknownScope
-from sosoapi.config import Settings
+from sosoapi.config import Settings, log_level
 from sosoapi.store.store import Store
 
 
@@ -60,4 +60,7 @@ def admin_session() -> Iterator[Admin]:
 @click.version_option(package_name="sosoapi")
 def main() -> None:
     """SosoAPI Research: safe, bounded, durable public-source retrieval for research agents."""
-    logs.configure()
+    try:
+        logs.configure(log_level())
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None

@@ -17,9 +17,9 @@ from sosoapi.config import PROFILES
 )
 @click.option(
     "--public-url",
-    envvar="SOSOAPI_PUBLIC_URL",
     default=None,
-    help="the URL clients use to reach this server (names /mcp in the auth metadata)",
+    help="the URL clients use to reach this server (names /mcp in the auth metadata); "
+    "default: SOSOAPI_PUBLIC_URL",
 )
 def serve(host: str, port: int, profile: str | None, public_url: str | None) -> None:
     """Serve the HTTP API and MCP at /mcp (health at /healthz)."""
@@ -34,7 +34,7 @@ def serve(host: str, port: int, profile: str | None, public_url: str | None) -> 
     mcp = mcp_http(
         application.research,
         host=host,
-        base=public_base(host, port, public_url),
+        base=public_base(host, port, public_url or settings.public_url),
         profile=settings.profile,
         output_schemas=settings.output_schemas,
     )

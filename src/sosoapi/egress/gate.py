@@ -32,9 +32,9 @@ from sosoapi.egress.resolver import (
     ResolverUnavailable,
     SystemResolver,
 )
-from sosoapi.egress.settings import EgressSettings, IPAddress
+from sosoapi.egress.settings import EgressSettings
 from sosoapi.egress.statuses import REDIRECT_STATUSES, clamp_retry_after, reason_for_status
-from sosoapi.egress.types import FetchOutcome
+from sosoapi.egress.types import FetchOutcome, IPAddress
 from sosoapi.egress.urls import Target, join_location
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ipaddress
 
 from sosoapi.contract.vocabulary import Reason
-from sosoapi.egress.settings import EgressSettings, IPAddress
+from sosoapi.egress.settings import AllowRule, EgressSettings
+from sosoapi.egress.types import IPAddress
 from sosoapi.egress.urls import Target, URLRefused, parse_url
 
 _V4 = ipaddress.IPv4Network
@@ -78,13 +79,20 @@ def is_blocked_address(ip: IPAddress) -> bool:
     return any(ip in net for net in BLOCKED_V6)
 
 
+def admits(rule: AllowRule, ip: IPAddress, port: int) -> bool:
+    """Whether an operator's allow rule lets `ip:port` past the public-address rule."""
+    if ip.version != rule.network.version or ip not in rule.network:
+        return False
+    return rule.port is None or rule.port == port
+
+
 def is_admitted(ip: IPAddress, port: int, settings: EgressSettings) -> bool:
     """True when the gate may connect to `ip:port`.
 
     An allow rule admits exactly the addresses (and port) it names, even blocked ones;
     it never opens anything else, and a public address needs no rule.
     """
-    if any(rule.admits(ip, port) for rule in settings.allow):
+    if any(admits(rule, ip, port) for rule in settings.allow):
         return True
     return not is_blocked_address(ip)
 

@@ -16,6 +16,7 @@ import anyio
 from sosoapi.contract.models import RetrieveResult, Segment
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
+from sosoapi.egress.urls import is_recordable
 from sosoapi.extract import captions as caption_extract
 from sosoapi.extract import tracks as track_extract
 from sosoapi.extract.charset import decode_bytes
@@ -34,7 +35,6 @@ from sosoapi.research.status import Draft
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
 T = TypeVar("T")
-MAX_SOURCE_URL = 2048
 CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | {"text/plain"}))
 PAGE_OR_CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | TEXT_TYPES))
 
@@ -53,7 +53,7 @@ def _failed(draft: Draft, outcome: FetchOutcome) -> bool:
     if outcome.retrieved_at is not None:
         draft.retrieved_at = outcome.retrieved_at
     if outcome.reason is None:
-        if outcome.final_url and len(outcome.final_url) > MAX_SOURCE_URL:
+        if outcome.final_url and not is_recordable(outcome.final_url):
             draft.add(Reason.UNSUPPORTED_SOURCE)
             return True
         return False
