@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection, Select, select, update
 
 from sosoapi.store.database import Database
 from sosoapi.store.pages import page, split
@@ -31,6 +31,16 @@ class CorpusRow:
     created_at: datetime
 
 
+def _with_revision() -> Select[Any]:
+    """A corpus row with one of its revisions (the caller joins and picks which)."""
+    return select(
+        corpora,
+        corpus_revisions.c.revision,
+        corpus_revisions.c.snapshot,
+        corpus_revisions.c.sealed_at,
+    )
+
+
 class CorpusRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -40,12 +50,7 @@ class CorpusRepository:
             revision if revision is not None else corpora.c.latest_revision
         )
         query = (
-            select(
-                corpora,
-                corpus_revisions.c.revision,
-                corpus_revisions.c.snapshot,
-                corpus_revisions.c.sealed_at,
-            )
+            _with_revision()
             .join(corpus_revisions, corpus_revisions.c.corpus_id == corpora.c.id)
             .where(corpora.c.id == corpus_id, corpora.c.workspace_id == workspace_id, wanted)
         )
@@ -57,12 +62,7 @@ class CorpusRepository:
         self, workspace_id: str, *, cursor: str | None, limit: int
     ) -> tuple[list[CorpusRow], str | None]:
         query = (
-            select(
-                corpora,
-                corpus_revisions.c.revision,
-                corpus_revisions.c.snapshot,
-                corpus_revisions.c.sealed_at,
-            )
+            _with_revision()
             .join(
                 corpus_revisions,
                 (corpus_revisions.c.corpus_id == corpora.c.id)
