@@ -74,7 +74,7 @@ def _webvtt_text(body: bytes, charset: str | None) -> str:
 
 def cues_to_document(file: CaptionFile) -> CaptionDocument:
     """Map parsed cues to contract segments, recording each reason code once."""
-    conditions: list[str] = []
+    conditions: list[Reason] = []
     segments: list[Segment] = []
     for cue in file.cues:
         text = cue.text.strip()
@@ -100,6 +100,6 @@ def cues_to_document(file: CaptionFile) -> CaptionDocument:
     )
 
 
-def _note(conditions: list[str], code: str) -> None:
+def _note(conditions: list[Reason], code: Reason) -> None:
     if code not in conditions:
         conditions.append(code)
