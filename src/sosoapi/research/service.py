@@ -112,7 +112,7 @@ class ResearchService:
         request = UploadInput.model_validate(call.arguments)
 
         async def reader(kind: str, path: str, language: str | None):
-            return await read_upload(path, kind, language, self.max_upload_bytes)
+            return await read_upload(path, kind, language, self.max_upload_bytes, self.upload_roots)
 
         output = await self.receipts.upload(
             request,
