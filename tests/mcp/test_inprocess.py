@@ -14,11 +14,11 @@ from sosoapi.app import Application
 from sosoapi.contract.schemas import tool
 from sosoapi.mcp.framing import TAG
 from sosoapi.mcp.server import build_server
+from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.loop import research_loop
 from tests.support.origin import HTTPSOrigin, Route
 
-RETRIEVE = "sosoapi_research_evidence_retrieve"
 SEED_TOOLS = (RETRIEVE, "sosoapi_research_corpora_get")
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "contract"
 
