@@ -14,29 +14,10 @@ import sqlalchemy as sa
 from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError
 from sosoapi.store.tables import evidence_revisions, mutations, retrievals
-from tests.support.contract import assert_valid_output
+from tests.support.calls import RETRIEVE, args, call
 from tests.support.lifespan import held_open
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.pages import real_pages
-
-TOOL = "sosoapi_research_evidence_retrieve"
-
-
-def args(workspace_id: str, url: str, **extra: str) -> dict[str, str]:
-    return {
-        "url": url,
-        "kind": "url_text",
-        "workspace_id": workspace_id,
-        "mutation_id": str(uuid.uuid4()),
-        **extra,
-    }
-
-
-async def call(app: Application, token: str, arguments: dict) -> dict:
-    outcome = await app.research.call(TOOL, token, arguments, transport="http")
-    data = outcome.output.wire()
-    assert_valid_output(TOOL, data)
-    return data["retrieval"]
 
 
 def count(app: Application, table: sa.Table) -> int:
@@ -185,7 +166,7 @@ def _claim(app: Application, workspace_id: str, url: str, valid_until: datetime)
     mutation_id, retrieval_id = str(uuid.uuid4()), str(uuid.uuid4())
     arguments = {"url": url, "kind": "url_text", "language": None}
     key = new_mutation(
-        TOOL,
+        RETRIEVE,
         {**arguments, "workspace_id": workspace_id, "mutation_id": mutation_id},
         None,
         datetime.now(UTC),

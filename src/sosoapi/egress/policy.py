@@ -89,12 +89,19 @@ def admits(rule: AllowRule, ip: IPAddress, port: int) -> bool:
 def is_admitted(ip: IPAddress, port: int, settings: EgressSettings) -> bool:
     """True when the gate may connect to `ip:port`.
 
-    An allow rule admits exactly the addresses (and port) it names, even blocked ones;
-    it never opens anything else, and a public address needs no rule.
+    A rule with a port admits its addresses on that port by itself; a rule without one
+    admits them on the SOSOAPI_EGRESS_PORTS ports. A public address needs no rule, but
+    only on those ports: a rule's port never opens a port on any other host.
     """
-    if any(admits(rule, ip, port) for rule in settings.allow):
-        return True
-    return not is_blocked_address(ip)
+    for rule in settings.allow:
+        if admits(rule, ip, port) and (rule.port is not None or port in settings.ports):
+            return True
+    return port in settings.ports and not is_blocked_address(ip)
+
+
+def may_admit_port(port: int, settings: EgressSettings) -> bool:
+    """False when no address at all could be admitted on `port` (refused before lookup)."""
+    return port in settings.ports or any(rule.port == port for rule in settings.allow)
 
 
 def is_unsupported_source(host: str, settings: EgressSettings) -> bool:
@@ -108,7 +115,7 @@ def judge_url(url: str, settings: EgressSettings) -> Target | Reason:
         target = parse_url(url)
     except URLRefused:
         return Reason.UNSAFE_URL
-    if target.port not in settings.ports:
+    if not may_admit_port(target.port, settings):
         return Reason.UNSAFE_URL
     if target.ip is not None:
         return target if is_admitted(target.ip, target.port, settings) else Reason.UNSAFE_URL

@@ -152,7 +152,7 @@ class ResearchService:
         request = call.input
 
         async def reader(kind: str, path: str, language: str | None):
-            return await read_upload(path, kind, language, self.max_upload_bytes)
+            return await read_upload(path, kind, language, self.max_upload_bytes, self.upload_roots)
 
         output = await self.receipts.upload(
             request,
