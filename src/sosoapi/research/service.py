@@ -21,10 +21,13 @@ from sosoapi.contract.models import RetrieveInput, UploadInput, WhoamiOutput, Wh
 from sosoapi.contract.schemas import tool as contract_of
 from sosoapi.contract.schemas import validate_input
 from sosoapi.research.corpora import CorpusService
+from sosoapi.research.diffing import RevisionDiff
 from sosoapi.research.evidence_read import EvidenceReader
 from sosoapi.research.operation import Call, Operation, Outcome
 from sosoapi.research.projects import ProjectService
+from sosoapi.research.quoting import QuoteCheck
 from sosoapi.research.receipts import ReceiptService, utcnow
+from sosoapi.research.search import EvidenceSearch
 from sosoapi.research.uploads import check_upload, read_upload
 from sosoapi.store.store import Store
 
@@ -50,12 +53,18 @@ class ResearchService:
         projects = ProjectService(store, clock)
         corpora = CorpusService(store, clock)
         evidence = EvidenceReader(store)
+        search = EvidenceSearch(store.search, store.corpora)
+        quotes = QuoteCheck(store.evidence, store.corpora)
+        diffs = RevisionDiff(store.evidence)
         self.operations: dict[str, Operation] = {}
         for operation in (
             Operation("sosoapi_research_evidence_retrieve", "write", self._retrieve),
             Operation("sosoapi_research_evidence_upload", "write", self._upload),
             Operation("sosoapi_research_evidence_get", "read", evidence.get),
             Operation("sosoapi_research_evidence_list", "read", evidence.list_page),
+            Operation("sosoapi_research_evidence_search", "read", search.search),
+            Operation("sosoapi_research_evidence_quote", "read", quotes.quote),
+            Operation("sosoapi_research_evidence_diff", "read", diffs.diff),
             Operation("sosoapi_research_projects_create", "write", projects.create),
             Operation("sosoapi_research_projects_get", "read", projects.get),
             Operation("sosoapi_research_projects_list", "read", projects.list_page),

@@ -8,6 +8,7 @@ from sosoapi.store.evidence_repo import EvidenceRepository
 from sosoapi.store.mutations_repo import MutationRepository
 from sosoapi.store.projects_repo import CorpusRepository, ProjectRepository
 from sosoapi.store.receipts import ReceiptRepository
+from sosoapi.store.search_repo import SearchRepository
 
 
 class Store:
@@ -21,6 +22,7 @@ class Store:
         self.mutations = MutationRepository(self.db, self.receipts)
         self.projects = ProjectRepository(self.db)
         self.corpora = CorpusRepository(self.db)
+        self.search = SearchRepository(self.db)
 
     def close(self) -> None:
         self.db.dispose()
