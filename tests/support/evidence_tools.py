@@ -25,7 +25,7 @@ SOURCES = {
         "en",
         "Council budget",
         [
-            'The city council approved the budget for public health after a long debate.',
+            "The city council approved the budget for public health after a long debate.",
             'The mayor said "we will act now" and it\'s done \u2014 finally\u2026',
             "Nurses and doctors welcomed the decision at the town hall.",
         ],
@@ -128,7 +128,7 @@ async def evidence_tools_scenario(raw_call: Caller, origin: HTTPSOrigin, ws: str
 
     both = (await call("evidence_search", query="budget"))["results"]
     assert {r["evidence_id"] for r in both} == {ids["/en-budget"], talk}
-    captions = (await call("evidence_search", query="floor", kind="published_captions"))
+    captions = await call("evidence_search", query="floor", kind="published_captions")
     [hit] = captions["results"]
     assert hit["evidence_id"] == talk
     assert [(s["text"], s["start_ms"], s["end_ms"]) for s in hit["snippets"]] == [
@@ -203,7 +203,10 @@ async def _diff_and_corpus(call, origin, retrieve, text_of, doc: str, talk: str)
 
     diff = await call("evidence_diff", evidence_id=doc, from_revision=1)
     assert (diff["from_revision"], diff["to_revision"]) == (1, 2)
-    assert diff["title_change"] == {"from_text": "Council budget", "to_text": "Council budget rejected"}
+    assert diff["title_change"] == {
+        "from_text": "Council budget",
+        "to_text": "Council budget rejected",
+    }
     assert diff["description_change"] is None and diff["segment_changes"] is None
     assert [(c["op"], c["from_text"], c["to_text"]) for c in diff["changes"]] == [
         ("replace", "approved", "rejected")

@@ -51,7 +51,9 @@ def test_the_cli_verbs(initialised: dict[str, str], origin: HTTPSOrigin) -> None
     assert_valid_output("sosoapi_research_evidence_search", data)
     assert [(r["evidence_id"], r["revision"]) for r in data["results"]] == [(evidence_id, 2)]
 
-    quoted = cli(["evidence", "quote", evidence_id, "the harbour froze", "--revision", "1"], initialised)
+    quoted = cli(
+        ["evidence", "quote", evidence_id, "the harbour froze", "--revision", "1"], initialised
+    )
     assert quoted.returncode == 0, quoted.stderr
     assert json.loads(quoted.stdout)["verdict"] == "normalized"
 
