@@ -66,7 +66,8 @@ def test_existing_revisions_are_indexed_by_the_migration(database_url: str) -> N
     with db.write() as conn:
         conn.execute(
             text(
-                "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) VALUES (:id, 'w', true, false, :now)"
+                "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
+                "VALUES (:id, 'w', true, false, :now)"
             ),
             {"id": WS, "now": NOW},
         )

@@ -7,27 +7,18 @@ import uuid
 
 import httpx
 
-from sosoapi.contract.schemas import all_tools
 from tests.support.contract import assert_valid_output
 from tests.support.evidence_tools import evidence_tools_scenario, html
 from tests.support.origin import HTTPSOrigin, Route
-from tests.support.services import ServeProcess, cli
+from tests.support.services import ServeProcess, api_caller, cli
 
 
 async def test_search_quote_and_diff_over_http(
     served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin
 ) -> None:
     headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
-    operations = {n: c["api_operation"] for n, c in all_tools().items() if "api_operation" in c}
     async with httpx.AsyncClient(base_url=served.base, headers=headers, timeout=30) as http:
-
-        async def call(tool_name: str, arguments: dict) -> tuple[dict, int | None]:
-            response = await http.post(operations[tool_name], json=arguments)
-            assert response.status_code == 200, response.text
-            revision = response.headers.get("corpus-revision")
-            return response.json(), int(revision) if revision else None
-
-        await evidence_tools_scenario(call, origin, initialised["WORKSPACE_ID"])
+        await evidence_tools_scenario(api_caller(http), origin, initialised["WORKSPACE_ID"])
         refused = await http.post(
             "/research-api/evidence/quote",
             json={"workspace_id": initialised["WORKSPACE_ID"], "quote": "x"},

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, Select, func, select, update
 
 from sosoapi.store.database import Database
 from sosoapi.store.pages import page, split
@@ -159,19 +159,8 @@ class EvidenceRepository:
         wanted = evidence_revisions.c.revision == (
             revision if revision is not None else evidence.c.latest_revision
         )
-        query = (
-            select(
-                evidence.c.id,
-                evidence.c.workspace_id,
-                evidence.c.kind,
-                evidence.c.latest_revision,
-                evidence_revisions.c.revision,
-                evidence_revisions.c.digest,
-                evidence_revisions.c.content,
-                evidence_revisions.c.created_at,
-            )
-            .join(evidence_revisions, evidence_revisions.c.evidence_id == evidence.c.id)
-            .where(evidence.c.id == evidence_id, evidence.c.workspace_id == workspace_id, wanted)
+        query = _revision_query().where(
+            evidence.c.id == evidence_id, evidence.c.workspace_id == workspace_id, wanted
         )
         with self.db.read() as conn:
             row = conn.execute(query).first()
@@ -185,22 +174,9 @@ class EvidenceRepository:
         """The (evidence_id, revision) pairs that exist in the workspace, in the given order."""
         if not pairs:
             return []
-        query = (
-            select(
-                evidence.c.id,
-                evidence.c.workspace_id,
-                evidence.c.kind,
-                evidence.c.latest_revision,
-                evidence_revisions.c.revision,
-                evidence_revisions.c.digest,
-                evidence_revisions.c.content,
-                evidence_revisions.c.created_at,
-            )
-            .join(evidence_revisions, evidence_revisions.c.evidence_id == evidence.c.id)
-            .where(
-                evidence.c.workspace_id == workspace_id,
-                evidence.c.id.in_(sorted({e for e, _ in pairs})),
-            )
+        query = _revision_query().where(
+            evidence.c.workspace_id == workspace_id,
+            evidence.c.id.in_(sorted({e for e, _ in pairs})),
         )
         wanted = set(pairs)
         with self.db.read() as conn:
@@ -209,6 +185,20 @@ class EvidenceRepository:
             (m["id"], m["revision"]): _record(m) for m in rows if (m["id"], m["revision"]) in wanted
         }
         return [found[p] for p in pairs if p in found]
+
+
+def _revision_query() -> Select[Any]:
+    """Evidence joined with its revisions: the columns of an `EvidenceRevisionRecord`."""
+    return select(
+        evidence.c.id,
+        evidence.c.workspace_id,
+        evidence.c.kind,
+        evidence.c.latest_revision,
+        evidence_revisions.c.revision,
+        evidence_revisions.c.digest,
+        evidence_revisions.c.content,
+        evidence_revisions.c.created_at,
+    ).join(evidence_revisions, evidence_revisions.c.evidence_id == evidence.c.id)
 
 
 def _record(m: Any) -> EvidenceRevisionRecord:
