@@ -26,12 +26,13 @@ from sosoapi.store.search_repo import SearchHit, SearchRepository
 MAX_PHRASES = 32
 _PHRASE = re.compile(r'"([^"]*)"?|(\S+)')
 _WORDY = re.compile(r"\w")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # separators here (PostgreSQL refuses NUL)
 
 
 def parse_query(query: str) -> list[str]:
     """Phrases of the query: each "quoted run" is one, each other word is one."""
-    phrases = []
-    for m in _PHRASE.finditer(query):
+    phrases: list[str] = []
+    for m in _PHRASE.finditer(_CONTROL.sub(" ", query)):
         phrase = " ".join((m.group(1) if m.group(1) is not None else m.group(2)).split())
         if _WORDY.search(phrase) and phrase not in phrases:
             phrases.append(phrase)

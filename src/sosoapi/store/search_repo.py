@@ -128,7 +128,7 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
         passage_id = conn.execute(
             evidence_passages.insert().values(**values).returning(evidence_passages.c.id)
         ).scalar_one()
-        folded = fold_diacritics(row.body)
+        folded = fold_diacritics(row.body).replace("\x00", " ")  # PostgreSQL refuses NUL
         if conn.dialect.name == "sqlite":
             conn.execute(
                 text("INSERT INTO evidence_fts (rowid, body) VALUES (:id, :body)"),
