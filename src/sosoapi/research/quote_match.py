@@ -36,7 +36,8 @@ MAX_MATCHES = 20
 _BUCKET = 32
 _CANDIDATES = 3
 _WORD = re.compile(r"\w{3,}")
-_VOTERS = 24
+_VOTERS = 16
+_MAX_HITS = 64
 _SHORT = 256
 _RANK: dict[Verdict, int] = {"exact": 3, "normalized": 2, "approximate": 1, "absent": 0}
 _PLAIN = str.maketrans(
@@ -239,12 +240,14 @@ def _diagonals(quote: str, hay: str) -> list[int]:
 
     Each occurrence in `hay` of one of the quote's longest words votes for the start it
     implies; votes are pooled in buckets, so changed or missing words only blur the peak.
+    Words found more than `_MAX_HITS` times say little about where and are skipped.
     """
     offsets: dict[str, list[int]] = {}
     for m in _WORD.finditer(quote):
         offsets.setdefault(m.group(), []).append(m.start())
     votes: Counter[int] = Counter()
-    for word in sorted(offsets, key=len, reverse=True)[:_VOTERS]:
+    voters = [w for w in sorted(offsets, key=len, reverse=True) if hay.count(w) <= _MAX_HITS]
+    for word in voters[:_VOTERS]:
         for at in _positions(hay, word):
             for offset in offsets[word]:
                 votes[(at - offset) // _BUCKET] += 1

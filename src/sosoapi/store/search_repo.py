@@ -110,12 +110,20 @@ def passages_of(content: dict[str, Any]) -> list[PassageRow]:
     return rows
 
 
+_PG_INSERT = text(
+    "INSERT INTO evidence_passages (evidence_id, revision, part, pos_start, pos_end, "
+    "start_ms, end_ms, config, tsv) VALUES (:evidence_id, :revision, :part, :pos_start, "
+    ":pos_end, :start_ms, :end_ms, :config, to_tsvector(CAST(:regconfig AS regconfig), :body) "
+    "|| to_tsvector('simple', :body))"
+)
+
+
 def index_revision(conn: Connection, evidence_id: str, revision: int, content: str) -> None:
     """Index one stored revision inside the caller's transaction."""
     data = json.loads(content)
     config = pg_config((data.get("provenance") or {}).get("language"))
-    for row in passages_of(data):
-        values = {
+    rows = [
+        {
             "evidence_id": evidence_id,
             "revision": revision,
             "part": row.part,
@@ -124,24 +132,26 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
             "start_ms": row.start_ms,
             "end_ms": row.end_ms,
             "config": config,
+            "body": fold_diacritics(row.body).replace("\x00", " "),  # PostgreSQL refuses NUL
         }
+        for row in passages_of(data)
+    ]
+    if not rows:
+        return
+    if conn.dialect.name != "sqlite":
+        conn.execute(
+            _PG_INSERT, [{**r, "regconfig": config} for r in rows]
+        )  # one batch: the tsvector is computed in the insert
+        return
+    for values in rows:
+        body = values.pop("body")
         passage_id = conn.execute(
             evidence_passages.insert().values(**values).returning(evidence_passages.c.id)
         ).scalar_one()
-        folded = fold_diacritics(row.body).replace("\x00", " ")  # PostgreSQL refuses NUL
-        if conn.dialect.name == "sqlite":
-            conn.execute(
-                text("INSERT INTO evidence_fts (rowid, body) VALUES (:id, :body)"),
-                {"id": passage_id, "body": folded},
-            )
-        else:
-            conn.execute(
-                text(
-                    "UPDATE evidence_passages SET tsv = to_tsvector(CAST(:config AS regconfig), "
-                    ":body) || to_tsvector('simple', :body) WHERE id = :id"
-                ),
-                {"config": config, "body": folded, "id": passage_id},
-            )
+        conn.execute(
+            text("INSERT INTO evidence_fts (rowid, body) VALUES (:id, :body)"),
+            {"id": passage_id, "body": body},
+        )
 
 
 @dataclass(frozen=True, slots=True)
