@@ -85,8 +85,8 @@ class RevisionDiff:
     def __init__(self, evidence: EvidenceRepository) -> None:
         self.evidence = evidence
 
-    async def diff(self, call: Call) -> Outcome:
-        request = DiffInput.model_validate(call.arguments)
+    async def diff(self, call: Call[DiffInput]) -> Outcome:
+        request = call.input
         ws, evidence_id = call.workspace_id, str(request.evidence_id)
         old = await load_revision(self.evidence, ws, evidence_id, request.from_revision)
         new = await load_revision(self.evidence, ws, evidence_id, request.to_revision)

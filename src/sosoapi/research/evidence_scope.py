@@ -13,8 +13,8 @@ import anyio
 from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.models import RetrieveResult, Snapshot
 from sosoapi.research.corpora import corpus_not_found
+from sosoapi.store.corpora_repo import CorpusRepository
 from sosoapi.store.evidence_repo import EvidenceRepository
-from sosoapi.store.projects_repo import CorpusRepository
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,8 +22,8 @@ from sosoapi.research.evidence_scope import (
 )
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.quote_match import Found, cues_of, find_quote, rank
+from sosoapi.store.corpora_repo import CorpusRepository
 from sosoapi.store.evidence_repo import EvidenceRepository
-from sosoapi.store.projects_repo import CorpusRepository
 
 MAX_REPORTED = 50
 
@@ -83,8 +83,8 @@ class QuoteCheck:
         self.evidence = evidence
         self.corpora = corpora
 
-    async def quote(self, call: Call) -> Outcome:
-        request = QuoteInput.model_validate(call.arguments)
+    async def quote(self, call: Call[QuoteInput]) -> Outcome:
+        request = call.input
         _which(request)
         ws = call.workspace_id
         if request.evidence_id is not None:

@@ -20,7 +20,7 @@ from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchRes
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.research.evidence_scope import corpus_pins, only_with
 from sosoapi.research.operation import Call, Outcome
-from sosoapi.store.projects_repo import CorpusRepository
+from sosoapi.store.corpora_repo import CorpusRepository
 from sosoapi.store.search_repo import SearchHit, SearchRepository
 
 MAX_PHRASES = 32
@@ -96,8 +96,8 @@ class EvidenceSearch:
         self.index = search
         self.corpora = corpora
 
-    async def search(self, call: Call) -> Outcome:
-        request = SearchInput.model_validate(call.arguments)
+    async def search(self, call: Call[SearchInput]) -> Outcome:
+        request = call.input
         only_with(request.corpus_revision, request.corpus_id, "corpus_revision", "corpus_id")
         phrases = parse_query(request.query)
         if not phrases:
