@@ -218,6 +218,7 @@ def main() -> None:
             print_table("sqlite (ms)", table)
             rows += table
             print(f"sqlite: seeded and indexed {REVISIONS} revisions in {seeded:.0f} s")
+            print(f"sqlite: index size {sizes['sqlite'] / 2**20:.1f} MiB")
     if "postgres" not in stores:
         return
     with tempfile.TemporaryDirectory() as home, private_schema(args.postgres, "bench") as url:
@@ -226,6 +227,7 @@ def main() -> None:
         print_table("postgres (ms)", table)
         rows += table
         print(f"postgres: seeded and indexed {REVISIONS} revisions in {seeded:.0f} s")
+        print(f"postgres: index size {sizes['postgres'] / 2**20:.1f} MiB")
     print_table(
         f"evidence_search over {REVISIONS} revisions, n={args.n} calls per row (ms)",
         rows,
