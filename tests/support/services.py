@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +17,7 @@ import httpx
 from sosoapi.app import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.config import Settings, egress_from_env
+from sosoapi.contract.schemas import all_tools
 from sosoapi.research.settings import ReceiptSettings
 
 SOSOAPI = str(Path(sys.executable).with_name("sosoapi"))
@@ -109,3 +110,18 @@ class ServeProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def api_caller(
+    http: httpx.AsyncClient,
+) -> Callable[[str, dict], Awaitable[tuple[dict, int | None]]]:
+    """A scenario's `call(tool, arguments)` over the HTTP API: body and Corpus-Revision."""
+    operations = {n: c["api_operation"] for n, c in all_tools().items() if "api_operation" in c}
+
+    async def call(tool_name: str, arguments: dict) -> tuple[dict, int | None]:
+        response = await http.post(operations[tool_name], json=arguments)
+        assert response.status_code == 200, response.text
+        revision = response.headers.get("corpus-revision")
+        return response.json(), int(revision) if revision else None
+
+    return call

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sosoapi.contract.evidence_tools import DiffOutput, QuoteOutput, SearchOutput
 from sosoapi.contract.models import (
     CorporaGetOutput,
     CorporaListOutput,
@@ -153,3 +154,59 @@ def _whoami(output: WhoamiOutput, _: int | None) -> tuple[str, Parts]:
         f"{' '.join(output.scopes) or 'none'}; workspaces: {spaces or 'none'}."
     )
     return line, []
+
+
+@presenter(SearchOutput)
+def _search(output: SearchOutput, _: int | None) -> tuple[str, Parts]:
+    line = _page_line(len(output.results), "results", output.next_cursor)
+    rows = "; ".join(f"{r.evidence_id} r{r.revision} score {r.score:g}" for r in output.results)
+    snippets = "\n".join(
+        f"{r.evidence_id} r{r.revision} [{s.start}:{s.end}] {s.text}"
+        for r in output.results
+        for s in r.snippets
+    )
+    titles = "\n".join(f"{r.evidence_id} r{r.revision}: {r.title or ''}" for r in output.results)
+    return f"{line}: {rows or 'no matches'}.", [("titles", titles), ("snippets", snippets)]
+
+
+@presenter(QuoteOutput)
+def _quote(output: QuoteOutput, _: int | None) -> tuple[str, Parts]:
+    found = output.matches or ([output.closest] if output.closest else [])
+    where = "; ".join(
+        f"{m.evidence_id} r{m.revision} [{m.start}:{m.end}] similarity {m.similarity:g}"
+        for m in found
+    )
+    label = "closest" if not output.matches and output.closest else "matches"
+    line = f"Verdict {output.verdict}: {len(output.matches)} matches"
+    line += f"; {label}: {where}." if where else "."
+    passages = "\n".join(f"[{m.start}:{m.end}] {m.text}" for m in found)
+    return line, [("passages", passages)]
+
+
+@presenter(DiffOutput)
+def _diff(output: DiffOutput, _: int | None) -> tuple[str, Parts]:
+    st = output.stats
+    line = (
+        f"Evidence {output.evidence_id} revision {output.from_revision} -> "
+        f"{output.to_revision}: {len(output.changes)} changes, {st.chars_added} characters "
+        f"added, {st.chars_removed} removed, unchanged ratio {st.unchanged_ratio:g}"
+    )
+    if output.segment_changes is not None:
+        line += f"; {len(output.segment_changes)} caption segment changes"
+    changed = [
+        n
+        for n, c in (("title", output.title_change), ("description", output.description_change))
+        if c
+    ]
+    line += f"; {' and '.join(changed)} changed." if changed else "."
+    changes = "\n".join(
+        f"{c.op} [{c.from_start}:{c.from_end}]->[{c.to_start}:{c.to_end}] "
+        f"{c.from_text!r} -> {c.to_text!r}"
+        for c in output.changes
+    )
+    fields = "\n".join(
+        f"{name}: {c.from_text!r} -> {c.to_text!r}"
+        for name, c in (("title", output.title_change), ("description", output.description_change))
+        if c
+    )
+    return line, [("changes", changes), ("fields", fields)]

@@ -20,6 +20,7 @@ from sosoapi.store.evidence_repo import EvidenceRepository
 from sosoapi.store.mutations_repo import KeyTaken, MutationRepository, MutationsInTx
 from sosoapi.store.projects_repo import ProjectRepository, ProjectsInTx
 from sosoapi.store.retrievals_repo import RetrievalRepository
+from sosoapi.store.search_repo import SearchRepository
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,7 @@ class Store:
         self.mutations = MutationRepository(self.db)
         self.projects = ProjectRepository(self.db)
         self.corpora = CorpusRepository(self.db)
+        self.search = SearchRepository(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:

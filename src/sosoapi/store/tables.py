@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     DateTime,
@@ -176,3 +177,22 @@ corpus_revisions = Table(
 )
 
 Index("ix_evidence_workspace", evidence.c.workspace_id, evidence.c.updated_at)
+
+# The search index (migration 0003): one row per passage of every evidence revision. The
+# full-text part is dialect-specific and not in this metadata: an FTS5 table
+# `evidence_fts` keyed by `id` on SQLite, a `tsv` tsvector column with a GIN index on
+# PostgreSQL (see `search_repo`).
+evidence_passages = Table(
+    "evidence_passages",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("evidence_id", String(ID), ForeignKey("evidence.id"), nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("part", String(16), nullable=False),
+    Column("pos_start", Integer, nullable=False),
+    Column("pos_end", Integer, nullable=False),
+    Column("start_ms", BigInteger, nullable=True),
+    Column("end_ms", BigInteger, nullable=True),
+    Column("config", String(32), nullable=False),
+    Index("ix_evidence_passages_revision", "evidence_id", "revision"),
+)
