@@ -27,6 +27,16 @@ def _float(environ: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
+def _count(environ: Mapping[str, str], name: str, default: int, *, zero: bool = False) -> int:
+    """A whole number of bytes, slots or calls; `zero` admits 0 (meaning "the default rule")."""
+    raw = environ.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.strip().isdigit() or int(raw) < (0 if zero else 1):
+        raise ValueError(f"{name}={raw!r} must be a positive whole number, e.g. 16")
+    return int(raw)
+
+
 def _roots(environ: Mapping[str, str]) -> tuple[Path, ...]:
     """SOSOAPI_UPLOAD_ROOTS (os.pathsep list); default the directory the server starts in."""
     raw = environ.get("SOSOAPI_UPLOAD_ROOTS", "")
@@ -54,6 +64,7 @@ class Settings:
     egress: EgressSettings = field(default_factory=EgressSettings)
     receipts: ReceiptSettings = field(default_factory=ReceiptSettings)
     upload_roots: tuple[Path, ...] = ()
+    max_request_bytes: int = 1 << 20
 
     @classmethod
     def from_env(
@@ -70,6 +81,9 @@ class Settings:
             lease_seconds=_float(env, "SOSOAPI_LEASE_SECONDS", 30),
             sweep_interval_seconds=_float(env, "SOSOAPI_SWEEP_INTERVAL_SECONDS", 10),
             shutdown_grace_seconds=_float(env, "SOSOAPI_SHUTDOWN_GRACE_SECONDS", 10),
+            max_concurrent_retrievals=_count(env, "SOSOAPI_RETRIEVAL_SLOTS", 16),
+            slots_per_workspace=_count(env, "SOSOAPI_SLOTS_PER_WORKSPACE", 0, zero=True),
+            max_queued_per_workspace=_count(env, "SOSOAPI_MAX_QUEUED_PER_WORKSPACE", 500),
         )
         return cls(
             database_url=env.get("SOSOAPI_DATABASE_URL") or sqlite_url(home),
@@ -80,4 +94,5 @@ class Settings:
             egress=EgressSettings.from_env(env),
             receipts=receipts,
             upload_roots=_roots(env),
+            max_request_bytes=_count(env, "SOSOAPI_MAX_REQUEST_BYTES", 1 << 20),
         )

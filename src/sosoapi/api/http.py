@@ -6,7 +6,6 @@ The body is the tool's input and the response body its `structuredContent`; the 
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -15,14 +14,17 @@ from typing import Any
 from fastapi import FastAPI, Request
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
+from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from sosoapi import __version__
+from sosoapi.api.bodies import BodyLimit, parse_json_body
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
-from sosoapi.contract.errors import ServiceError, invalid_input
+from sosoapi.contract.errors import ServiceError
+from sosoapi.incidents import incident
 from sosoapi.mcp.catalog import visible_tools
 from sosoapi.mcp.server import build_server, http_token
 
@@ -60,18 +62,17 @@ def _route(
 ) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
-            try:
-                arguments: Any = json.loads(await request.body() or b"null")
-            except ValueError as exc:
-                await application.research.authenticate(_bearer(request))  # 401 comes first
-                raise invalid_input(
-                    f"The request body is not JSON ({exc}); send a JSON object."
-                ) from None
-            outcome = await application.research.call(
-                tool, _bearer(request), arguments, transport="http"
-            )
+            token = _bearer(request)
+            await application.research.authenticate(token)  # 401 before the body is read
+            arguments = parse_json_body(await request.body())
+            outcome = await application.research.call(tool, token, arguments, transport="http")
         except ServiceError as error:
             log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)
+            return problem_response(error, request.url.path, metadata_url)
+        except ClientDisconnect:
+            raise  # BodyLimit answers a cut-off body; a client that left needs no answer
+        except Exception:
+            error = incident(log, f"surface=http tool={tool}")
             return problem_response(error, request.url.path, metadata_url)
         headers = {}
         if outcome.corpus_revision is not None:
@@ -101,7 +102,9 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
                     ("401", "Authentication required"),
                     ("403", "Forbidden"),
                     ("404", "Not found"),
+                    ("413", "Request body larger than SOSOAPI_MAX_REQUEST_BYTES"),
                     ("422", "mutation_id reused with other arguments"),
+                    ("429", "Too many calls queued for the workspace; retry after Retry-After"),
                 )
             },
         },
@@ -124,6 +127,7 @@ def create_http_app(
         streamable_http_path="/mcp",
         host=host,
         json_response=True,
+        max_request_body_size=application.settings.max_request_bytes,
         auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[]),
         token_verifier=StoreTokenVerifier(application),
     )
@@ -161,6 +165,7 @@ def create_http_app(
         )
     _refuse_other_methods(api)
     api.mount("/", mcp_app)
+    api.add_middleware(BodyLimit, max_bytes=application.settings.max_request_bytes)
     return api
 
 

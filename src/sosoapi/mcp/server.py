@@ -14,11 +14,14 @@ from typing import Any
 import mcp.types as types
 from mcp.server import Server
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.shared.exceptions import MCPError
 
 from sosoapi import __version__
 from sosoapi.contract.errors import TITLES, ServiceError
+from sosoapi.incidents import incident
 from sosoapi.mcp.catalog import Transport, list_tools, visible_tools
 from sosoapi.mcp.presenters import render
+from sosoapi.research.operation import Outcome
 from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.mcp")
@@ -43,6 +46,22 @@ def error_result(error: ServiceError) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
+def success_result(outcome: Outcome) -> types.CallToolResult:
+    meta = (
+        {CORPUS_REVISION_META: outcome.corpus_revision}
+        if outcome.corpus_revision is not None
+        else None
+    )
+    return types.CallToolResult(
+        content=[
+            types.TextContent(type="text", text=render(outcome.output, outcome.corpus_revision))
+        ],
+        structured_content=outcome.output.wire(),
+        is_error=False,
+        _meta=meta,
+    )
+
+
 def http_token() -> str | None:
     access = get_access_token()
     return access.token if access else None
@@ -65,13 +84,11 @@ def build_server(
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name not in names:
-            return error_result(
-                ServiceError(
-                    "not_found",
-                    f"Unknown tool `{params.name}` on this server ({transport}); call "
-                    "tools/list to see the tools offered.",
-                )
+        if params.name not in names:  # the MCP specification: an unknown tool is -32602
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown tool `{params.name[:100]}` on this server ({transport}); call "
+                "tools/list to see the tools offered.",
             )
         try:
             outcome = await research.call(
@@ -81,22 +98,15 @@ def build_server(
                 lambda: _cancel_requested(ctx),
                 transport=transport,
             )
+            return success_result(outcome)
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)
             return error_result(error)
-        meta = (
-            {CORPUS_REVISION_META: outcome.corpus_revision}
-            if outcome.corpus_revision is not None
-            else None
-        )
-        return types.CallToolResult(
-            content=[
-                types.TextContent(type="text", text=render(outcome.output, outcome.corpus_revision))
-            ],
-            structured_content=outcome.output.wire(),
-            is_error=False,
-            _meta=meta,
-        )
+        except Exception:  # a bug: a JSON-RPC internal error naming only the incident
+            error = incident(log, f"surface=mcp tool={params.name}")
+            raise MCPError(
+                types.INTERNAL_ERROR, error.message, {"incident_id": error.incident_id}
+            ) from None
 
     return Server(
         "sosoapi-research",
