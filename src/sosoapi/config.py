@@ -65,6 +65,8 @@ class Settings:
     receipts: ReceiptSettings = field(default_factory=ReceiptSettings)
     upload_roots: tuple[Path, ...] = ()
     max_request_bytes: int = 1 << 20
+    mcp_sessions_per_user: int = 100
+    mcp_session_idle_seconds: float = 600.0
 
     @classmethod
     def from_env(
@@ -95,4 +97,6 @@ class Settings:
             receipts=receipts,
             upload_roots=_roots(env),
             max_request_bytes=_count(env, "SOSOAPI_MAX_REQUEST_BYTES", 1 << 20),
+            mcp_sessions_per_user=_count(env, "SOSOAPI_MCP_SESSIONS_PER_USER", 100),
+            mcp_session_idle_seconds=_float(env, "SOSOAPI_MCP_SESSION_IDLE_SECONDS", 600),
         )

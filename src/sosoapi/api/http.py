@@ -21,8 +21,10 @@ from starlette.types import Receive, Scope, Send
 
 from sosoapi import __version__
 from sosoapi.api.bodies import BodyLimit, parse_json_body
+from sosoapi.api.mcp_door import VERIFIED, McpDoor
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
+from sosoapi.auth.tokens import RESEARCH_SCOPE
 from sosoapi.contract.errors import ServiceError
 from sosoapi.incidents import incident
 from sosoapi.mcp.catalog import visible_tools
@@ -39,6 +41,9 @@ class StoreTokenVerifier:
         self.application = application
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        verified = VERIFIED.get()
+        if verified is not None and verified[0] == token:  # the door checked it already
+            return verified[1]
         try:
             principal = await self.application.research.authenticate(token)
         except ServiceError:
@@ -123,15 +128,27 @@ def create_http_app(
         output_schemas=application.settings.output_schemas,
         token_source=http_token,
     )
+    settings = application.settings
+    verifier = StoreTokenVerifier(application)
     mcp_app = mcp_server.streamable_http_app(
         streamable_http_path="/mcp",
         host=host,
         json_response=True,
-        max_request_body_size=application.settings.max_request_bytes,
-        auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[]),
-        token_verifier=StoreTokenVerifier(application),
+        max_request_body_size=settings.max_request_bytes,
+        session_idle_timeout=settings.mcp_session_idle_seconds,
+        auth=AuthSettings(
+            issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[RESEARCH_SCOPE]
+        ),
+        token_verifier=verifier,
     )
     metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+    door = McpDoor(
+        mcp_app,
+        verifier,
+        mcp_server.session_manager,
+        resource_metadata=metadata_url,
+        max_per_user=settings.mcp_sessions_per_user,
+    )
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -164,8 +181,8 @@ def create_http_app(
             include_in_schema=True,
         )
     _refuse_other_methods(api)
-    api.mount("/", mcp_app)
-    api.add_middleware(BodyLimit, max_bytes=application.settings.max_request_bytes)
+    api.mount("/", door)
+    api.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes)
     return api
 
 
