@@ -72,9 +72,7 @@ def test_normalise_refuses_depth_without_recursion() -> None:
     assert type(normalise(given)["limit"]) is int and given["limit"] == 1.0  # a copy
 
 
-async def test_integral_floats_are_counts(
-    application: Application, owner: tuple[str, str]
-) -> None:
+async def test_integral_floats_are_counts(application: Application, owner: tuple[str, str]) -> None:
     ws, token = owner
     for title in ("one", "two"):
         project_id = await project(application, token, ws, title)
@@ -114,7 +112,7 @@ async def test_unstorable_titles_are_refused_naming_the_field(
     arguments = {"workspace_id": ws, "mutation_id": key(), field: value}
     error = await refused(application, token, CREATE, arguments)
     assert (error.code, error.field) == ("invalid_input", field)
-    assert problem in error.message and "remove it" in error.message or "UTF-8" in error.message
+    assert (problem in error.message and "remove it" in error.message) or "UTF-8" in error.message
     assert await project_count(application, token, ws) == 0
 
 

@@ -32,6 +32,7 @@ from sosoapi.mcp.server import build_server, http_token
 
 log = logging.getLogger("sosoapi.api")
 BEARER = "bearer "
+UNBOUNDED_BY_SDK = 1 << 62
 
 
 class StoreTokenVerifier:
@@ -134,7 +135,9 @@ def create_http_app(
         streamable_http_path="/mcp",
         host=host,
         json_response=True,
-        max_request_body_size=settings.max_request_bytes,
+        # BodyLimit (below) is the cap; the SDK's own check, which answers plain text to a
+        # declared length, is set past it so every refusal is our problem+json.
+        max_request_body_size=UNBOUNDED_BY_SDK,
         session_idle_timeout=settings.mcp_session_idle_seconds,
         auth=AuthSettings(
             issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[RESEARCH_SCOPE]
