@@ -7,6 +7,7 @@ import json
 import logging
 import uuid
 
+import httpx
 import mcp
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -212,4 +213,34 @@ async def test_unexpected_failure_is_an_incident_never_exception_text(
     assert "boom" not in error.message
     logged = [r.getMessage() for r in caplog.records if incident_id in r.getMessage()]
     assert logged, "the incident id is in the log"
+    assert secret not in caplog.text
+
+
+async def test_unexpected_failure_over_http_is_a_500_problem_with_the_incident(
+    application: Application, owner: tuple[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    from sosoapi.api.http import create_http_app
+
+    ws, token = owner
+    secret = "secret-argument-value-93ab"
+
+    async def broken(call) -> None:
+        raise RuntimeError(f"boom with {call.arguments['title']}")
+
+    application.research.operations[CREATE] = Operation(CREATE, "write", broken)
+    api = create_http_app(application, host="127.0.0.1", port=8080, profile="full")
+    transport = httpx.ASGITransport(app=api)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8080") as http:
+        with caplog.at_level(logging.INFO, logger="sosoapi"):
+            response = await http.post(
+                "/research-api/projects/create",
+                json={"workspace_id": ws, "mutation_id": key(), "title": secret},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+    assert response.status_code == 500
+    assert response.headers["content-type"].startswith("application/problem+json")
+    problem = response.json()
+    assert problem["type"].endswith("/internal") and problem["status"] == 500
+    assert problem["incident_id"] in problem["detail"] and problem["incident_id"] in caplog.text
+    assert secret not in response.text and "boom" not in response.text
     assert secret not in caplog.text
