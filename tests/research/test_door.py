@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from dataclasses import replace
 
 import httpx
 import mcp
@@ -16,7 +17,6 @@ from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
 from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError
 from sosoapi.mcp.server import build_server
-from sosoapi.research.operation import Operation
 from tests.support.contract import assert_valid_output
 
 CREATE = "sosoapi_research_projects_create"
@@ -200,7 +200,8 @@ async def test_unexpected_failure_is_an_incident_never_exception_text(
     async def broken(call) -> None:
         raise RuntimeError(f"boom with {call.arguments['title']}")
 
-    application.research.operations[CREATE] = Operation(CREATE, "write", broken)
+    working = application.research.operations[CREATE]
+    application.research.operations[CREATE] = replace(working, handler=broken)
     arguments = {"workspace_id": ws, "mutation_id": key(), "title": secret}
     with caplog.at_level(logging.INFO, logger="sosoapi"):
         async with mcp.Client(server_for(application, token)) as client:
@@ -220,6 +221,7 @@ async def test_unexpected_failure_over_http_is_a_500_problem_with_the_incident(
     application: Application, owner: tuple[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
     from sosoapi.api.http import create_http_app
+    from sosoapi.mcp.http import mcp_http
 
     ws, token = owner
     secret = "secret-argument-value-93ab"
@@ -227,8 +229,16 @@ async def test_unexpected_failure_over_http_is_a_500_problem_with_the_incident(
     async def broken(call) -> None:
         raise RuntimeError(f"boom with {call.arguments['title']}")
 
-    application.research.operations[CREATE] = Operation(CREATE, "write", broken)
-    api = create_http_app(application, host="127.0.0.1", port=8080, profile="full")
+    working = application.research.operations[CREATE]
+    application.research.operations[CREATE] = replace(working, handler=broken)
+    mcp_app = mcp_http(
+        application.research,
+        host="127.0.0.1",
+        base="http://127.0.0.1:8080",
+        profile="full",
+        output_schemas=False,
+    )
+    api = create_http_app(application, mcp=mcp_app, host="127.0.0.1", port=8080, profile="full")
     transport = httpx.ASGITransport(app=api)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8080") as http:
         with caplog.at_level(logging.INFO, logger="sosoapi"):

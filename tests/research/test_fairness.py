@@ -109,7 +109,7 @@ async def test_another_workspaces_read_starts_at_once(
     fast = await retrieve(other_token, other_ws, next(iter(pages)))
 
     def state(retrieval_id: str) -> str:
-        record = application.store.receipts.retrieval_by_id(retrieval_id)
+        record = application.store.retrievals.retrieval_by_id(retrieval_id)
         assert record is not None
         return record.state
 

@@ -15,11 +15,10 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
 from sosoapi.contract.schemas import tool
+from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import SOSOAPI, ServeProcess
-
-RETRIEVE = "sosoapi_research_evidence_retrieve"
 
 
 def arguments(env: dict[str, str], url: str) -> dict[str, str]:

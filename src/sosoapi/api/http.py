@@ -8,54 +8,41 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from typing import Any
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Protocol
 
 from fastapi import FastAPI, Request
-from mcp.server.auth.provider import AccessToken
-from mcp.server.auth.settings import AuthSettings
 from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sosoapi import __version__
 from sosoapi.api.bodies import BodyLimit, parse_json_body
-from sosoapi.api.mcp_door import VERIFIED, McpDoor
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
-from sosoapi.auth.tokens import RESEARCH_SCOPE
+from sosoapi.auth.errors import BadToken, Fixes, NoToken
+from sosoapi.contract.catalog import visible_tools
 from sosoapi.contract.errors import ServiceError
 from sosoapi.incidents import incident
-from sosoapi.mcp.catalog import visible_tools
-from sosoapi.mcp.server import build_server, http_token
 
 log = logging.getLogger("sosoapi.api")
 BEARER = "bearer "
-UNBOUNDED_BY_SDK = 1 << 62
+# An HTTP caller fixes its token in the Authorization header.
+AUTH_FIXES: Fixes = {
+    NoToken: "send `Authorization: Bearer <token>`; an operator mints one with "
+    "`sosoapi tokens create`.",
+    BadToken: "send a current token as `Authorization: Bearer <token>`; an operator mints "
+    "one with `sosoapi tokens create`.",
+}
 
 
-class StoreTokenVerifier:
-    """The SDK's bearer check for /mcp, backed by our token store."""
+class Mounted(Protocol):
+    """An app served beside the routes (MCP at /mcp), its running context, its auth metadata."""
 
-    def __init__(self, application: Application) -> None:
-        self.application = application
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        verified = VERIFIED.get()
-        if verified is not None and verified[0] == token:  # the door checked it already
-            return verified[1]
-        try:
-            principal = await self.application.research.authenticate(token)
-        except ServiceError:
-            return None
-        expires = int(principal.expires_at.timestamp()) if principal.expires_at else None
-        return AccessToken(
-            token=token,
-            client_id=principal.user_id,
-            scopes=sorted(principal.scopes),
-            expires_at=expires,
-        )
+    app: ASGIApp
+    running: AbstractAsyncContextManager[None]
+    metadata_url: str
 
 
 def _bearer(request: Request) -> str | None:
@@ -69,9 +56,11 @@ def _route(
     async def endpoint(request: Request) -> Response:
         try:
             token = _bearer(request)
-            await application.research.authenticate(token)  # 401 before the body is read
+            await application.research.authenticate(token, AUTH_FIXES)  # 401 before the body
             arguments = parse_json_body(await request.body())
-            outcome = await application.research.call(tool, token, arguments, transport="http")
+            outcome = await application.research.call(
+                tool, token, arguments, transport="http", fixes=AUTH_FIXES
+            )
         except ServiceError as error:
             log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)
             return problem_response(error, request.url.path, metadata_url)
@@ -117,45 +106,20 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def public_base(host: str, port: int, public_url: str | None) -> str:
+    """How clients reach us: `public_url` when given (behind a proxy, say), else host:port."""
+    return (public_url or f"http://{'[' + host + ']' if ':' in host else host}:{port}").rstrip("/")
+
+
 def create_http_app(
-    application: Application, *, host: str, port: int, profile: str, public_url: str | None = None
+    application: Application, *, mcp: Mounted, host: str, port: int, profile: str
 ) -> FastAPI:
-    """The HTTP API and /mcp; `public_url` is how clients reach us (behind a proxy, say)."""
-    base = (public_url or f"http://{'[' + host + ']' if ':' in host else host}:{port}").rstrip("/")
-    mcp_server = build_server(
-        application.research,
-        transport="http",
-        profile=profile,
-        output_schemas=application.settings.output_schemas,
-        token_source=http_token,
-    )
-    settings = application.settings
-    verifier = StoreTokenVerifier(application)
-    mcp_app = mcp_server.streamable_http_app(
-        streamable_http_path="/mcp",
-        host=host,
-        json_response=True,
-        # BodyLimit (below) is the cap; the SDK's own check, which answers plain text to a
-        # declared length, is set past it so every refusal is our problem+json.
-        max_request_body_size=UNBOUNDED_BY_SDK,
-        session_idle_timeout=settings.mcp_session_idle_seconds,
-        auth=AuthSettings(
-            issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[RESEARCH_SCOPE]
-        ),
-        token_verifier=verifier,
-    )
-    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
-    door = McpDoor(
-        mcp_app,
-        verifier,
-        mcp_server.session_manager,
-        resource_metadata=metadata_url,
-        max_per_user=settings.mcp_sessions_per_user,
-    )
+    """The HTTP API, with the MCP app `mcp` mounted beside it at /mcp."""
+    metadata_url = mcp.metadata_url
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with application.running(), mcp_server.session_manager.run():
+        async with application.running(), mcp.running:
             log.info("serving host=%s port=%d profile=%s", host, port, profile)
             yield
 
@@ -184,8 +148,8 @@ def create_http_app(
             include_in_schema=True,
         )
     _refuse_other_methods(api)
-    api.mount("/", door)
-    api.add_middleware(BodyLimit, max_bytes=settings.max_request_bytes)
+    api.mount("/", mcp.app)
+    api.add_middleware(BodyLimit, max_bytes=application.settings.max_request_bytes)
     return api
 
 

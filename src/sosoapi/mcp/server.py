@@ -13,13 +13,13 @@ from typing import Any
 
 import mcp.types as types
 from mcp.server import Server
-from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.shared.exceptions import MCPError
 
 from sosoapi import __version__
+from sosoapi.auth.errors import BadToken, Fixes, NoToken
+from sosoapi.contract.catalog import Transport, callable_on, listed_tools
 from sosoapi.contract.errors import TITLES, ServiceError
 from sosoapi.incidents import incident
-from sosoapi.mcp.catalog import Transport, list_tools, visible_tools
 from sosoapi.mcp.presenters import render
 from sosoapi.research.operation import Outcome
 from sosoapi.research.service import ResearchService
@@ -27,6 +27,13 @@ from sosoapi.research.service import ResearchService
 log = logging.getLogger("sosoapi.mcp")
 TokenSource = Callable[[], str | None]
 CORPUS_REVISION_META = "sosoapi/corpus_revision"
+# An MCP user fixes the token where the client starts or reaches this server.
+AUTH_FIXES: Fixes = {
+    NoToken: "set SOSOAPI_TOKEN in this server's `env` in your MCP client config "
+    "(`sosoapi init` prints a token for the local workspace).",
+    BadToken: "put a current token in the MCP client config (SOSOAPI_TOKEN for stdio, the "
+    "bearer token for HTTP); mint one with `sosoapi tokens create`.",
+}
 INSTRUCTIONS = (
     "SosoAPI Research reads public HTTPS sources safely and keeps them as revisioned "
     "evidence. Every write takes a client-chosen mutation_id (a UUID): reuse it to read the "
@@ -62,11 +69,6 @@ def success_result(outcome: Outcome) -> types.CallToolResult:
     )
 
 
-def http_token() -> str | None:
-    access = get_access_token()
-    return access.token if access else None
-
-
 def build_server(
     research: ResearchService,
     *,
@@ -75,16 +77,16 @@ def build_server(
     output_schemas: bool,
     token_source: TokenSource,
 ) -> Server:
-    tools = list_tools(profile, transport, output_schemas=output_schemas)
-    # A profile chooses what is listed, never what is allowed: every tool of the transport
-    # stays callable (the permission check decides), and a tool of another transport is not.
-    names = set(visible_tools("full", transport))
+    tools = [
+        types.Tool.model_validate(entry)
+        for entry in listed_tools(profile, transport, output_schemas=output_schemas)
+    ]
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name not in names:  # the MCP specification: an unknown tool is -32602
+        if not callable_on(params.name, transport):  # the MCP specification: -32602
             raise MCPError(
                 types.INVALID_PARAMS,
                 f"Unknown tool `{params.name[:100]}` on this server ({transport}); call "
@@ -97,6 +99,7 @@ def build_server(
                 params.arguments or {},
                 lambda: _cancel_requested(ctx),
                 transport=transport,
+                fixes=AUTH_FIXES,
             )
             return success_result(outcome)
         except ServiceError as error:
