@@ -191,17 +191,23 @@ async def test_mcp_limit_1_0_and_unknown_tool(
     assert "Unknown tool" in unknown.value.message
 
 
-async def test_unexpected_failure_is_an_incident_never_exception_text(
-    application: Application, owner: tuple[str, str], caplog: pytest.LogCaptureFixture
-) -> None:
-    ws, token = owner
-    secret = "secret-argument-value-7c1f"
+def break_create(application: Application) -> str:
+    """Make project creation fail with a bug whose message carries the caller's title;
+    returns the title to send (it must reach neither the caller nor the log)."""
 
     async def broken(call) -> None:
         raise RuntimeError(f"boom with {call.arguments['title']}")
 
     working = application.research.operations[CREATE]
     application.research.operations[CREATE] = replace(working, handler=broken)
+    return "secret-argument-value-7c1f"
+
+
+async def test_unexpected_failure_is_an_incident_never_exception_text(
+    application: Application, owner: tuple[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    ws, token = owner
+    secret = break_create(application)
     arguments = {"workspace_id": ws, "mutation_id": key(), "title": secret}
     with caplog.at_level(logging.INFO, logger="sosoapi"):
         async with mcp.Client(server_for(application, token)) as client:
@@ -224,13 +230,7 @@ async def test_unexpected_failure_over_http_is_a_500_problem_with_the_incident(
     from sosoapi.mcp.http import mcp_http
 
     ws, token = owner
-    secret = "secret-argument-value-93ab"
-
-    async def broken(call) -> None:
-        raise RuntimeError(f"boom with {call.arguments['title']}")
-
-    working = application.research.operations[CREATE]
-    application.research.operations[CREATE] = replace(working, handler=broken)
+    secret = break_create(application)
     mcp_app = mcp_http(
         application.research,
         host="127.0.0.1",
