@@ -21,6 +21,7 @@ from sosoapi.contract.schemas import all_tools
 from sosoapi.research.settings import ReceiptSettings
 
 SOSOAPI = str(Path(sys.executable).with_name("sosoapi"))
+STARTUP_SECONDS = 120  # imports alone took 16 s on a loaded 2-core machine
 
 
 def make_settings(
@@ -80,7 +81,7 @@ class ServeProcess:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"sosoapi serve exited: {self.proc.stderr.read().decode()}")  # type: ignore[union-attr]
@@ -89,7 +90,7 @@ class ServeProcess:
                     return self
             except httpx.HTTPError:
                 time.sleep(0.1)
-        raise RuntimeError("sosoapi serve did not become healthy in 30 s")
+        raise RuntimeError(f"sosoapi serve did not become healthy in {STARTUP_SECONDS} s")
 
     def kill(self) -> None:
         if self.proc and self.proc.poll() is None:

@@ -265,7 +265,6 @@ def test_public_url_names_the_protected_resource(initialised: dict[str, str]) ->
     assert metadata.json()["resource"] == "https://research.example.org/mcp"
 
 
-@pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
 def test_schemathesis_finds_no_violation_of_our_openapi(
     served: ServeProcess, initialised: dict[str, str]
 ) -> None:

@@ -6,23 +6,25 @@ The body is the tool's input and the response body its `structuredContent`; the 
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
 from fastapi import FastAPI, Request
+from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sosoapi import __version__
+from sosoapi.api.bodies import BodyLimit, parse_json_body
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.contract.catalog import visible_tools
-from sosoapi.contract.errors import ServiceError, invalid_input
+from sosoapi.contract.errors import ServiceError
+from sosoapi.incidents import incident
 
 log = logging.getLogger("sosoapi.api")
 BEARER = "bearer "
@@ -53,18 +55,19 @@ def _route(
 ) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
-            try:
-                arguments: Any = json.loads(await request.body() or b"null")
-            except ValueError as exc:
-                await application.research.authenticate(_bearer(request), AUTH_FIXES)  # 401 first
-                raise invalid_input(
-                    f"The request body is not JSON ({exc}); send a JSON object."
-                ) from None
+            token = _bearer(request)
+            await application.research.authenticate(token, AUTH_FIXES)  # 401 before the body
+            arguments = parse_json_body(await request.body())
             outcome = await application.research.call(
-                tool, _bearer(request), arguments, transport="http", fixes=AUTH_FIXES
+                tool, token, arguments, transport="http", fixes=AUTH_FIXES
             )
         except ServiceError as error:
             log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)
+            return problem_response(error, request.url.path, metadata_url)
+        except ClientDisconnect:
+            raise  # BodyLimit answers a cut-off body; a client that left needs no answer
+        except Exception:
+            error = incident(log, f"surface=http tool={tool}")
             return problem_response(error, request.url.path, metadata_url)
         headers = {}
         if outcome.corpus_revision is not None:
@@ -94,7 +97,9 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
                     ("401", "Authentication required"),
                     ("403", "Forbidden"),
                     ("404", "Not found"),
+                    ("413", "Request body larger than SOSOAPI_MAX_REQUEST_BYTES"),
                     ("422", "mutation_id reused with other arguments"),
+                    ("429", "Too many calls queued for the workspace; retry after Retry-After"),
                 )
             },
         },
@@ -144,6 +149,7 @@ def create_http_app(
         )
     _refuse_other_methods(api)
     api.mount("/", mcp.app)
+    api.add_middleware(BodyLimit, max_bytes=application.settings.max_request_bytes)
     return api
 
 

@@ -24,7 +24,11 @@ def problem_response(
         body["field"] = error.field
     if error.errors:
         body["errors"] = error.errors
+    if error.incident_id:
+        body["incident_id"] = error.incident_id
     headers = {}
+    if error.retry_after_seconds is not None:
+        headers["Retry-After"] = str(error.retry_after_seconds)
     if error.code == "unauthenticated":
         challenge = 'Bearer realm="sosoapi", error="invalid_token"'
         if resource_metadata:
@@ -45,6 +49,7 @@ PROBLEM_SCHEMA = {
         "instance": {"type": "string"},
         "field": {"type": "string"},
         "errors": {"type": "array", "items": {"type": "object"}},
+        "incident_id": {"type": "string"},
     },
     "required": ["type", "title", "status", "detail"],
 }

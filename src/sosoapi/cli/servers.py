@@ -27,7 +27,7 @@ def serve(host: str, port: int, profile: str | None, public_url: str | None) -> 
 
     from sosoapi.api.http import create_http_app, public_base
     from sosoapi.app import Application
-    from sosoapi.mcp.http import mcp_http
+    from sosoapi.mcp.http import McpLimits, mcp_http
 
     settings = settings_from_env(profile)
     application = Application(settings)
@@ -37,6 +37,7 @@ def serve(host: str, port: int, profile: str | None, public_url: str | None) -> 
         base=public_base(host, port, public_url or settings.public_url),
         profile=settings.profile,
         output_schemas=settings.output_schemas,
+        limits=McpLimits(settings.mcp_sessions_per_user, settings.mcp_session_idle_seconds),
     )
     app = create_http_app(application, mcp=mcp, host=host, port=port, profile=settings.profile)
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

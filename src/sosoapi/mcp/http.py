@@ -15,7 +15,9 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from starlette.types import ASGIApp
 
+from sosoapi.auth.tokens import RESEARCH_SCOPE
 from sosoapi.contract.errors import ServiceError
+from sosoapi.mcp.door import VERIFIED, McpDoor
 from sosoapi.mcp.server import build_server
 from sosoapi.research.service import ResearchService
 
@@ -27,6 +29,9 @@ class StoreTokenVerifier:
         self.research = research
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        verified = VERIFIED.get()
+        if verified is not None and verified[0] == token:  # the door checked it already
+            return verified[1]
         try:
             principal = await self.research.authenticate(token)
         except ServiceError:
@@ -54,10 +59,30 @@ class McpHttp:
     metadata_url: str
 
 
+@dataclass(frozen=True, slots=True)
+class McpLimits:
+    """How many /mcp sessions one user may hold, and how long an idle one lives."""
+
+    sessions_per_user: int = 100
+    session_idle_seconds: float = 600.0
+
+
+# The HTTP server's BodyLimit is the body cap; the SDK's own check, which answers plain text
+# to a declared length, is set past it so every refusal is that problem+json.
+UNBOUNDED_BY_SDK = 1 << 62
+
+
 def mcp_http(
-    research: ResearchService, *, host: str, base: str, profile: str, output_schemas: bool
+    research: ResearchService,
+    *,
+    host: str,
+    base: str,
+    profile: str,
+    output_schemas: bool,
+    limits: McpLimits | None = None,
 ) -> McpHttp:
     """MCP at `{base}/mcp`; `base` is how clients reach us (behind a proxy, say)."""
+    limits = limits or McpLimits()
     server = build_server(
         research,
         transport="http",
@@ -65,12 +90,25 @@ def mcp_http(
         output_schemas=output_schemas,
         token_source=http_token,
     )
+    verifier = StoreTokenVerifier(research)
     app = server.streamable_http_app(
         streamable_http_path="/mcp",
         host=host,
         json_response=True,
-        auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[]),
-        token_verifier=StoreTokenVerifier(research),
+        max_request_body_size=UNBOUNDED_BY_SDK,
+        session_idle_timeout=limits.session_idle_seconds,
+        auth=AuthSettings(
+            issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[RESEARCH_SCOPE]
+        ),
+        token_verifier=verifier,
+    )
+    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+    door = McpDoor(
+        app,
+        verifier,
+        server.session_manager,
+        resource_metadata=metadata_url,
+        max_per_user=limits.sessions_per_user,
     )
 
     @asynccontextmanager
@@ -78,4 +116,4 @@ def mcp_http(
         async with server.session_manager.run():
             yield
 
-    return McpHttp(app, running(), f"{base}/.well-known/oauth-protected-resource/mcp")
+    return McpHttp(door, running(), metadata_url)

@@ -13,12 +13,15 @@ from typing import Any
 
 import mcp.types as types
 from mcp.server import Server
+from mcp.shared.exceptions import MCPError
 
 from sosoapi import __version__
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
-from sosoapi.contract.catalog import Transport, listed_tools
+from sosoapi.contract.catalog import Transport, callable_on, listed_tools
 from sosoapi.contract.errors import TITLES, ServiceError
+from sosoapi.incidents import incident
 from sosoapi.mcp.presenters import render
+from sosoapi.research.operation import Outcome
 from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.mcp")
@@ -50,6 +53,22 @@ def error_result(error: ServiceError) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
+def success_result(outcome: Outcome) -> types.CallToolResult:
+    meta = (
+        {CORPUS_REVISION_META: outcome.corpus_revision}
+        if outcome.corpus_revision is not None
+        else None
+    )
+    return types.CallToolResult(
+        content=[
+            types.TextContent(type="text", text=render(outcome.output, outcome.corpus_revision))
+        ],
+        structured_content=outcome.output.wire(),
+        is_error=False,
+        _meta=meta,
+    )
+
+
 def build_server(
     research: ResearchService,
     *,
@@ -67,6 +86,12 @@ def build_server(
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if not callable_on(params.name, transport):  # the MCP specification: -32602
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown tool `{params.name[:100]}` on this server ({transport}); call "
+                "tools/list to see the tools offered.",
+            )
         try:
             outcome = await research.call(
                 params.name,
@@ -76,22 +101,15 @@ def build_server(
                 transport=transport,
                 fixes=AUTH_FIXES,
             )
+            return success_result(outcome)
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)
             return error_result(error)
-        meta = (
-            {CORPUS_REVISION_META: outcome.corpus_revision}
-            if outcome.corpus_revision is not None
-            else None
-        )
-        return types.CallToolResult(
-            content=[
-                types.TextContent(type="text", text=render(outcome.output, outcome.corpus_revision))
-            ],
-            structured_content=outcome.output.wire(),
-            is_error=False,
-            _meta=meta,
-        )
+        except Exception:  # a bug: a JSON-RPC internal error naming only the incident
+            error = incident(log, f"surface=mcp tool={params.name}")
+            raise MCPError(
+                types.INTERNAL_ERROR, error.message, {"incident_id": error.incident_id}
+            ) from None
 
     return Server(
         "sosoapi-research",

@@ -21,6 +21,9 @@ from sqlalchemy import (
 metadata = MetaData()
 
 ID = 36  # canonical lower-case UUID text
+# Revisions and counters hold the contract's whole integer range (up to 2^53 - 1); SQLite's
+# INTEGER is 64-bit already and only `INTEGER PRIMARY KEY` autoincrements there.
+WIDE = BigInteger().with_variant(Integer, "sqlite")
 
 
 def _ts(name: str, nullable: bool = False) -> Column:
@@ -97,7 +100,7 @@ retrievals = Table(
     _ts("lease_expires_at", nullable=True),
     Column("result", Text, nullable=True),
     Column("evidence_id", String(ID), nullable=True),
-    Column("evidence_revision", Integer, nullable=True),
+    Column("evidence_revision", WIDE, nullable=True),
     UniqueConstraint("workspace_id", "mutation_id", name="uq_retrievals_key"),
     ForeignKeyConstraint(
         ["workspace_id", "mutation_id"], ["mutations.workspace_id", "mutations.mutation_id"]
@@ -114,7 +117,7 @@ evidence = Table(
     Column("kind", String(32), nullable=False),
     Column("source_url", Text, nullable=True),
     Column("language", String(35), nullable=True),
-    Column("latest_revision", Integer, nullable=False),
+    Column("latest_revision", WIDE, nullable=False),
     _ts("created_at"),
     _ts("updated_at"),
     UniqueConstraint("workspace_id", "identity", name="uq_evidence_identity"),
@@ -124,7 +127,7 @@ evidence_revisions = Table(
     "evidence_revisions",
     metadata,
     Column("evidence_id", String(ID), ForeignKey("evidence.id"), primary_key=True),
-    Column("revision", Integer, primary_key=True),
+    Column("revision", WIDE, primary_key=True),
     Column("digest", String(64), nullable=False),
     Column("content", Text, nullable=False),
     _ts("created_at"),
@@ -138,7 +141,7 @@ projects = Table(
     Column("id", String(ID), primary_key=True),
     Column("workspace_id", String(ID), ForeignKey("workspaces.id"), nullable=False),
     Column("title", String(200), nullable=False),
-    Column("revision", Integer, nullable=False),
+    Column("revision", WIDE, nullable=False),
     _ts("created_at"),
     _ts("updated_at"),
     Index("ix_projects_workspace", "workspace_id", "created_at"),
@@ -147,7 +150,7 @@ projects = Table(
 project_sources = Table(
     "project_sources",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("id", WIDE, primary_key=True, autoincrement=True),
     Column("project_id", String(ID), ForeignKey("projects.id"), nullable=False),
     Column("evidence_id", String(ID), ForeignKey("evidence.id"), nullable=True),
     Column("note", String(100), nullable=True),
@@ -161,7 +164,7 @@ corpora = Table(
     Column("id", String(ID), primary_key=True),
     Column("workspace_id", String(ID), ForeignKey("workspaces.id"), nullable=False),
     Column("project_id", String(ID), ForeignKey("projects.id"), nullable=False),
-    Column("latest_revision", Integer, nullable=False),
+    Column("latest_revision", WIDE, nullable=False),
     _ts("created_at"),
     _ts("updated_at"),
     Index("ix_corpora_workspace", "workspace_id", "created_at"),
@@ -171,7 +174,7 @@ corpus_revisions = Table(
     "corpus_revisions",
     metadata,
     Column("corpus_id", String(ID), ForeignKey("corpora.id"), primary_key=True),
-    Column("revision", Integer, primary_key=True),
+    Column("revision", WIDE, primary_key=True),
     Column("snapshot", Text, nullable=False),
     _ts("sealed_at"),
 )
