@@ -190,7 +190,7 @@ evidence_passages = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("evidence_id", String(ID), ForeignKey("evidence.id"), nullable=False),
-    Column("revision", Integer, nullable=False),
+    Column("revision", WIDE, nullable=False),
     Column("part", String(16), nullable=False),
     Column("pos_start", Integer, nullable=False),
     Column("pos_end", Integer, nullable=False),

@@ -5,14 +5,14 @@ The contract admits revisions up to 2^53 - 1; a 32-bit column made a lookup of r
 64-bit, so only PostgreSQL changes.
 
 Revision ID: 0004
-Revises: 0002
+Revises: 0003
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0004"
-down_revision = "0002"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
@@ -24,6 +24,7 @@ COLUMNS = (
     ("project_sources", "id"),
     ("corpora", "latest_revision"),
     ("corpus_revisions", "revision"),
+    ("evidence_passages", "revision"),
 )
 
 
