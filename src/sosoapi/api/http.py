@@ -13,46 +13,25 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
-from mcp.server.auth.provider import AccessToken
-from mcp.server.auth.settings import AuthSettings
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from sosoapi import __version__
+from sosoapi.api.bearer import McpBearerGate, StoreTokenVerifier, bearer_token
+from sosoapi.api.oauth import oauth_auth_settings, oauth_routes
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError, invalid_input
 from sosoapi.mcp.catalog import visible_tools
 from sosoapi.mcp.server import build_server, http_token
+from sosoapi.web.client_secrets import ClientSecretHasher
 
 log = logging.getLogger("sosoapi.api")
-BEARER = "bearer "
-
-
-class StoreTokenVerifier:
-    """The SDK's bearer check for /mcp, backed by our token store."""
-
-    def __init__(self, application: Application) -> None:
-        self.application = application
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        try:
-            principal = await self.application.research.authenticate(token)
-        except ServiceError:
-            return None
-        expires = int(principal.expires_at.timestamp()) if principal.expires_at else None
-        return AccessToken(
-            token=token,
-            client_id=principal.user_id,
-            scopes=sorted(principal.scopes),
-            expires_at=expires,
-        )
 
 
 def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    return header[len(BEARER) :].strip() or None if header.lower().startswith(BEARER) else None
+    return bearer_token(request.headers.get("authorization"))
 
 
 def _route(
@@ -113,6 +92,7 @@ def create_http_app(
 ) -> FastAPI:
     """The HTTP API and /mcp; `public_url` is how clients reach us (behind a proxy, say)."""
     base = (public_url or f"http://{'[' + host + ']' if ':' in host else host}:{port}").rstrip("/")
+    provider, consent = oauth_routes(application, base)
     mcp_server = build_server(
         application.research,
         transport="http",
@@ -124,8 +104,9 @@ def create_http_app(
         streamable_http_path="/mcp",
         host=host,
         json_response=True,
-        auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[]),
-        token_verifier=StoreTokenVerifier(application),
+        auth=oauth_auth_settings(base),
+        token_verifier=StoreTokenVerifier(application.research),
+        auth_server_provider=provider,
     )
     metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
 
@@ -160,7 +141,14 @@ def create_http_app(
             include_in_schema=True,
         )
     _refuse_other_methods(api)
-    api.mount("/", mcp_app)
+    for route in consent:
+        api.router.routes.append(route)
+    api.mount(
+        "/",
+        McpBearerGate(
+            ClientSecretHasher(mcp_app), application.research, f"{base}/mcp", metadata_url
+        ),
+    )
     return api
 
 

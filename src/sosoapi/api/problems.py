@@ -26,13 +26,19 @@ def problem_response(
         body["errors"] = error.errors
     headers = {}
     if error.code == "unauthenticated":
-        challenge = 'Bearer realm="sosoapi", error="invalid_token"'
+        challenge = bearer_challenge(error.message)
         if resource_metadata:
             challenge += f', resource_metadata="{resource_metadata}"'
         headers["WWW-Authenticate"] = challenge
     return JSONResponse(
         body, status_code=error.http_status, media_type=PROBLEM_JSON, headers=headers
     )
+
+
+def bearer_challenge(description: str) -> str:
+    """The `WWW-Authenticate` value of a 401: what was wrong with the token, and the fix."""
+    text = description.replace("\\", "").replace('"', "'")
+    return f'Bearer realm="sosoapi", error="invalid_token", error_description="{text}"'
 
 
 PROBLEM_SCHEMA = {

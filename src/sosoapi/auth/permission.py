@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, TypeVar
 
-from sosoapi.auth.tokens import RESEARCH_SCOPE, Principal, hash_token, principal_of
+from sosoapi.auth.tokens import RESEARCH_SCOPE, Principal, hash_token, principal_of, refusal
 from sosoapi.contract.errors import forbidden, not_found, unauthenticated
 from sosoapi.store.auth_repo import AuthRepository
 from sosoapi.store.records import WorkspaceRecord
@@ -46,13 +46,20 @@ class Guard:
                 "No bearer token was sent; send `Authorization: Bearer <token>` "
                 "(stdio: set SOSOAPI_TOKEN). Mint one with `sosoapi tokens create`."
             )
-        principal = principal_of(self.repo.token_by_hash(hash_token(token)), now)
-        if principal is None:
+        record = self.repo.token_by_hash(hash_token(token))
+        reason = refusal(record, now)
+        if reason == "unknown" or record is None:
             raise unauthenticated(
-                "The bearer token is unknown, expired or revoked; mint a new one with "
-                "`sosoapi tokens create`."
+                "The bearer token is unknown to this server; check it was copied whole, or "
+                "mint a new one with `sosoapi tokens create` (OAuth clients: sign in again)."
             )
-        return principal
+        if reason is not None:
+            when = record.revoked_at if reason == "revoked" else record.expires_at
+            raise unauthenticated(
+                f"The bearer token was {reason} at {when.isoformat() if when else '?'}; mint a "
+                "new one with `sosoapi tokens create` (OAuth clients: refresh or sign in again)."
+            )
+        return principal_of(record)
 
     def check(
         self,
