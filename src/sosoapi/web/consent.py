@@ -34,7 +34,7 @@ PAGE_HEADERS = {
         "frame-ancestors 'none'; base-uri 'none'"
     ),
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",  # a real Origin on our own post, none elsewhere
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
 }
