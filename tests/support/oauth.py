@@ -67,3 +67,18 @@ async def mcp_status(base: str, token: str | None) -> tuple[int, str | None]:
     found = [r for r in REASONS if r in description]
     assert len(found) == 1, description
     return 401, {"No bearer token": "missing", "issued for": "elsewhere"}.get(found[0], found[0])
+
+
+async def exchange_code(
+    base: str, client_id: str, code: str, verifier: str, redirect_uri: str
+) -> httpx.Response:
+    """The client's half after consent: trade the code and the PKCE verifier for tokens."""
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": redirect_uri,
+        "client_id": client_id,
+        "code_verifier": verifier,
+    }
+    async with httpx.AsyncClient(timeout=30) as http:
+        return await http.post(f"{base}/token", data=form)

@@ -20,7 +20,7 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.support.browser import browser_page
-from tests.support.oauth import mcp_status
+from tests.support.oauth import exchange_code, mcp_status
 from tests.support.services import ServeProcess, cli
 
 pytestmark = pytest.mark.slow
@@ -92,32 +92,12 @@ async def test_approve_in_browser_then_the_client_calls_tools(
         returned = await sign_in(page, url, initialised["SOSOAPI_TOKEN"], "approve")
     assert returned["state"] == state
     assert returned["iss"] == served.base
-    exchanged = httpx.post(
-        f"{served.base}/token",
-        data={
-            "grant_type": "authorization_code",
-            "code": returned["code"],
-            "redirect_uri": REDIRECT,
-            "client_id": client_id,
-            "code_verifier": verifier,
-            "resource": f"{served.base}/mcp",
-        },
-    )
+    exchanged = await exchange_code(served.base, client_id, returned["code"], verifier, REDIRECT)
     assert exchanged.status_code == 200, exchanged.text
     access = exchanged.json()["access_token"]
     assert await mcp_status(served.base, access) == (200, None)
-    again = httpx.post(
-        f"{served.base}/token",
-        data={
-            "grant_type": "authorization_code",
-            "code": returned["code"],
-            "redirect_uri": REDIRECT,
-            "client_id": client_id,
-            "code_verifier": verifier,
-        },
-    )
+    again = await exchange_code(served.base, client_id, returned["code"], verifier, REDIRECT)
     assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
-
 
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {access}"}) as http,

@@ -65,7 +65,9 @@ class Admin:
         self.add_member(workspace_id, user_id, role, now)
         return user_id
 
-    def init_local(self, now: datetime) -> tuple[WorkspaceRecord, MintedToken]:
+    def init_local(
+        self, now: datetime, label: str = "sosoapi init"
+    ) -> tuple[WorkspaceRecord, MintedToken]:
         """The local workspace (created once) and a new owner token (every run)."""
         workspace = self.repo.local_workspace()
         if workspace is None:
@@ -76,7 +78,7 @@ class Admin:
         )
         if owner is None:
             owner = self.create_member(workspace.id, LOCAL_OWNER, "owner", now)
-        return workspace, self.mint(owner, now, label="sosoapi init")
+        return workspace, self.mint(owner, now, label=label)
 
     def _members(self, workspace_id: str) -> list[tuple[str, str]]:
         return self.repo.members(workspace_id)

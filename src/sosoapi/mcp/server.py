@@ -55,7 +55,9 @@ def build_server(
     profile: str,
     output_schemas: bool,
     token_source: TokenSource,
+    unauthenticated_hint: str = "",
 ) -> Server:
+    """The MCP server; `unauthenticated_hint` is added to every refusal of the token."""
     tools = list_tools(profile, transport, output_schemas=output_schemas)
     # A profile chooses what is listed, never what is allowed: every tool of the transport
     # stays callable (the permission check decides), and a tool of another transport is not.
@@ -83,6 +85,8 @@ def build_server(
             )
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)
+            if error.code == "unauthenticated" and unauthenticated_hint:
+                error = ServiceError(error.code, f"{error.message} {unauthenticated_hint}")
             return error_result(error)
         meta = (
             {CORPUS_REVISION_META: outcome.corpus_revision}
