@@ -19,13 +19,14 @@ from starlette.types import Receive, Scope, Send
 
 from sosoapi import __version__
 from sosoapi.api.bearer import McpBearerGate, StoreTokenVerifier, bearer_token
-from sosoapi.api.oauth import oauth_auth_settings, oauth_routes
+from sosoapi.api.oauth import declare_security, oauth_auth_settings, oauth_routes
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError, invalid_input
 from sosoapi.mcp.catalog import visible_tools
 from sosoapi.mcp.server import build_server, http_token
 from sosoapi.web.client_secrets import ClientSecretHasher
+from sosoapi.web.docs import OPERATION_SECURITY
 
 log = logging.getLogger("sosoapi.api")
 
@@ -64,6 +65,7 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
     problem = {"content": {PROBLEM_JSON: {"schema": PROBLEM_SCHEMA}}}
     output = {k: v for k, v in contract["outputSchema"].items() if k != "$schema"}
     return {
+        "security": OPERATION_SECURITY,
         "requestBody": {
             "required": True,
             "content": {"application/json": {"schema": contract["inputSchema"]}},
@@ -121,7 +123,10 @@ def create_http_app(
         version=__version__,
         description="Safe, bounded, durable public-source retrieval for research agents.",
         lifespan=lifespan,
+        docs_url=None,  # served from packaged assets by sosoapi.web.docs, not a CDN
+        redoc_url=None,
     )
+    declare_security(api, base)
 
     @api.get("/healthz", tags=["health"])
     async def healthz() -> dict[str, str]:

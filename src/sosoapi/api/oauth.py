@@ -7,13 +7,18 @@ the `agent:research` scope, for /mcp and for the REST API at the server's base U
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+from fastapi import FastAPI
 from mcp.server.auth.routes import create_protected_resource_routes
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.shared.auth import OAuthClientInformationFull
 from starlette.routing import BaseRoute
 
 from sosoapi.app import Application
 from sosoapi.auth.tokens import RESEARCH_SCOPE
 from sosoapi.web.consent import ConsentPage
+from sosoapi.web.docs import DOCS_CLIENT_ID, docs_redirect_uri, docs_routes, security_schemes
 from sosoapi.web.oauth_provider import StoreOAuthProvider
 
 RESOURCE_NAME = "SosoAPI Research"
@@ -35,8 +40,23 @@ def oauth_auth_settings(base: str) -> AuthSettings:
 
 def oauth_routes(application: Application, base: str) -> tuple[StoreOAuthProvider, list[BaseRoute]]:
     """The provider for the SDK, and our routes: consent page, resource metadata."""
-    provider = StoreOAuthProvider(application.oauth, base, [f"{base}/mcp", base])
-    routes: list[BaseRoute] = [*ConsentPage(application.oauth, base).routes()]
+    docs_client = OAuthClientInformationFull(
+        client_id=DOCS_CLIENT_ID,
+        client_name="API docs (Swagger UI)",
+        redirect_uris=[docs_redirect_uri(base)],  # type: ignore[list-item]
+        token_endpoint_auth_method="none",  # noqa: S106 - a public client: PKCE, no secret
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+        scope=RESEARCH_SCOPE,
+    )
+    application.oauth.ensure_client(DOCS_CLIENT_ID, docs_client.client_name or "", _now())
+    provider = StoreOAuthProvider(
+        application.oauth, base, [f"{base}/mcp", base], builtin=[docs_client]
+    )
+    routes: list[BaseRoute] = [
+        *ConsentPage(application.oauth, base).routes(),
+        *docs_routes(base),
+    ]
     settings = oauth_auth_settings(base)
     for resource in (settings.resource_server_url or settings.issuer_url, settings.issuer_url):
         routes.extend(
@@ -48,3 +68,20 @@ def oauth_routes(application: Application, base: str) -> tuple[StoreOAuthProvide
             )
         )
     return provider, routes
+
+
+def declare_security(api: FastAPI, base: str) -> None:
+    """Add the security schemes to the OpenAPI document (operations name them)."""
+    generate = api.openapi
+
+    def openapi() -> dict:
+        if api.openapi_schema is None:
+            schema = generate()
+            schema.setdefault("components", {})["securitySchemes"] = security_schemes(base)
+        return api.openapi_schema or {}
+
+    api.openapi = openapi  # type: ignore[method-assign]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

@@ -62,6 +62,10 @@ class OAuthGrants:
         secret_hash = hash_token(secret) if secret else None
         self.repo.add_client(ClientRecord(client_id, secret_hash, name, info), now)
 
+    def ensure_client(self, client_id: str, name: str, now: datetime) -> None:
+        """A built-in public client (the API docs), recorded once so grants can name it."""
+        self.repo.add_client(ClientRecord(client_id, None, name, "{}"), now, if_absent=True)
+
     def client(self, client_id: str) -> ClientRecord | None:
         return self.repo.client(client_id)
 

@@ -60,17 +60,19 @@ class OAuthRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def add_client(self, client: ClientRecord, now: datetime) -> None:
+    def add_client(self, client: ClientRecord, now: datetime, *, if_absent: bool = False) -> None:
+        """Record a client; with `if_absent`, leave an existing one (instances start together)."""
+        stmt = self.db.insert(oauth_clients).values(
+            client_id=client.client_id,
+            secret_hash=client.secret_hash,
+            client_name=client.client_name,
+            info=client.info,
+            created_at=now,
+        )
+        if if_absent:
+            stmt = stmt.on_conflict_do_nothing(index_elements=["client_id"])
         with self.db.write() as conn:
-            conn.execute(
-                oauth_clients.insert().values(
-                    client_id=client.client_id,
-                    secret_hash=client.secret_hash,
-                    client_name=client.client_name,
-                    info=client.info,
-                    created_at=now,
-                )
-            )
+            conn.execute(stmt)
 
     def client(self, client_id: str) -> ClientRecord | None:
         query = select(oauth_clients).where(oauth_clients.c.client_id == client_id)
