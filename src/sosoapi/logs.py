@@ -26,3 +26,8 @@ def configure(level: str | None = None) -> None:
     root.handlers[:] = [handler]
     root.setLevel((level or os.environ.get("SOSOAPI_LOG_LEVEL") or "INFO").upper())
     root.propagate = False
+    # The SDK's own warnings (a refused Host or Origin: DNS-rebinding protection) in our format.
+    sdk = logging.getLogger("mcp")
+    sdk.handlers[:] = [handler]
+    sdk.setLevel(logging.WARNING)
+    sdk.propagate = False
