@@ -43,6 +43,11 @@ def error_result(error: ServiceError) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
+def _requested_url(arguments: dict[str, Any] | None) -> str | None:
+    url = (arguments or {}).get("url")
+    return url if isinstance(url, str) else None
+
+
 def http_token() -> str | None:
     access = get_access_token()
     return access.token if access else None
@@ -95,7 +100,12 @@ def build_server(
         )
         return types.CallToolResult(
             content=[
-                types.TextContent(type="text", text=render(outcome.output, outcome.corpus_revision))
+                types.TextContent(
+                    type="text",
+                    text=render(
+                        outcome.output, outcome.corpus_revision, _requested_url(params.arguments)
+                    ),
+                )
             ],
             structured_content=outcome.output.wire(),
             is_error=False,
