@@ -11,6 +11,7 @@ import subprocess
 import httpx
 import pytest
 
+from tests.support.oauth import INITIALIZE
 from tests.support.services import SOSOAPI, ServeProcess
 
 pytestmark = pytest.mark.slow
@@ -51,19 +52,9 @@ def test_serve_starts_quietly_and_logs_rebinding_refusal(initialised: dict[str, 
 
 
 def test_stdio_starts_quietly(initialised: dict[str, str]) -> None:
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"},
-        },
-    }
     done = subprocess.run(
         [SOSOAPI, "mcp"],
-        input=json.dumps(initialize) + "\n",
+        input=json.dumps(INITIALIZE) + "\n",
         env={**os.environ, **initialised},
         capture_output=True,
         text=True,

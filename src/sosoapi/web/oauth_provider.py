@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import urlencode
 
 import anyio
@@ -24,6 +25,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from sosoapi.auth.oauth import Issued, OAuthGrants
 from sosoapi.auth.tokens import RESEARCH_SCOPE, hash_token, same_resource
+from sosoapi.store.records import TokenRecord
 
 log = logging.getLogger("sosoapi.oauth")
 CONSENT_PATH = "/oauth/consent"
@@ -41,6 +43,18 @@ def _token(issued: Issued) -> OAuthToken:
         scope=" ".join(issued.scopes),
         refresh_token=issued.refresh_token,
     )
+
+
+def _granted(token: str, record: TokenRecord) -> dict[str, Any]:
+    """The SDK's view of one of our stored OAuth tokens."""
+    return {
+        "token": token,
+        "client_id": record.client_id or "",
+        "scopes": sorted(record.scopes),
+        "expires_at": int(record.expires_at.timestamp()) if record.expires_at else None,
+        "resource": record.resource,
+        "subject": record.user_id,
+    }
 
 
 class StoreOAuthProvider:
@@ -154,14 +168,7 @@ class StoreOAuthProvider:
         )
         if record is None:
             return None
-        return RefreshToken(
-            token=refresh_token,
-            client_id=record.client_id or "",
-            scopes=sorted(record.scopes),
-            expires_at=int(record.expires_at.timestamp()) if record.expires_at else None,
-            resource=record.resource,
-            subject=record.user_id,
-        )
+        return RefreshToken(**_granted(refresh_token, record))
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
@@ -184,14 +191,7 @@ class StoreOAuthProvider:
         )
         if record is None or record.kind != "oauth_access" or record.revoked_at is not None:
             return None
-        return AccessToken(
-            token=token,
-            client_id=record.client_id or "",
-            scopes=sorted(record.scopes),
-            expires_at=int(record.expires_at.timestamp()) if record.expires_at else None,
-            resource=record.resource,
-            subject=record.user_id,
-        )
+        return AccessToken(**_granted(token, record))
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
         await anyio.to_thread.run_sync(self.grants.revoke, token.token, _now())
