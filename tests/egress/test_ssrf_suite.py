@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from sosoapi.egress.policy import is_valid_uri
 from sosoapi.egress.resolver import NameNotFound
-from sosoapi.egress.settings import IPAddress
+from sosoapi.egress.types import IPAddress
 from tests.egress.conftest import MakeEgress
 from tests.support.hostile import Canary, redirect_from_query
 from tests.support.origin import HTTPSOrigin
+from tests.support.urls import is_valid_uri
 
 CASES = json.loads((Path(__file__).parent / "ssrf_cases.json").read_text("utf-8"))["cases"]
 HTML = ["text/html", "application/xhtml+xml", "text/plain"]

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import get_args
 
 import mcp
 
 from sosoapi.app import Application
 from sosoapi.contract.guidance import REASONS, STATES, markdown_table
-from sosoapi.contract.models import Reason, State
+from sosoapi.contract.vocabulary import OPEN_STATES, Reason, State
 from tests.mcp.test_inprocess import RETRIEVE, server_for
 from tests.support.origin import HTTPSOrigin
 
@@ -19,9 +18,8 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_every_reason_and_unsettled_state_has_advice() -> None:
-    assert set(REASONS) == set(get_args(Reason))
-    assert set(STATES) <= set(get_args(State))
-    assert set(STATES) >= {"pending", "running", "unconfirmed", "expired"}
+    assert set(REASONS) == set(Reason)
+    assert set(STATES) >= set(OPEN_STATES) | {State.UNCONFIRMED, State.EXPIRED}
 
 
 def test_readme_table_is_the_code_table() -> None:
@@ -47,7 +45,7 @@ async def test_first_line_names_the_url_and_advises_when_not_ready(
     workspace_id, token = owner
     blocked = await call(application, token, workspace_id, "https://10.0.0.1/private")
     assert " of https://10.0.0.1/private (mutation_id " in blocked
-    meaning, action = REASONS["unsafe_url"]
+    meaning, action = REASONS[Reason.UNSAFE_URL]
     assert blocked.endswith(f"unsafe_url: {meaning}; {action}.")
 
     ready_url = origin.url(next(iter(pages)))

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sosoapi.research.outcome import REASONS, STATUS_ORDER, Condition, Draft, decide
+from sosoapi.research.status import REASONS, STATUS_ORDER, Condition, Draft, decide
 from tests.support.contract import assert_valid_output
 
 CONDITIONS = [

@@ -190,7 +190,9 @@ def _claim(app: Application, workspace_id: str, url: str, valid_until: datetime)
         None,
         datetime.now(UTC),
     )
-    assert app.store.receipts.claim_retrieval(key, retrieval_id, "url_text", url, None, valid_until)
+    assert app.store.retrievals.claim_retrieval(
+        key, retrieval_id, "url_text", url, None, valid_until
+    )
     return mutation_id, retrieval_id
 
 
@@ -204,7 +206,7 @@ async def test_a_lost_lease_is_judged_unconfirmed_on_replay(
         application, workspace_id, url, datetime.now(UTC) + timedelta(hours=1)
     )
     now = datetime.now(UTC)
-    assert application.store.receipts.acquire(
+    assert application.store.retrievals.acquire(
         retrieval_id, "other-instance", now + timedelta(seconds=30), now
     )
     live = await call(application, token, {**args(workspace_id, url), "mutation_id": mutation_id})
@@ -297,8 +299,8 @@ async def test_graceful_stop_finishes_running_work_and_leaves_pending_work(
             while (await call(app, token, one))["state"] == "pending":  # noqa: ASYNC110
                 await anyio.sleep(0.05)
         assert (await call(app, token, two))["state"] == "pending"  # queued behind the limit
-    first = app.store.receipts.retrieval(workspace_id, one["mutation_id"])
-    second = app.store.receipts.retrieval(workspace_id, two["mutation_id"])
+    first = app.store.retrievals.retrieval(workspace_id, one["mutation_id"])
+    second = app.store.retrievals.retrieval(workspace_id, two["mutation_id"])
     assert first is not None and first.state == "completed"
     assert second is not None and second.state == "pending"
     assert origin.hits["/two"] == 0

@@ -8,27 +8,40 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Protocol
 
 from fastapi import FastAPI, Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sosoapi import __version__
-from sosoapi.api.bearer import McpBearerGate, StoreTokenVerifier, bearer_token
-from sosoapi.api.oauth import declare_security, oauth_auth_settings, oauth_routes
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
+from sosoapi.auth.challenge import bearer_token
+from sosoapi.auth.errors import BadToken, Fixes, NoToken
+from sosoapi.contract.catalog import visible_tools
 from sosoapi.contract.errors import ServiceError, invalid_input
-from sosoapi.mcp.catalog import visible_tools
-from sosoapi.mcp.server import build_server, http_token
-from sosoapi.web.client_secrets import ClientSecretHasher
-from sosoapi.web.docs import OPERATION_SECURITY
+from sosoapi.web.docs import OPERATION_SECURITY, security_schemes
 
 log = logging.getLogger("sosoapi.api")
+# An HTTP caller fixes its token in the Authorization header.
+AUTH_FIXES: Fixes = {
+    NoToken: "send `Authorization: Bearer <token>`; an operator mints one with "
+    "`sosoapi tokens create`.",
+    BadToken: "send a current token as `Authorization: Bearer <token>`; an operator mints "
+    "one with `sosoapi tokens create`.",
+}
+
+
+class Mounted(Protocol):
+    """An app served beside the routes (MCP at /mcp), its running context, its auth metadata."""
+
+    app: ASGIApp
+    running: AbstractAsyncContextManager[None]
+    metadata_url: str
 
 
 def _bearer(request: Request) -> str | None:
@@ -43,12 +56,12 @@ def _route(
             try:
                 arguments: Any = json.loads(await request.body() or b"null")
             except ValueError as exc:
-                await application.research.authenticate(_bearer(request))  # 401 comes first
+                await application.research.authenticate(_bearer(request), AUTH_FIXES)  # 401 first
                 raise invalid_input(
                     f"The request body is not JSON ({exc}); send a JSON object."
                 ) from None
             outcome = await application.research.call(
-                tool, _bearer(request), arguments, transport="http"
+                tool, _bearer(request), arguments, transport="http", fixes=AUTH_FIXES
             )
         except ServiceError as error:
             log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)
@@ -89,32 +102,28 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def public_base(host: str, port: int, public_url: str | None) -> str:
+    """How clients reach us: `public_url` when given (behind a proxy, say), else host:port."""
+    return (public_url or f"http://{'[' + host + ']' if ':' in host else host}:{port}").rstrip("/")
+
+
 def create_http_app(
-    application: Application, *, host: str, port: int, profile: str, public_url: str | None = None
+    application: Application,
+    *,
+    mcp: Mounted,
+    host: str,
+    port: int,
+    profile: str,
+    base: str,
+    pages: Sequence[BaseRoute] = (),
 ) -> FastAPI:
-    """The HTTP API and /mcp; `public_url` is how clients reach us (behind a proxy, say)."""
-    base = (public_url or f"http://{'[' + host + ']' if ':' in host else host}:{port}").rstrip("/")
-    provider, consent = oauth_routes(application, base)
-    mcp_server = build_server(
-        application.research,
-        transport="http",
-        profile=profile,
-        output_schemas=application.settings.output_schemas,
-        token_source=http_token,
-    )
-    mcp_app = mcp_server.streamable_http_app(
-        streamable_http_path="/mcp",
-        host=host,
-        json_response=True,
-        auth=oauth_auth_settings(base),
-        token_verifier=StoreTokenVerifier(application.research),
-        auth_server_provider=provider,
-    )
-    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+    """The HTTP API, with the MCP app `mcp` mounted beside it at /mcp, and `pages` (the
+    OAuth endpoints and pages, the docs) served before it."""
+    metadata_url = mcp.metadata_url
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with application.running(), mcp_server.session_manager.run():
+        async with application.running(), mcp.running:
             log.info("serving host=%s port=%d profile=%s", host, port, profile)
             yield
 
@@ -126,7 +135,7 @@ def create_http_app(
         docs_url=None,  # served from packaged assets by sosoapi.web.docs, not a CDN
         redoc_url=None,
     )
-    declare_security(api, base)
+    declare_security(api, security_schemes(base))
 
     @api.get("/healthz", tags=["health"])
     async def healthz() -> dict[str, str]:
@@ -146,15 +155,22 @@ def create_http_app(
             include_in_schema=True,
         )
     _refuse_other_methods(api)
-    for route in consent:
-        api.router.routes.append(route)
-    api.mount(
-        "/",
-        McpBearerGate(
-            ClientSecretHasher(mcp_app), application.research, f"{base}/mcp", metadata_url
-        ),
-    )
+    api.router.routes.extend(pages)
+    api.mount("/", mcp.app)
     return api
+
+
+def declare_security(api: FastAPI, schemes: dict[str, Any]) -> None:
+    """Add the security schemes to the OpenAPI document (each operation names them)."""
+    generate = api.openapi
+
+    def openapi() -> dict[str, Any]:
+        if api.openapi_schema is None:
+            schema = generate()
+            schema.setdefault("components", {})["securitySchemes"] = schemes
+        return api.openapi_schema or {}
+
+    api.openapi = openapi  # type: ignore[method-assign]
 
 
 class MethodNotAllowed:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.responses import JSONResponse
 
+from sosoapi.auth.challenge import bearer_challenge
 from sosoapi.contract.errors import TITLES, ServiceError
 
 PROBLEM_JSON = "application/problem+json"
@@ -33,12 +34,6 @@ def problem_response(
     return JSONResponse(
         body, status_code=error.http_status, media_type=PROBLEM_JSON, headers=headers
     )
-
-
-def bearer_challenge(description: str) -> str:
-    """The `WWW-Authenticate` value of a 401: what was wrong with the token, and the fix."""
-    text = description.replace("\\", "").replace('"', "'")
-    return f'Bearer realm="sosoapi", error="invalid_token", error_description="{text}"'
 
 
 PROBLEM_SCHEMA = {

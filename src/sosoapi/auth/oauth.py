@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from sosoapi.auth.errors import AuthRefused
 from sosoapi.auth.permission import Guard
 from sosoapi.auth.tokens import hash_token, new_token
-from sosoapi.contract.errors import ServiceError
 from sosoapi.store.oauth_repo import AuthorizationRecord, ClientRecord, GrantToken, OAuthRepository
 from sosoapi.store.records import TokenRecord
 
@@ -92,8 +92,8 @@ class OAuthGrants:
             raise ConsentRefused(_STALE)
         try:
             principal = self.guard.authenticate(token.strip(), now)
-        except ServiceError as error:
-            raise ConsentRefused(error.message) from None
+        except AuthRefused as refused:
+            raise ConsentRefused(f"{refused.problem}; {refused.fix}") from None
         if principal.kind != "personal":
             raise ConsentRefused(
                 "Paste a personal token (from `sosoapi init` or `sosoapi tokens create`), "

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from sosoapi.cli.common import main, now, open_admin, settings_from_env
+from sosoapi.cli.common import admin_session, main, now, settings_from_env
 from sosoapi.store.database import sqlite_url
 
 CLIENTS = ("claude-desktop", "claude-code", "vscode", "cursor", "inspector")
@@ -106,9 +106,8 @@ def connect(client: str, transport: str, url: str, oauth: bool) -> None:
     settings = settings_from_env()
     token = None
     if not oauth:
-        store, admin = open_admin()
-        _, minted = admin.init_local(now(), label=f"sosoapi connect {client}")
-        store.close()
+        with admin_session() as admin:
+            _, minted = admin.init_local(now(), label=f"sosoapi connect {client}")
         token = minted.token
     click.echo(WHERE[client], err=True)
     if transport == "http":

@@ -15,8 +15,9 @@ import anyio
 
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.models import RetrieveResult
+from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
-from sosoapi.research.sources import read_source
+from sosoapi.research.reading import read_source
 
 UPLOAD_URL = "upload:local-file"
 MEDIA_BY_SUFFIX = {
@@ -78,7 +79,7 @@ async def read_upload(
 
     async def fetch(url: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         if url != UPLOAD_URL:  # a page's <track> must never reach the network from an upload
-            return FetchOutcome(reason="unsupported_source", retrieved_at=datetime.now(UTC))
+            return FetchOutcome(reason=Reason.UNSUPPORTED_SOURCE, retrieved_at=datetime.now(UTC))
         return FetchOutcome(
             reason=None,
             final_url=None,

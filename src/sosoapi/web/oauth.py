@@ -1,27 +1,37 @@
-"""Wiring the OAuth authorization server into `sosoapi serve`.
+"""The OAuth authorization server of `sosoapi serve`, put together.
 
 The SDK serves the protocol endpoints (metadata, /register, /authorize, /token, /revoke)
-over our provider; we add the consent page and protected-resource metadata that names
-the `agent:research` scope, for /mcp and for the REST API at the server's base URL.
+over our provider; we add the consent page, the API docs (whose sign-in is a built-in
+public client) and protected-resource metadata naming the `agent:research` scope, for
+/mcp and for the REST API at the server's base URL.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from fastapi import FastAPI
 from mcp.server.auth.routes import create_protected_resource_routes
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.shared.auth import OAuthClientInformationFull
 from starlette.routing import BaseRoute
 
-from sosoapi.app import Application
+from sosoapi.auth.oauth import OAuthGrants
 from sosoapi.auth.tokens import RESEARCH_SCOPE
 from sosoapi.web.consent import ConsentPage
-from sosoapi.web.docs import DOCS_CLIENT_ID, docs_redirect_uri, docs_routes, security_schemes
+from sosoapi.web.docs import DOCS_CLIENT_ID, docs_redirect_uri, docs_routes
 from sosoapi.web.oauth_provider import StoreOAuthProvider
 
 RESOURCE_NAME = "SosoAPI Research"
+
+
+@dataclass(frozen=True, slots=True)
+class OAuthServer:
+    """What the MCP app needs (settings, provider) and the pages the HTTP app serves."""
+
+    settings: AuthSettings
+    provider: StoreOAuthProvider
+    routes: list[BaseRoute]
 
 
 def oauth_auth_settings(base: str) -> AuthSettings:
@@ -38,8 +48,8 @@ def oauth_auth_settings(base: str) -> AuthSettings:
     )
 
 
-def oauth_routes(application: Application, base: str) -> tuple[StoreOAuthProvider, list[BaseRoute]]:
-    """The provider for the SDK, and our routes: consent page, resource metadata."""
+def oauth_server(grants: OAuthGrants, base: str) -> OAuthServer:
+    """The provider for the SDK, and our routes: consent page, docs, resource metadata."""
     docs_client = OAuthClientInformationFull(
         client_id=DOCS_CLIENT_ID,
         client_name="API docs (Swagger UI)",
@@ -49,15 +59,10 @@ def oauth_routes(application: Application, base: str) -> tuple[StoreOAuthProvide
         response_types=["code"],
         scope=RESEARCH_SCOPE,
     )
-    application.oauth.ensure_client(DOCS_CLIENT_ID, docs_client.client_name or "", _now())
-    provider = StoreOAuthProvider(
-        application.oauth, base, [f"{base}/mcp", base], builtin=[docs_client]
-    )
-    routes: list[BaseRoute] = [
-        *ConsentPage(application.oauth, base).routes(),
-        *docs_routes(base),
-    ]
+    grants.ensure_client(DOCS_CLIENT_ID, docs_client.client_name or "", datetime.now(UTC))
+    provider = StoreOAuthProvider(grants, base, [f"{base}/mcp", base], builtin=[docs_client])
     settings = oauth_auth_settings(base)
+    routes: list[BaseRoute] = [*ConsentPage(grants, base).routes(), *docs_routes(base)]
     for resource in (settings.resource_server_url or settings.issuer_url, settings.issuer_url):
         routes.extend(
             create_protected_resource_routes(
@@ -67,21 +72,4 @@ def oauth_routes(application: Application, base: str) -> tuple[StoreOAuthProvide
                 resource_name=RESOURCE_NAME,
             )
         )
-    return provider, routes
-
-
-def declare_security(api: FastAPI, base: str) -> None:
-    """Add the security schemes to the OpenAPI document (operations name them)."""
-    generate = api.openapi
-
-    def openapi() -> dict:
-        if api.openapi_schema is None:
-            schema = generate()
-            schema.setdefault("components", {})["securitySchemes"] = security_schemes(base)
-        return api.openapi_schema or {}
-
-    api.openapi = openapi  # type: ignore[method-assign]
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
+    return OAuthServer(settings, provider, routes)

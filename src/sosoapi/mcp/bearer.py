@@ -11,24 +11,20 @@ from __future__ import annotations
 import contextvars
 import json
 
+from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from sosoapi.api.problems import bearer_challenge
+from sosoapi.auth.challenge import bearer_challenge, bearer_token
 from sosoapi.auth.tokens import Principal, audience_refusal
 from sosoapi.contract.errors import ServiceError, unauthenticated
+from sosoapi.mcp.server import AUTH_FIXES
 from sosoapi.research.service import ResearchService
 
-BEARER = "bearer "
 _verified: contextvars.ContextVar[tuple[str, Principal] | None] = contextvars.ContextVar(
     "sosoapi_verified_bearer", default=None
 )
-
-
-def bearer_token(authorization: str | None) -> str | None:
-    header = authorization or ""
-    return header[len(BEARER) :].strip() or None if header.lower().startswith(BEARER) else None
 
 
 def access_token(token: str, principal: Principal) -> AccessToken:
@@ -60,6 +56,12 @@ class StoreTokenVerifier:
         return access_token(token, principal)
 
 
+def http_token() -> str | None:
+    """The bearer token of the MCP request being handled (set by the SDK's middleware)."""
+    access = get_access_token()
+    return access.token if access else None
+
+
 class McpBearerGate:
     """ASGI middleware: refuse /mcp requests whose bearer token does not authenticate here."""
 
@@ -77,7 +79,7 @@ class McpBearerGate:
             return
         token = bearer_token(Headers(scope=scope).get("authorization"))
         try:
-            principal = await self.research.authenticate(token)
+            principal = await self.research.authenticate(token, AUTH_FIXES)
             refusal = audience_refusal(principal, self.resource)
             if refusal:
                 raise unauthenticated(refusal)
