@@ -69,7 +69,10 @@ REASONS: dict[Reason, tuple[str, str]] = {
         "the caption file has more cues than are kept",
         "use the partial captions, or split the file",
     ),
-    Reason.INVALID_CUES: ("some caption cues were malformed and skipped", "use the cues that remain"),
+    Reason.INVALID_CUES: (
+        "some caption cues were malformed and skipped",
+        "use the cues that remain",
+    ),
     Reason.LANGUAGE_MISMATCH: (
         "no text in the requested language was found",
         "retry with another `language`, or without one",

@@ -22,7 +22,6 @@ from sosoapi.contract.models import (
     WhoamiOutput,
     Wire,
 )
-from sosoapi.contract.vocabulary import State
 from sosoapi.mcp.framing import content_text
 
 Parts = list[tuple[str, str]]
