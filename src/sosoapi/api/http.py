@@ -7,27 +7,28 @@ The body is the tool's input and the response body its `structuredContent`; the 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
 from fastapi import FastAPI, Request
 from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sosoapi import __version__
 from sosoapi.api.bodies import BodyLimit, parse_json_body
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
+from sosoapi.auth.challenge import bearer_token
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.contract.catalog import visible_tools
 from sosoapi.contract.errors import ServiceError
 from sosoapi.incidents import incident
+from sosoapi.web.docs import OPERATION_SECURITY, security_schemes
 
 log = logging.getLogger("sosoapi.api")
-BEARER = "bearer "
 # An HTTP caller fixes its token in the Authorization header.
 AUTH_FIXES: Fixes = {
     NoToken: "send `Authorization: Bearer <token>`; an operator mints one with "
@@ -46,8 +47,7 @@ class Mounted(Protocol):
 
 
 def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    return header[len(BEARER) :].strip() or None if header.lower().startswith(BEARER) else None
+    return bearer_token(request.headers.get("authorization"))
 
 
 def _route(
@@ -81,6 +81,7 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
     problem = {"content": {PROBLEM_JSON: {"schema": PROBLEM_SCHEMA}}}
     output = {k: v for k, v in contract["outputSchema"].items() if k != "$schema"}
     return {
+        "security": OPERATION_SECURITY,
         "requestBody": {
             "required": True,
             "content": {"application/json": {"schema": contract["inputSchema"]}},
@@ -112,9 +113,17 @@ def public_base(host: str, port: int, public_url: str | None) -> str:
 
 
 def create_http_app(
-    application: Application, *, mcp: Mounted, host: str, port: int, profile: str
+    application: Application,
+    *,
+    mcp: Mounted,
+    host: str,
+    port: int,
+    profile: str,
+    base: str,
+    pages: Sequence[BaseRoute] = (),
 ) -> FastAPI:
-    """The HTTP API, with the MCP app `mcp` mounted beside it at /mcp."""
+    """The HTTP API, with the MCP app `mcp` mounted beside it at /mcp, and `pages` (the
+    OAuth endpoints and pages, the docs) served before it."""
     metadata_url = mcp.metadata_url
 
     @asynccontextmanager
@@ -128,7 +137,10 @@ def create_http_app(
         version=__version__,
         description="Safe, bounded, durable public-source retrieval for research agents.",
         lifespan=lifespan,
+        docs_url=None,  # served from packaged assets by sosoapi.web.docs, not a CDN
+        redoc_url=None,
     )
+    declare_security(api, security_schemes(base))
 
     @api.get("/healthz", tags=["health"])
     async def healthz() -> dict[str, str]:
@@ -148,9 +160,23 @@ def create_http_app(
             include_in_schema=True,
         )
     _refuse_other_methods(api)
+    api.router.routes.extend(pages)
     api.mount("/", mcp.app)
     api.add_middleware(BodyLimit, max_bytes=application.settings.max_request_bytes)
     return api
+
+
+def declare_security(api: FastAPI, schemes: dict[str, Any]) -> None:
+    """Add the security schemes to the OpenAPI document (each operation names them)."""
+    generate = api.openapi
+
+    def openapi() -> dict[str, Any]:
+        if api.openapi_schema is None:
+            schema = generate()
+            schema.setdefault("components", {})["securitySchemes"] = schemes
+        return api.openapi_schema or {}
+
+    api.openapi = openapi  # type: ignore[method-assign]
 
 
 class MethodNotAllowed:

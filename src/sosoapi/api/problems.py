@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.responses import JSONResponse
 
+from sosoapi.auth.challenge import bearer_challenge
 from sosoapi.contract.errors import TITLES, ServiceError
 
 PROBLEM_JSON = "application/problem+json"
@@ -30,7 +31,7 @@ def problem_response(
     if error.retry_after_seconds is not None:
         headers["Retry-After"] = str(error.retry_after_seconds)
     if error.code == "unauthenticated":
-        challenge = 'Bearer realm="sosoapi", error="invalid_token"'
+        challenge = bearer_challenge(error.message)
         if resource_metadata:
             challenge += f', resource_metadata="{resource_metadata}"'
         headers["WWW-Authenticate"] = challenge

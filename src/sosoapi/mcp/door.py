@@ -6,9 +6,9 @@ hold every session. In front of it:
   `WWW-Authenticate` challenge of the MCP authorization specification;
 - each user holds at most `max_per_user` sessions: opening one more evicts that user's
   oldest idle session (one with no request in flight), or is refused 429 when all are busy;
-- a request whose token no longer verifies (revoked, expired) closes the sessions that
-  token opened, before the SDK answers it 401.
-The token is verified once per request: the SDK's own bearer check reuses the result.
+- a token that no longer verifies (revoked, expired) has the sessions it opened closed
+  (`close_token_sessions`, called by the bearer gate in front, which answers it 401).
+The token is verified once per request: the gate's result is reused by the verifier.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -28,8 +27,6 @@ from sosoapi.auth.tokens import RESEARCH_SCOPE, hash_token
 
 log = logging.getLogger("sosoapi.mcp")
 SESSION_HEADER = b"mcp-session-id"
-# (token, verified access) of the request in flight, so the SDK's check need not repeat it.
-VERIFIED: ContextVar[tuple[str, AccessToken | None] | None] = ContextVar("verified", default=None)
 
 
 class Verifier(Protocol):
@@ -100,9 +97,8 @@ class McpDoor:
             return
         token = _bearer(scope)
         access = await self.verifier.verify_token(token) if token else None
-        VERIFIED.set((token, access) if token else None)
         if token and access is None:
-            await self._close_token_sessions(hash_token(token))
+            await self.close_token_sessions(token)
         if access is None:  # the SDK answers 401 with its challenge
             await self.app(scope, receive, send)
             return
@@ -175,7 +171,9 @@ class McpDoor:
         del self.sessions[evicted]
         return True, evicted
 
-    async def _close_token_sessions(self, digest: str) -> None:
+    async def close_token_sessions(self, token: str) -> None:
+        """Close every session that `token` opened (it no longer verifies)."""
+        digest = hash_token(token)
         closing = [sid for sid, s in self.sessions.items() if s.token_digest == digest]
         for session_id in closing:
             self.sessions.pop(session_id, None)

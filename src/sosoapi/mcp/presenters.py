@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sosoapi.contract.evidence_tools import DiffOutput, QuoteOutput, SearchOutput
+from sosoapi.contract.guidance import advice
 from sosoapi.contract.models import (
     CorporaGetOutput,
     CorporaListOutput,
@@ -22,7 +23,6 @@ from sosoapi.contract.models import (
     WhoamiOutput,
     Wire,
 )
-from sosoapi.contract.vocabulary import State
 from sosoapi.mcp.framing import content_text
 
 Parts = list[tuple[str, str]]
@@ -38,23 +38,25 @@ def presenter(model: type) -> Callable[[Presenter], Presenter]:
     return register
 
 
-def render(output: Wire, corpus_revision: int | None = None) -> str:
-    line, parts = _PRESENTERS[type(output)](output, corpus_revision)
+def render(
+    output: Wire, corpus_revision: int | None = None, requested_url: str | None = None
+) -> str:
+    if isinstance(output, RetrieveOutput):
+        line, parts = _retrieval(output, requested_url)
+    else:
+        line, parts = _PRESENTERS[type(output)](output, corpus_revision)
     return content_text(line, parts)
 
 
-@presenter(RetrieveOutput)
-def _retrieval(output: RetrieveOutput, _: int | None) -> tuple[str, Parts]:
+def _retrieval(output: RetrieveOutput, requested_url: str | None) -> tuple[str, Parts]:
+    """The source URL named first (ours, never the page's words); when not ready, the
+    reason's meaning and the next step in one sentence from the shared table."""
     r = output.retrieval
-    head = f"Retrieval {r.id} (mutation_id {r.mutation_id}): state {r.state}"
+    source = (r.result.provenance.source_url if r.result else None) or requested_url
+    head = f"Retrieval {r.id} of {source or 'an uploaded file'} (mutation_id {r.mutation_id})"
+    head += f": state {r.state}"
     if r.result is None:
-        hint = {
-            State.PENDING: "call again with the same mutation_id to read the outcome.",
-            State.RUNNING: "call again with the same mutation_id to read the outcome.",
-            State.UNCONFIRMED: "the outcome cannot be confirmed; retry with a new mutation_id.",
-            State.EXPIRED: "it never ran inside its window; retry with a new mutation_id.",
-        }.get(r.state, "")
-        return f"{head}; {hint}", []
+        return f"{head}. {advice(None, r.state)}".rstrip(), []
     res = r.result
     line = (
         f"{head}; status {res.status}, reason {res.reason or 'none'}; "
@@ -66,6 +68,9 @@ def _retrieval(output: RetrieveOutput, _: int | None) -> tuple[str, Parts]:
         line += f"; retry after {res.retry_after_seconds} s"
     if r.evidence:
         line += f"; evidence {r.evidence.evidence_id} revision {r.evidence.revision}"
+    if res.status != "ready":
+        line += ". " + advice(res.reason, r.state, res.retry_after_seconds)
+        line = line.removesuffix(".")
     parts = [
         ("title", res.title or ""),
         ("description", res.description or ""),

@@ -53,16 +53,20 @@ def error_result(error: ServiceError) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
-def success_result(outcome: Outcome) -> types.CallToolResult:
+def _requested_url(arguments: dict[str, Any] | None) -> str | None:
+    url = (arguments or {}).get("url")
+    return url if isinstance(url, str) else None
+
+
+def success_result(outcome: Outcome, requested_url: str | None = None) -> types.CallToolResult:
     meta = (
         {CORPUS_REVISION_META: outcome.corpus_revision}
         if outcome.corpus_revision is not None
         else None
     )
+    text = render(outcome.output, outcome.corpus_revision, requested_url)
     return types.CallToolResult(
-        content=[
-            types.TextContent(type="text", text=render(outcome.output, outcome.corpus_revision))
-        ],
+        content=[types.TextContent(type="text", text=text)],
         structured_content=outcome.output.wire(),
         is_error=False,
         _meta=meta,
@@ -76,7 +80,9 @@ def build_server(
     profile: str,
     output_schemas: bool,
     token_source: TokenSource,
+    unauthenticated_hint: str = "",
 ) -> Server:
+    """The MCP server; `unauthenticated_hint` is added to every refusal of the token."""
     tools = [
         types.Tool.model_validate(entry)
         for entry in listed_tools(profile, transport, output_schemas=output_schemas)
@@ -101,9 +107,11 @@ def build_server(
                 transport=transport,
                 fixes=AUTH_FIXES,
             )
-            return success_result(outcome)
+            return success_result(outcome, _requested_url(params.arguments))
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)
+            if error.code == "unauthenticated" and unauthenticated_hint:
+                error = ServiceError(error.code, f"{error.message} {unauthenticated_hint}")
             return error_result(error)
         except Exception:  # a bug: a JSON-RPC internal error naming only the incident
             error = incident(log, f"surface=mcp tool={params.name}")

@@ -18,6 +18,7 @@ from sosoapi.store.corpora_repo import CorporaInTx, CorpusRepository
 from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceRepository
 from sosoapi.store.mutations_repo import KeyTaken, MutationRepository, MutationsInTx
+from sosoapi.store.oauth_repo import OAuthRepository
 from sosoapi.store.projects_repo import ProjectRepository, ProjectsInTx
 from sosoapi.store.retrievals_repo import RetrievalRepository
 from sosoapi.store.search_repo import SearchRepository
@@ -44,6 +45,7 @@ class Store:
         self.projects = ProjectRepository(self.db)
         self.corpora = CorpusRepository(self.db)
         self.search = SearchRepository(self.db)
+        self.oauth = OAuthRepository(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:

@@ -68,6 +68,11 @@ tokens = Table(
     _ts("created_at"),
     _ts("expires_at", nullable=True),
     _ts("revoked_at", nullable=True),
+    # personal | oauth_access | oauth_refresh; OAuth tokens name their client, resource, grant
+    Column("kind", String(16), nullable=False, server_default="personal"),
+    Column("client_id", String(64), nullable=True),
+    Column("resource", Text, nullable=True),
+    Column("grant_id", String(ID), nullable=True, index=True),
 )
 
 mutations = Table(
@@ -198,4 +203,30 @@ evidence_passages = Table(
     Column("end_ms", BigInteger, nullable=True),
     Column("config", String(32), nullable=False),
     Index("ix_evidence_passages_revision", "evidence_id", "revision"),
+)
+
+
+oauth_clients = Table(
+    "oauth_clients",
+    metadata,
+    Column("client_id", String(64), primary_key=True),
+    Column("secret_hash", String(64), nullable=True),
+    Column("client_name", String(200), nullable=False),
+    Column("info", Text, nullable=False),  # the registration as JSON, without its secret
+    _ts("created_at"),
+)
+
+# One sign-in: the /authorize request (pending), the person's decision, the code, its use.
+oauth_authorizations = Table(
+    "oauth_authorizations",
+    metadata,
+    Column("id_hash", String(64), primary_key=True),
+    Column("client_id", String(64), ForeignKey("oauth_clients.client_id"), nullable=False),
+    Column("params", Text, nullable=False),
+    Column("user_id", String(ID), ForeignKey("users.id"), nullable=True),
+    Column("code_hash", String(64), nullable=True, unique=True),
+    _ts("created_at"),
+    _ts("expires_at"),
+    _ts("decided_at", nullable=True),
+    _ts("exchanged_at", nullable=True),
 )
