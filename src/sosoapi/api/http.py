@@ -25,6 +25,8 @@ from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError, invalid_input
 from sosoapi.mcp.catalog import visible_tools
 from sosoapi.mcp.server import build_server, http_token
+from sosoapi.research.review import Review
+from sosoapi.web.console import add_console
 
 log = logging.getLogger("sosoapi.api")
 BEARER = "bearer "
@@ -160,6 +162,9 @@ def create_http_app(
             include_in_schema=True,
         )
     _refuse_other_methods(api)
+    add_console(
+        api, Review(application.research), secure_cookie=base.lower().startswith("https://")
+    )
     api.mount("/", mcp_app)
     return api
 

@@ -256,7 +256,12 @@ class ReceiptService:
         result = Draft(kind=record.kind).add("cancelled").finish(now)
         settled = await anyio.to_thread.run_sync(
             lambda: self.store.receipts.settle(
-                retrieval_id, None, "cancelled", result.model_dump_json(), now
+                retrieval_id,
+                None,
+                "cancelled",
+                result.model_dump_json(),
+                now,
+                outcome=(result.status, result.reason),
             )
         )
         if settled:
@@ -329,7 +334,13 @@ class ReceiptService:
         item = evidence_write(record.workspace_id, result)
         settled = await anyio.to_thread.run_sync(
             lambda: self.store.receipts.settle(
-                record.id, self.owner, "completed", result.model_dump_json(), now, item
+                record.id,
+                self.owner,
+                "completed",
+                result.model_dump_json(),
+                now,
+                item,
+                outcome=(result.status, result.reason),
             )
         )
         log.info(

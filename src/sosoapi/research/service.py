@@ -87,21 +87,32 @@ class ResearchService:
             raise not_found(
                 f"Unknown tool `{tool}` on {transport}; list the tools this server offers."
             )
-        principal, access, arguments = await anyio.to_thread.run_sync(
-            self._admit, operation, token, arguments
+        principal = await self.authenticate(token)
+        return await self.call_as(principal, tool, arguments, cancel_requested)
+
+    async def call_as(
+        self,
+        principal: Principal,
+        tool: str,
+        arguments: Any,
+        cancel_requested: Callable[[], bool] = lambda: False,
+    ) -> Outcome:
+        """`call` for a caller already authenticated (a console session's token)."""
+        operation = self.operations[tool]
+        access, arguments = await anyio.to_thread.run_sync(
+            self._admit, operation, principal, arguments
         )
         return await operation.handler(Call(principal, access, arguments, cancel_requested))
 
     def _admit(
-        self, operation: Operation, token: str | None, arguments: Any
-    ) -> tuple[Principal, Access | None, dict[str, Any]]:
-        """The checks of SPEC section 3 in order, input validation after authentication."""
-        principal = self.guard.authenticate(token, utcnow())
+        self, operation: Operation, principal: Principal, arguments: Any
+    ) -> tuple[Access | None, dict[str, Any]]:
+        """The checks of SPEC section 3 after authentication, input validation first."""
         arguments = validate_input(operation.tool, arguments)
         if operation.action is None:
-            return principal, None, arguments
+            return None, arguments
         access, _ = self.guard.check(principal, arguments["workspace_id"].lower(), operation.action)
-        return principal, access, arguments
+        return access, arguments
 
     async def _retrieve(self, call: Call) -> Outcome:
         request = RetrieveInput.model_validate(call.arguments)

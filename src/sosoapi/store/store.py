@@ -8,6 +8,8 @@ from sosoapi.store.evidence_repo import EvidenceRepository
 from sosoapi.store.mutations_repo import MutationRepository
 from sosoapi.store.projects_repo import CorpusRepository, ProjectRepository
 from sosoapi.store.receipts import ReceiptRepository
+from sosoapi.store.review_repo import ReviewRepository
+from sosoapi.store.sessions_repo import SessionRepository
 
 
 class Store:
@@ -21,6 +23,8 @@ class Store:
         self.mutations = MutationRepository(self.db, self.receipts)
         self.projects = ProjectRepository(self.db)
         self.corpora = CorpusRepository(self.db)
+        self.sessions = SessionRepository(self.db)
+        self.review = ReviewRepository(self.db)
 
     def close(self) -> None:
         self.db.dispose()

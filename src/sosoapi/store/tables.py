@@ -176,3 +176,23 @@ corpus_revisions = Table(
 )
 
 Index("ix_evidence_workspace", evidence.c.workspace_id, evidence.c.updated_at)
+
+retrievals.append_column(Column("status", String(16), nullable=True))
+retrievals.append_column(Column("reason", String(32), nullable=True))
+Index(
+    "ix_retrievals_workspace_created",
+    retrievals.c.workspace_id,
+    retrievals.c.created_at,
+    retrievals.c.id,
+)
+
+console_sessions = Table(
+    "console_sessions",
+    metadata,
+    Column("id", String(ID), primary_key=True),
+    Column("session_hash", String(64), nullable=False, unique=True),
+    Column("token_id", String(ID), ForeignKey("tokens.id"), nullable=False),
+    _ts("created_at"),
+    _ts("expires_at"),
+    _ts("revoked_at", nullable=True),
+)
