@@ -13,6 +13,9 @@ from sosoapi.app import Application
 from tests.support.console import Seeded, seed_review
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin
+from tests.surfaces.conftest import initialised, process_env, served
+
+__all__ = ["initialised", "process_env", "served"]
 
 
 @pytest.fixture

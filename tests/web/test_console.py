@@ -87,7 +87,7 @@ async def get(client: httpx.AsyncClient, path: str, status: int = 200) -> str:
         ("content-security-policy", CSP),
         ("x-frame-options", "DENY"),
         ("x-content-type-options", "nosniff"),
-        ("referrer-policy", "no-referrer"),
+        ("referrer-policy", "same-origin"),
     ):
         assert response.headers[name] == value, (path, name)
     return response.text
