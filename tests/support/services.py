@@ -63,8 +63,9 @@ def cli(
 class ServeProcess:
     """`sosoapi serve` on a free loopback port, killed on exit."""
 
-    def __init__(self, env: Mapping[str, str], *args: str) -> None:
+    def __init__(self, env: Mapping[str, str], *args: str, ready_seconds: float = 30) -> None:
         self.port = free_port()
+        self.ready_seconds = ready_seconds
         self.env = {**os.environ, **env}
         self.args = args
         self.proc: subprocess.Popen[bytes] | None = None
@@ -80,7 +81,7 @@ class ServeProcess:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + self.ready_seconds
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"sosoapi serve exited: {self.proc.stderr.read().decode()}")  # type: ignore[union-attr]
@@ -89,7 +90,7 @@ class ServeProcess:
                     return self
             except httpx.HTTPError:
                 time.sleep(0.1)
-        raise RuntimeError("sosoapi serve did not become healthy in 30 s")
+        raise RuntimeError(f"sosoapi serve did not become healthy in {self.ready_seconds} s")
 
     def kill(self) -> None:
         if self.proc and self.proc.poll() is None:
