@@ -10,13 +10,11 @@ in to a real `sosoapi serve` and fetches every console page N times in sequence;
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -24,37 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import latency_args, percentiles, print_table  # noqa: E402
-from sosoapi.app import Application  # noqa: E402
-from sosoapi.auth.admin import Admin  # noqa: E402
-from sosoapi.config import Settings  # noqa: E402
-from sosoapi.research.receipts import utcnow  # noqa: E402
 from sosoapi.store.database import sqlite_url  # noqa: E402
-from tests.support.console import Seeded, seed_retrievals, seed_review  # noqa: E402
+from tests.support.console import Seeded, seed_workspace  # noqa: E402
 from tests.support.origin import HTTPSOrigin  # noqa: E402
 from tests.support.postgres import private_schema  # noqa: E402
 from tests.support.services import ServeProcess  # noqa: E402
 
 RETRIEVALS = 10_000
 TARGET_MS = 50.0
-
-
-def seed(env: dict[str, str], origin: HTTPSOrigin) -> tuple[str, str, Seeded]:
-    """(workspace_id, token, what was seeded) in the database `env` names."""
-    app = Application(Settings.from_env(env))
-    workspace, minted = Admin(app.store.auth).init_local(utcnow())
-
-    async def build() -> Seeded:
-        async def call(tool: str, arguments: dict[str, Any]) -> tuple[dict, int | None]:
-            outcome = await app.research.call(tool, minted.token, arguments)
-            return outcome.output.wire(), outcome.corpus_revision
-
-        async with app.running():
-            return await seed_review(call, origin, workspace.id)
-
-    seeded = asyncio.run(build())
-    seed_retrievals(app.store, workspace.id, RETRIEVALS)
-    app.store.close()
-    return workspace.id, minted.token, seeded
 
 
 def pages(ws: str, seeded: Seeded, cursor: str) -> dict[str, str]:
@@ -88,7 +63,7 @@ def deep_cursor(http: httpx.Client, base: str, ws: str, pages_deep: int) -> str:
 
 
 def run_store(label: str, env: dict[str, str], origin: HTTPSOrigin, n: int) -> list[tuple]:
-    workspace_id, token, seeded = seed(env, origin)
+    workspace_id, token, seeded = seed_workspace(env, origin, RETRIEVALS)
     rows = []
     with ServeProcess(env, ready_seconds=120) as server, httpx.Client(timeout=30) as http:
         signed = http.post(server.base + "/console/sign-in", data={"token": token})

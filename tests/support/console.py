@@ -7,12 +7,17 @@ console shows, made the way an agent makes it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sosoapi.app import Application
+from sosoapi.auth.admin import Admin
+from sosoapi.config import Settings
 from sosoapi.contract.models import Provenance, RetrieveResult
 from sosoapi.store.store import Store
 from sosoapi.store.tables import mutations, retrievals
@@ -156,3 +161,25 @@ def seed_retrievals(store: Store, ws: str, count: int, start: datetime | None = 
     with store.db.write() as conn:
         conn.execute(mutations.insert(), keys)
         conn.execute(retrievals.insert(), rows)
+
+
+def seed_workspace(
+    env: Mapping[str, str], origin: HTTPSOrigin, retrievals: int
+) -> tuple[str, str, Seeded]:
+    """(workspace_id, owner token, what was seeded) in the store `env` names: the review
+    workspace plus `retrievals` bulk rows, for the bench and the screenshots."""
+    app = Application(Settings.from_env(env))
+    workspace, minted = Admin(app.store.auth).init_local(datetime.now(UTC))
+
+    async def build() -> Seeded:
+        async def call(tool: str, arguments: dict[str, Any]) -> tuple[dict, int | None]:
+            outcome = await app.research.call(tool, minted.token, arguments)
+            return outcome.output.wire(), outcome.corpus_revision
+
+        async with app.running():
+            return await seed_review(call, origin, workspace.id)
+
+    seeded = asyncio.run(build())
+    seed_retrievals(app.store, workspace.id, retrievals)
+    app.store.close()
+    return workspace.id, minted.token, seeded
