@@ -134,8 +134,8 @@ class Review:
     async def overview(self, principal: Principal, workspace_id: str) -> Overview:
         access = await self._read(principal, workspace_id)
         counts = await anyio.to_thread.run_sync(self.store.review.counts, access.workspace.id)
-        page = await self.retrievals(principal, workspace_id, {}, None, LATEST)
-        return Overview(counts, page.items)
+        latest = await self._page(access, RetrievalFilter(), None, LATEST)
+        return Overview(counts, latest.items)
 
     async def retrievals(
         self,
@@ -147,8 +147,12 @@ class Review:
     ) -> RetrievalPage:
         """Newest first, filtered by state, status and reason."""
         access = await self._read(principal, workspace_id)
-        where = parse_filter(raw_filter)
-        call = Call(principal, access, {"cursor": cursor, "limit": limit}, lambda: False)
+        return await self._page(access, parse_filter(raw_filter), cursor, limit)
+
+    async def _page(
+        self, access: Access, where: RetrievalFilter, cursor: str | None, limit: int
+    ) -> RetrievalPage:
+        call = Call(access.principal, access, {"cursor": cursor, "limit": limit}, lambda: False)
         rows, next_cursor = await read_page(call, self.store.review.retrievals_page, where=where)
         return RetrievalPage([_row(r) for r in rows], next_cursor)
 

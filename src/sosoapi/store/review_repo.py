@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
@@ -62,27 +63,24 @@ class ReviewRepository:
         return from_row(RetrievalRecord, row) if row else None
 
     def counts(self, workspace_id: str) -> WorkspaceCounts:
-        """Retrievals by state and by status, and how many evidence, projects and corpora."""
-        mine = retrievals.c.workspace_id == workspace_id
+        """Retrievals by state and by status (one pass over an index), and the totals."""
+        outcome = (
+            select(retrievals.c.state, retrievals.c.status, func.count())
+            .where(retrievals.c.workspace_id == workspace_id)
+            .group_by(retrievals.c.state, retrievals.c.status)
+        )
         with self.db.read() as conn:
-            by_state = conn.execute(
-                select(retrievals.c.state, func.count()).where(mine).group_by(retrievals.c.state)
-            ).all()
-            by_status = conn.execute(
-                select(retrievals.c.status, func.count())
-                .where(mine, retrievals.c.status.is_not(None))
-                .group_by(retrievals.c.status)
-            ).all()
+            groups = conn.execute(outcome).all()
             totals = [
                 conn.execute(
                     select(func.count()).select_from(t).where(t.c.workspace_id == workspace_id)
                 ).scalar_one()
                 for t in (evidence, projects, corpora)
             ]
-        return WorkspaceCounts(
-            retrievals_by_state={state: n for state, n in by_state},
-            retrievals_by_status={status: n for status, n in by_status},
-            evidence=totals[0],
-            projects=totals[1],
-            corpora=totals[2],
-        )
+        by_state: Counter[str] = Counter()
+        by_status: Counter[str] = Counter()
+        for state, status, n in groups:
+            by_state[state] += n
+            if status is not None:
+                by_status[status] += n
+        return WorkspaceCounts(dict(by_state), dict(by_status), *totals)

@@ -179,12 +179,13 @@ Index("ix_evidence_workspace", evidence.c.workspace_id, evidence.c.updated_at)
 
 retrievals.append_column(Column("status", String(16), nullable=True))
 retrievals.append_column(Column("reason", String(32), nullable=True))
-Index(
-    "ix_retrievals_workspace_created",
-    retrievals.c.workspace_id,
-    retrievals.c.created_at,
-    retrievals.c.id,
-)
+for _name, _columns in (
+    ("ix_retrievals_workspace_created", ("created_at", "id")),
+    ("ix_retrievals_workspace_status", ("status", "created_at", "id")),
+    ("ix_retrievals_workspace_reason", ("reason", "created_at", "id")),
+    ("ix_retrievals_workspace_outcome", ("state", "status")),
+):
+    Index(_name, retrievals.c.workspace_id, *(retrievals.c[c] for c in _columns))
 
 console_sessions = Table(
     "console_sessions",

@@ -19,6 +19,12 @@ branch_labels = None
 depends_on = None
 
 ID = 36
+INDEXES = {  # the table newest first, filtered by status or reason; counts from the index
+    "ix_retrievals_workspace_created": ["workspace_id", "created_at", "id"],
+    "ix_retrievals_workspace_status": ["workspace_id", "status", "created_at", "id"],
+    "ix_retrievals_workspace_reason": ["workspace_id", "reason", "created_at", "id"],
+    "ix_retrievals_workspace_outcome": ["workspace_id", "state", "status"],
+}
 
 
 def _ts(name: str, nullable: bool = False) -> sa.Column:
@@ -38,9 +44,8 @@ def upgrade() -> None:
     with op.batch_alter_table("retrievals") as batch:
         batch.add_column(sa.Column("status", sa.String(16), nullable=True))
         batch.add_column(sa.Column("reason", sa.String(32), nullable=True))
-    op.create_index(
-        "ix_retrievals_workspace_created", "retrievals", ["workspace_id", "created_at", "id"]
-    )
+    for name, columns in INDEXES.items():
+        op.create_index(name, "retrievals", columns)
     _backfill()
 
 
@@ -64,7 +69,8 @@ def _backfill() -> None:
 
 
 def downgrade() -> None:
-    op.drop_index("ix_retrievals_workspace_created", "retrievals")
+    for name in INDEXES:
+        op.drop_index(name, "retrievals")
     with op.batch_alter_table("retrievals") as batch:
         batch.drop_column("reason")
         batch.drop_column("status")
