@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import httpx
+import sqlalchemy as sa
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -62,8 +63,17 @@ def deep_cursor(http: httpx.Client, base: str, ws: str, pages_deep: int) -> str:
     return url.split("cursor=", 1)[1]
 
 
+def analyze(url: str) -> None:
+    """Statistics for the freshly bulk-loaded tables, as autovacuum would gather them."""
+    engine = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(sa.text("VACUUM ANALYZE" if url.startswith("postgresql") else "ANALYZE"))
+    engine.dispose()
+
+
 def run_store(label: str, env: dict[str, str], origin: HTTPSOrigin, n: int) -> list[tuple]:
     workspace_id, token, seeded = seed_workspace(env, origin, RETRIEVALS)
+    analyze(env["SOSOAPI_DATABASE_URL"])
     rows = []
     with ServeProcess(env, ready_seconds=120) as server, httpx.Client(timeout=30) as http:
         signed = http.post(server.base + "/console/sign-in", data={"token": token})

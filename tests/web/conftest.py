@@ -7,9 +7,11 @@ from typing import Any
 
 import httpx
 import pytest
+from starlette.applications import Starlette
 
-from sosoapi.api.http import create_http_app
 from sosoapi.app import Application
+from sosoapi.research.review import Review
+from sosoapi.web.console import add_console
 from tests.support.console import Seeded, seed_review
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin
@@ -18,10 +20,18 @@ from tests.surfaces.conftest import initialised, process_env, served
 __all__ = ["initialised", "process_env", "served"]
 
 
+def console_app(
+    application: Application, *, secure_cookie: bool = False, **review: Any
+) -> Starlette:
+    """The console's routes alone (`sosoapi serve` adds the same; the browser test uses it)."""
+    app = Starlette()
+    add_console(app, Review(application.research, **review), secure_cookie=secure_cookie)
+    return app
+
+
 @pytest.fixture
 async def client(application: Application) -> AsyncIterator[httpx.AsyncClient]:
-    api = create_http_app(application, host="127.0.0.1", port=8080, profile="full")
-    transport = httpx.ASGITransport(app=api)
+    transport = httpx.ASGITransport(app=console_app(application))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         yield http
 

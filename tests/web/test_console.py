@@ -10,13 +10,11 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
-from starlette.applications import Starlette
 
 from sosoapi.app import Application
 from sosoapi.auth.admin import Admin
-from sosoapi.research.review import Review
 from sosoapi.store.tables import console_sessions
-from sosoapi.web.console import COOKIE, add_console
+from sosoapi.web.console import COOKIE
 from tests.support.console import (
     HOSTILE_TEXT,
     HOSTILE_TITLE,
@@ -25,7 +23,7 @@ from tests.support.console import (
     Seeded,
     seed_retrievals,
 )
-from tests.web.conftest import sign_in
+from tests.web.conftest import console_app, sign_in
 
 CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -126,11 +124,17 @@ async def test_sign_in_sets_a_strict_httponly_cookie_and_stores_only_its_hash(
 async def test_the_cookie_is_secure_over_https(
     application: Application, owner: tuple[str, str]
 ) -> None:
-    from sosoapi.api.http import create_http_app
-
-    api = create_http_app(application, host="127.0.0.1", port=8080, profile="full")
-    transport = httpx.ASGITransport(app=api)
+    transport = httpx.ASGITransport(app=console_app(application))
     async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as http:
+        response = await sign_in(http, owner[1])
+    assert "secure" in [p.strip().lower() for p in response.headers["set-cookie"].split(";")]
+
+
+async def test_the_cookie_is_secure_behind_an_https_public_url(
+    application: Application, owner: tuple[str, str]
+) -> None:
+    transport = httpx.ASGITransport(app=console_app(application, secure_cookie=True))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         response = await sign_in(http, owner[1])
     assert "secure" in [p.strip().lower() for p in response.headers["set-cookie"].split(";")]
 
@@ -197,8 +201,7 @@ async def test_revoking_the_token_ends_its_sessions(
 async def test_a_session_expires(application: Application, owner: tuple[str, str]) -> None:
     ws, token = owner
     now = [datetime.now(UTC)]
-    app = Starlette()
-    add_console(app, Review(application.research, session_seconds=60, clock=lambda: now[0]))
+    app = console_app(application, session_seconds=60, clock=lambda: now[0])
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         response = await sign_in(http, token)
@@ -391,6 +394,8 @@ async def test_retrievals_filter_and_page_newest_first(
     assert await walk("state=expired&status=ready") == []
     refused = await get(client, f"{base}?reason=nonsense", 400)
     assert "`reason`" in refused and "unsafe_url" in refused
+    forged = await get(client, f"{base}?cursor=not-ours", 400)
+    assert "`cursor`" in forged
 
 
 async def test_the_stylesheet_is_served_from_the_package(client: httpx.AsyncClient) -> None:

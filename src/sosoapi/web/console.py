@@ -80,7 +80,8 @@ def clock_time(ms: int) -> str:
 
 
 def when(value: datetime | None) -> str:
-    return format_timestamp(value) if value is not None else ""
+    """A time a person reads: UTC to the second (the contract's own form is in the JSON)."""
+    return format_timestamp(value.replace(microsecond=0)) if value is not None else ""
 
 
 def _environment() -> Environment:
