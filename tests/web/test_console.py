@@ -346,7 +346,7 @@ async def test_a_retrieval_links_to_its_evidence_and_a_corpus_to_each_pinned_rev
     ]
     hrefs = [a["href"] for a in corpus.links()]
     assert [h for h in hrefs if "/evidence/" in h] == pinned
-    assert "partial" in corpus.text
+    assert "partial" in corpus.text and "Revision 1 Project" in corpus.words
 
 
 async def test_retrievals_filter_and_page_newest_first(

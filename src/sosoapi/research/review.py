@@ -24,8 +24,8 @@ from sosoapi.auth.sessions import (
 )
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.errors import invalid_input, not_found, unauthenticated
-from sosoapi.contract.models import Reason, Retrieval, State, Status, Wire
-from sosoapi.research.operation import Call
+from sosoapi.contract.models import Reason, Retrieval, State, Status
+from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
 from sosoapi.research.receipts import receipt_of, utcnow
 from sosoapi.research.service import ResearchService
@@ -127,9 +127,9 @@ class Review:
 
     # --- views ------------------------------------------------------------------------------
 
-    async def tool(self, principal: Principal, tool: str, arguments: dict[str, Any]) -> Wire:
+    async def tool(self, principal: Principal, tool: str, arguments: dict[str, Any]) -> Outcome:
         """A published read tool, exactly as an agent with the same token would call it."""
-        return (await self.research.call_as(principal, tool, arguments)).output
+        return await self.research.call_as(principal, tool, arguments)
 
     async def overview(self, principal: Principal, workspace_id: str) -> Overview:
         access = await self._read(principal, workspace_id)

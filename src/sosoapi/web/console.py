@@ -29,6 +29,7 @@ from sosoapi.auth.sessions import csrf_matches, csrf_token
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.errors import ServiceError, forbidden, invalid_input
 from sosoapi.contract.models import format_timestamp
+from sosoapi.research.operation import Outcome
 from sosoapi.research.review import FILTERS, Review
 
 log = logging.getLogger("sosoapi.web.console")
@@ -192,7 +193,7 @@ class Console:
             principal = await self.review.principal(request.cookies.get(COOKIE))
         except ServiceError:
             return self.render(request, "sign_in.html", error=None, next="/console")
-        whoami = await self.review.tool(principal, "sosoapi_whoami", {})
+        whoami = (await self.review.tool(principal, "sosoapi_whoami", {})).output
         return self.render(request, "workspaces.html", signed_in=True, whoami=whoami)
 
     async def sign_in(self, request: Request) -> Response:
@@ -256,49 +257,55 @@ class Console:
         return self._show(request, "retrieval.html", "retrievals", retrieval=retrieval)
 
     async def evidence_list(self, request: Request, principal: Principal) -> Response:
-        output = await self._tool(request, principal, "sosoapi_research_evidence_list", cursor=1)
-        return self._show(request, "evidence_list.html", "evidence", listing=output)
+        outcome = await self._tool(request, principal, "sosoapi_research_evidence_list", cursor=1)
+        return self._show(request, "evidence_list.html", "evidence", listing=outcome.output)
 
     async def evidence(self, request: Request, principal: Principal) -> Response:
-        output = await self._tool(
+        outcome = await self._tool(
             request,
             principal,
             "sosoapi_research_evidence_get",
             evidence_id=request.path_params["evidence_id"],
             revision=_revision(request),
         )
-        return self._show(request, "evidence.html", "evidence", evidence=output.evidence)
+        return self._show(request, "evidence.html", "evidence", evidence=outcome.output.evidence)
 
     async def projects(self, request: Request, principal: Principal) -> Response:
-        output = await self._tool(request, principal, "sosoapi_research_projects_list", cursor=1)
-        return self._show(request, "projects.html", "projects", listing=output)
+        outcome = await self._tool(request, principal, "sosoapi_research_projects_list", cursor=1)
+        return self._show(request, "projects.html", "projects", listing=outcome.output)
 
     async def project(self, request: Request, principal: Principal) -> Response:
-        output = await self._tool(
+        outcome = await self._tool(
             request,
             principal,
             "sosoapi_research_projects_get",
             project_id=request.path_params["project_id"],
         )
-        return self._show(request, "project.html", "projects", project=output.project)
+        return self._show(request, "project.html", "projects", project=outcome.output.project)
 
     async def corpora(self, request: Request, principal: Principal) -> Response:
-        output = await self._tool(request, principal, "sosoapi_research_corpora_list", cursor=1)
-        return self._show(request, "corpora.html", "corpora", listing=output)
+        outcome = await self._tool(request, principal, "sosoapi_research_corpora_list", cursor=1)
+        return self._show(request, "corpora.html", "corpora", listing=outcome.output)
 
     async def corpus(self, request: Request, principal: Principal) -> Response:
-        output = await self._tool(
+        outcome = await self._tool(
             request,
             principal,
             "sosoapi_research_corpora_get",
             id=request.path_params["corpus_id"],
             revision=_revision(request),
         )
-        return self._show(request, "corpus.html", "corpora", snapshot=output.snapshot)
+        return self._show(
+            request,
+            "corpus.html",
+            "corpora",
+            snapshot=outcome.output.snapshot,
+            revision=outcome.corpus_revision,
+        )
 
     async def _tool(
         self, request: Request, principal: Principal, tool: str, cursor: int = 0, **arguments: Any
-    ) -> Any:
+    ) -> Outcome:
         """A read tool in the page's workspace; `cursor` 1 passes the page's ?cursor= on."""
         arguments["workspace_id"] = request.path_params["workspace_id"]
         if cursor and request.query_params.get("cursor"):
