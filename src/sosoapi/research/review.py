@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, get_args
+from typing import Any
 
 import anyio
+from pydantic import ValidationError
 
+from sosoapi.auth.errors import AuthRefused, Fixes
 from sosoapi.auth.permission import Access
 from sosoapi.auth.sessions import (
     SESSION_SECONDS,
@@ -24,7 +26,8 @@ from sosoapi.auth.sessions import (
 )
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.errors import invalid_input, not_found, unauthenticated
-from sosoapi.contract.models import Reason, Retrieval, State, Status
+from sosoapi.contract.models import PageInput, Retrieval
+from sosoapi.contract.vocabulary import Reason, State, Status
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
 from sosoapi.research.receipts import receipt_of, utcnow
@@ -34,9 +37,9 @@ from sosoapi.store.review_repo import RetrievalFilter, WorkspaceCounts
 
 LATEST = 10
 FILTERS: dict[str, tuple[str, ...]] = {
-    "state": get_args(State),
-    "status": get_args(Status),
-    "reason": get_args(Reason),
+    "state": tuple(State),
+    "status": tuple(Status),
+    "reason": tuple(Reason),
 }
 
 
@@ -99,9 +102,9 @@ class Review:
 
     # --- sessions ---------------------------------------------------------------------------
 
-    async def sign_in(self, token: str | None) -> OpenedSession:
+    async def sign_in(self, token: str | None, fixes: Fixes | None = None) -> OpenedSession:
         """The tools' own authentication, then a new session for that token."""
-        principal = await self.research.authenticate(token)
+        principal = await self.research.authenticate(token, fixes)
         secret, now = new_session_secret(), self.clock()
         until = session_expiry(now, principal, self.session_seconds)
         await anyio.to_thread.run_sync(
@@ -152,7 +155,13 @@ class Review:
     async def _page(
         self, access: Access, where: RetrievalFilter, cursor: str | None, limit: int
     ) -> RetrievalPage:
-        call = Call(access.principal, access, {"cursor": cursor, "limit": limit}, lambda: False)
+        try:
+            page = PageInput(workspace_id=access.workspace.id, cursor=cursor, limit=limit)
+        except ValidationError:
+            raise invalid_input(
+                "`cursor` was not issued by this server; follow the page's own links.", "cursor"
+            ) from None
+        call = Call(access.principal, access, page, page.wire(), lambda: False)
         rows, next_cursor = await read_page(call, self.store.review.retrievals_page, where=where)
         return RetrievalPage([_row(r) for r in rows], next_cursor)
 
@@ -171,7 +180,10 @@ class Review:
         return _row(record)
 
     async def _read(self, principal: Principal, workspace_id: str) -> Access:
-        def check() -> Access:
-            return self.research.guard.check(principal, workspace_id.lower(), "read")[0]
-
-        return await anyio.to_thread.run_sync(check)
+        """The tools' permission check for reading `workspace_id`."""
+        try:
+            return await anyio.to_thread.run_sync(
+                self.research.guard.check, principal, workspace_id.lower(), "read"
+            )
+        except AuthRefused as refused:
+            raise refused.service_error() from None

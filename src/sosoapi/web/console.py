@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.auth.sessions import csrf_matches, csrf_token
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.errors import ServiceError, forbidden, invalid_input
@@ -48,6 +49,10 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
     "Cross-Origin-Opener-Policy": "same-origin",
     "Cross-Origin-Resource-Policy": "same-origin",
+}
+FIXES: Fixes = {
+    NoToken: "paste a token into the form; mint one with `sosoapi tokens create`.",
+    BadToken: "sign in with a current token; mint one with `sosoapi tokens create`.",
 }
 NAV = (
     ("overview", "Overview", ""),
@@ -199,7 +204,7 @@ class Console:
     async def sign_in(self, request: Request) -> Response:
         try:
             form = await self._form(request)
-            opened = await self.review.sign_in(form.get("token", "").strip() or None)
+            opened = await self.review.sign_in(form.get("token", "").strip() or None, FIXES)
         except ServiceError as error:
             log.info("console sign-in refused code=%s", error.code)
             status = error.http_status
@@ -345,5 +350,5 @@ def secured(response: Response) -> Response:
 
 
 def add_console(app: Any, review: Review, *, secure_cookie: bool = False) -> None:
-    """Serve the console under /console on `app` (before any catch-all mount)."""
-    app.router.routes.extend(Console(review, secure_cookie=secure_cookie).routes())
+    """Serve the console under /console on `app`, ahead of any catch-all mount."""
+    app.router.routes[0:0] = Console(review, secure_cookie=secure_cookie).routes()
