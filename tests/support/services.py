@@ -64,8 +64,11 @@ def cli(
 class ServeProcess:
     """`sosoapi serve` on a free loopback port, killed on exit."""
 
-    def __init__(self, env: Mapping[str, str], *args: str) -> None:
+    def __init__(
+        self, env: Mapping[str, str], *args: str, ready_seconds: float = STARTUP_SECONDS
+    ) -> None:
         self.port = free_port()
+        self.ready_seconds = ready_seconds
         self.env = {**os.environ, **env}
         self.args = args
         self.proc: subprocess.Popen[bytes] | None = None
@@ -81,7 +84,7 @@ class ServeProcess:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        deadline = time.monotonic() + STARTUP_SECONDS
+        deadline = time.monotonic() + self.ready_seconds
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"sosoapi serve exited: {self.proc.stderr.read().decode()}")  # type: ignore[union-attr]
@@ -90,7 +93,7 @@ class ServeProcess:
                     return self
             except httpx.HTTPError:
                 time.sleep(0.1)
-        raise RuntimeError(f"sosoapi serve did not become healthy in {STARTUP_SECONDS} s")
+        raise RuntimeError(f"sosoapi serve did not become healthy in {self.ready_seconds} s")
 
     def kill(self) -> None:
         if self.proc and self.proc.poll() is None:
