@@ -8,6 +8,7 @@ from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser
 
+from sosoapi.extract.calls_to_action import drop_calls_to_action
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html_bounds import bound_markup
 from sosoapi.extract.html_main import extract_main
@@ -29,7 +30,7 @@ _SNIFF_BYTES = 1024
 # "lexbor" is our own extractor alone; "hybrid" is ours, with trafilatura run only on pages
 # where ours is unsure of its container (about a tenth of extraction-dev); "trafilatura"
 # runs trafilatura on every page. "hybrid" meets both targets of issue 4 (F1 at least
-# trafilatura's, CPU at most half): bench/README_extraction.md has the measured figures.
+# trafilatura's, CPU at most half): bench/README.md has the measured figures.
 MainTextExtractor = Literal["hybrid", "lexbor", "trafilatura"]
 DEFAULT_EXTRACTOR: MainTextExtractor = "hybrid"
 
@@ -97,8 +98,8 @@ def _main_text(
         return trafilatura_text(markup, url=url)
     ours = extract_main(tree)
     if extractor == "lexbor" or ours.confident:
-        return ours.text
-    return trafilatura_text(markup, url=url) or ours.text
+        return drop_calls_to_action(ours.text)
+    return drop_calls_to_action(trafilatura_text(markup, url=url) or ours.text)
 
 
 def _looks_like_markup(body: bytes) -> bool:
