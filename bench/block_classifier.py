@@ -10,7 +10,7 @@ paragraph's text and position (length, position in the text, punctuation, digit 
 upper-case shares, neighbours, multilingual word lists for calls to action, social
 networks, comments, credits, bios, legal notes, contact lines, dates), and drops the
 paragraphs it scores above a threshold. It is not shipped: on the held-out half it lowered
-F1 (bench/README.md), while the narrow rule in `sosoapi.extract.calls_to_action` raised
+F1 (bench/README.md), while the narrow rule in `sosoapi.extract.furniture_lines` raised
 both halves.
 
 Only the even-indexed pages are used to fit the weights and to choose the threshold; the

@@ -8,8 +8,8 @@ from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser
 
-from sosoapi.extract.calls_to_action import drop_calls_to_action
 from sosoapi.extract.charset import decode_bytes
+from sosoapi.extract.furniture_lines import drop_furniture_lines
 from sosoapi.extract.html_bounds import bound_markup
 from sosoapi.extract.html_main import extract_main
 from sosoapi.extract.html_meta import read_metadata
@@ -98,8 +98,8 @@ def _main_text(
         return trafilatura_text(markup, url=url)
     ours = extract_main(tree)
     if extractor == "lexbor" or ours.confident:
-        return drop_calls_to_action(ours.text)
-    return drop_calls_to_action(trafilatura_text(markup, url=url) or ours.text)
+        return drop_furniture_lines(ours.text)
+    return drop_furniture_lines(trafilatura_text(markup, url=url) or ours.text)
 
 
 def _looks_like_markup(body: bytes) -> bool:
