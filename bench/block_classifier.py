@@ -37,8 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from extraction import Case, Score, collapse, load_cases, score_page  # noqa: E402
-from sosoapi.extract.html import extract_text_document  # noqa: E402
+from extraction import Case, Score, collapse, load_cases, ours, score_page  # noqa: E402
 
 _EPOCHS = 3000
 _RATE = 0.5
@@ -117,15 +116,8 @@ def score_paragraphs(paragraphs: list[str], weights: list[float]) -> list[float]
 
 
 def rules_text(case: Case) -> list[str]:
-    """The pipeline's paragraphs before the learned filter."""
-    doc = extract_text_document(
-        case.body,
-        media_type="text/html",
-        charset=None,
-        content_language=None,
-        url=case.url,
-    )
-    return [line.strip() for line in (doc.text if doc else "").split("\n") if line.strip()]
+    """The shipped pipeline's paragraphs, before the learned filter."""
+    return [line.strip() for line in ours(case).split("\n") if line.strip()]
 
 
 def page_features(paragraphs: list[str]) -> list[list[float]]:
