@@ -15,11 +15,11 @@ both halves.
 
 Only the even-indexed pages are used to fit the weights and to choose the threshold; the
 odd half is scored once at the end as the held-out check. The training text is the
-shipped pipeline's text (its default extractor). A paragraph is
-labelled furniture when it holds a must-not-contain segment and no must-contain segment,
-content when it holds a must-contain segment; other paragraphs carry no label. The model
-is an L2-regularised logistic regression fitted by full-batch gradient descent on
-standardised features, folded back to raw-feature weights for the JSON file.
+shipped pipeline's text (its default extractor). A paragraph is labelled furniture when
+it holds a must-not-contain segment and no must-contain segment, content when it holds a
+must-contain segment; other paragraphs carry no label. The model is an L2-regularised
+logistic regression fitted by full-batch gradient descent on standardised features,
+folded back to raw-feature weights, in pure Python.
 """
 
 from __future__ import annotations
