@@ -96,3 +96,9 @@ def test_a_dateline_at_the_start_is_dropped(dateline: str) -> None:
 def test_a_date_inside_the_text_stays() -> None:
     text = "\n\n".join([*BODY, "The bridge reopens on 7 April 2027.", BODY[0]])
     assert drop_furniture_lines(text) == text
+
+
+@pytest.mark.parametrize("label", ["Mehr zum Thema", "Read more: the bridge in 1990", "See also"])
+def test_a_label_for_other_stories_is_dropped(label: str) -> None:
+    text = "\n\n".join([*BODY[:2], label, BODY[2]])
+    assert drop_furniture_lines(text) == "\n\n".join(BODY)

@@ -7,7 +7,9 @@ and trafilatura keeps them too, so they run last, on the chosen text of either:
   since an article may well be about newsletters or apps;
 - a short photo or image credit anywhere ("(Foto: Getty)", "Photograph by ...", "© AFP");
 - a short line among the first few that is a date with a month name ("7. oktober 2020",
-  "Stand: 05. Februar 2020"): the dateline, which numeric-date rules do not catch.
+  "Stand: 05. Februar 2020"): the dateline, which numeric-date rules do not catch;
+- a short label that opens a list of other stories ("Mehr zum Thema", "Read more: ...",
+  "See also"), anywhere.
 The constants were chosen on the even half of the extraction-dev set; bench/README.md has
 the figures on both halves.
 """
@@ -28,6 +30,13 @@ _CREDIT_MAX_CHARS = 120
 _CREDIT = re.compile(
     r"\((?:foto|photo|bild|credit|image|fotos?)\s*:|^(?:foto|photo|bild|credit|image|quelle"
     r"|source|fuente)\s*:|©|\bphotograph by\b|\bfoto:\s",
+    re.IGNORECASE,
+)
+_MORE_MAX_CHARS = 80
+_MORE = re.compile(
+    r"^(?:mehr zu|weitere|related|read more|more from|more on|lesen sie auch|siehe auch"
+    r"|see also|m[aá]s noticias|leer m[aá]s|lire aussi|czytaj (?:też|także)|also read"
+    r"|you may also|das könnte|contexto de)",
     re.IGNORECASE,
 )
 _FIRST_PARAGRAPHS = 3
@@ -57,6 +66,8 @@ def drop_furniture_lines(text: str) -> str:
 
 def _is_furniture(line: str, filled: list[int], at: int) -> bool:
     if len(line) <= _CREDIT_MAX_CHARS and _CREDIT.search(line):
+        return True
+    if len(line) <= _MORE_MAX_CHARS and _MORE.search(line):
         return True
     if at in filled[-_LAST_PARAGRAPHS:] and len(line) <= _CALL_MAX_CHARS and _CALL.search(line):
         return True
