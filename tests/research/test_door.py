@@ -228,17 +228,22 @@ async def test_unexpected_failure_over_http_is_a_500_problem_with_the_incident(
 ) -> None:
     from sosoapi.api.http import create_http_app
     from sosoapi.mcp.http import mcp_http
+    from sosoapi.web.oauth import oauth_server
 
     ws, token = owner
     secret = break_create(application)
+    base = "http://127.0.0.1:8080"
     mcp_app = mcp_http(
         application.research,
+        oauth_server(application.oauth, base),
         host="127.0.0.1",
-        base="http://127.0.0.1:8080",
+        base=base,
         profile="full",
         output_schemas=False,
     )
-    api = create_http_app(application, mcp=mcp_app, host="127.0.0.1", port=8080, profile="full")
+    api = create_http_app(
+        application, mcp=mcp_app, host="127.0.0.1", port=8080, profile="full", base=base
+    )
     transport = httpx.ASGITransport(app=api)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8080") as http:
         with caplog.at_level(logging.INFO, logger="sosoapi"):
