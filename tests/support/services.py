@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,10 +63,18 @@ def cli(
 class ServeProcess:
     """`sosoapi serve` on a free loopback port, killed on exit."""
 
-    def __init__(self, env: Mapping[str, str], *args: str) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        *args: str,
+        preexec: Callable[[], None] | None = None,
+        log: Path | None = None,
+    ) -> None:
         self.port = free_port()
         self.env = {**os.environ, **env}
         self.args = args
+        self.preexec = preexec
+        self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -78,12 +86,14 @@ class ServeProcess:
             [SOSOAPI, "serve", "--port", str(self.port), *self.args],
             env=self.env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=self.log.open("wb") if self.log else subprocess.PIPE,
+            preexec_fn=self.preexec,
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"sosoapi serve exited: {self.proc.stderr.read().decode()}")  # type: ignore[union-attr]
+                told = self.log.read_text() if self.log else self.proc.stderr.read().decode()  # type: ignore[union-attr]
+                raise RuntimeError(f"sosoapi serve exited: {told}")
             try:
                 if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
                     return self

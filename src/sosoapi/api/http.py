@@ -20,6 +20,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from sosoapi import __version__
+from sosoapi.api.outage import RecentTokens
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError, invalid_input
@@ -35,19 +36,24 @@ class StoreTokenVerifier:
 
     def __init__(self, application: Application) -> None:
         self.application = application
+        self.recent = RecentTokens()
 
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
             principal = await self.application.research.authenticate(token)
-        except ServiceError:
+        except ServiceError as error:
+            if error.code == "unavailable":
+                return self.recent.during_outage(token, error)
             return None
         expires = int(principal.expires_at.timestamp()) if principal.expires_at else None
-        return AccessToken(
+        access = AccessToken(
             token=token,
             client_id=principal.user_id,
             scopes=sorted(principal.scopes),
             expires_at=expires,
         )
+        self.recent.remember(access)
+        return access
 
 
 def _bearer(request: Request) -> str | None:
@@ -102,6 +108,7 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
                     ("403", "Forbidden"),
                     ("404", "Not found"),
                     ("422", "mutation_id reused with other arguments"),
+                    ("503", "The database is unavailable; retry with the same mutation_id"),
                 )
             },
         },

@@ -22,6 +22,7 @@ from sosoapi.contract.schemas import tool as contract_of
 from sosoapi.contract.schemas import validate_input
 from sosoapi.research.corpora import CorpusService
 from sosoapi.research.evidence_read import EvidenceReader
+from sosoapi.research.faults import answering_store_faults
 from sosoapi.research.operation import Call, Operation, Outcome
 from sosoapi.research.projects import ProjectService
 from sosoapi.research.receipts import ReceiptService, utcnow
@@ -70,7 +71,8 @@ class ResearchService:
             self.operations[operation.tool] = operation
 
     async def authenticate(self, token: str | None) -> Principal:
-        return await anyio.to_thread.run_sync(self.guard.authenticate, token, utcnow())
+        with answering_store_faults():
+            return await anyio.to_thread.run_sync(self.guard.authenticate, token, utcnow())
 
     async def call(
         self,
@@ -87,10 +89,11 @@ class ResearchService:
             raise not_found(
                 f"Unknown tool `{tool}` on {transport}; list the tools this server offers."
             )
-        principal, access, arguments = await anyio.to_thread.run_sync(
-            self._admit, operation, token, arguments
-        )
-        return await operation.handler(Call(principal, access, arguments, cancel_requested))
+        with answering_store_faults():
+            principal, access, arguments = await anyio.to_thread.run_sync(
+                self._admit, operation, token, arguments
+            )
+            return await operation.handler(Call(principal, access, arguments, cancel_requested))
 
     def _admit(
         self, operation: Operation, token: str | None, arguments: Any
