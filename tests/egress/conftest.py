@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
+from sosoapi.config import egress_from_env
 from sosoapi.egress.gate import Egress
 from sosoapi.egress.settings import EgressSettings
 from tests.support.hostile import Canary, DialGuard
@@ -31,7 +32,7 @@ def canary() -> Iterator[Canary]:
 
 def settings_for(origin: HTTPSOrigin, **overrides: object) -> EgressSettings:
     """Admit `origin` and nothing else; no politeness delay unless a test asks."""
-    base = EgressSettings.from_env(origin.egress_env())
+    base = egress_from_env(origin.egress_env())
     return dataclasses.replace(base, **{"per_origin_min_interval": 0.0, **overrides})
 
 

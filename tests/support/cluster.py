@@ -7,6 +7,7 @@ refuses root).
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
@@ -62,10 +63,8 @@ class ThrowawayCluster:
         self._run(_bin("pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
 
     def destroy(self) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # already stopped
             self.stop("immediate")
-        except RuntimeError:
-            pass  # already stopped
         shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> ThrowawayCluster:

@@ -26,14 +26,21 @@ def assert_store_unavailable(response: httpx.Response) -> None:
     assert response.status_code == 503, response.text
     assert response.headers["content-type"].startswith("application/problem+json")
     problem = response.json()
-    errors = list(Draft7Validator(PROBLEM_SCHEMA, format_checker=FormatChecker()).iter_errors(problem))
+    errors = list(
+        Draft7Validator(PROBLEM_SCHEMA, format_checker=FormatChecker()).iter_errors(problem)
+    )
     assert not errors, errors
     assert problem["type"].endswith("/unavailable") and problem["status"] == 503
     assert_store_unavailable_text(problem["detail"])
 
 
 def retrieve_body(workspace_id: str, url: str, mutation_id: str) -> dict[str, Any]:
-    return {"url": url, "kind": "url_text", "workspace_id": workspace_id, "mutation_id": mutation_id}
+    return {
+        "url": url,
+        "kind": "url_text",
+        "workspace_id": workspace_id,
+        "mutation_id": mutation_id,
+    }
 
 
 def assert_nothing_half_written(engine: sa.Engine) -> None:
@@ -66,7 +73,14 @@ def assert_nothing_half_written(engine: sa.Engine) -> None:
         headless = conn.execute(
             sa.text(
                 "SELECT count(*) FROM evidence e LEFT JOIN evidence_revisions v ON "
-                "v.evidence_id = e.id AND v.revision = e.latest_revision WHERE v.evidence_id IS NULL"
+                "v.evidence_id = e.id AND v.revision = e.latest_revision "
+                "WHERE v.evidence_id IS NULL"
             )
         ).scalar_one()
-    assert (orphans, keyless, settled_without_result, dangling_evidence, headless) == (0, 0, 0, 0, 0)
+    assert (orphans, keyless, settled_without_result, dangling_evidence, headless) == (
+        0,
+        0,
+        0,
+        0,
+        0,
+    )

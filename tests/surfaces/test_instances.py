@@ -13,10 +13,9 @@ import uuid
 import httpx
 import pytest
 
+from tests.support.calls import RETRIEVE_PATH
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess
-
-RETRIEVE = "/research-api/evidence/retrieve"
 
 
 @pytest.mark.parametrize("process_env", ["postgres"], indirect=True)
@@ -39,7 +38,9 @@ def test_instances_never_judge_each_others_live_work(
     headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
 
     def replay(server: ServeProcess) -> str:
-        body = httpx.post(server.base + RETRIEVE, json=request, headers=headers, timeout=30).json()
+        body = httpx.post(
+            server.base + RETRIEVE_PATH, json=request, headers=headers, timeout=30
+        ).json()
         return body["retrieval"]["state"]
 
     with ServeProcess(env) as b:

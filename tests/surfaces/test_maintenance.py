@@ -127,7 +127,9 @@ def test_backup_while_writing_holds_every_committed_receipt(
     copy = sqlite3.connect(target)
     try:
         assert copy.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        held = {row[0] for row in copy.execute("SELECT id FROM retrievals WHERE state = 'completed'")}
+        held = {
+            row[0] for row in copy.execute("SELECT id FROM retrievals WHERE state = 'completed'")
+        }
         revisions = copy.execute("SELECT count(*) FROM evidence_revisions").fetchone()[0]
     finally:
         copy.close()

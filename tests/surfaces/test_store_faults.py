@@ -203,7 +203,9 @@ def test_sqlite_out_of_space_is_a_clear_503_and_nothing_half_written(
             path = f"/fill/{i}"
             origin.routes[path] = Route(bodies[i % len(bodies)])
             body = retrieve_body(initialised["WORKSPACE_ID"], origin.url(path), str(uuid.uuid4()))
-            answers.append(httpx.post(server.base + RETRIEVE, json=body, headers=headers, timeout=60))
+            answers.append(
+                httpx.post(server.base + RETRIEVE, json=body, headers=headers, timeout=60)
+            )
             if sum(a.status_code == 503 for a in answers) >= 3:
                 break
         assert server.proc is not None and server.proc.poll() is None

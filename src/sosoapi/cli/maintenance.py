@@ -54,7 +54,13 @@ def purge(older_than: str) -> None:
         raise click.ClickException(f"{exc}; nothing was removed, retry later") from None
     finally:
         db.dispose()
-    emit({"removed": counts.wire(), "older_than": older_than, "settled_before": (at - age).isoformat()})
+    emit(
+        {
+            "removed": counts.wire(),
+            "older_than": older_than,
+            "settled_before": (at - age).isoformat(),
+        }
+    )
 
 
 @main.command()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 import click
 
-from sosoapi.cli.common import emit, main, now, open_admin, settings_from_env
+from sosoapi.cli.common import admin_session, emit, main, now, settings_from_env
 from sosoapi.config import PROFILES
 
 
@@ -17,25 +17,28 @@ from sosoapi.config import PROFILES
 )
 @click.option(
     "--public-url",
-    envvar="SOSOAPI_PUBLIC_URL",
     default=None,
-    help="the URL clients use to reach this server (names /mcp in the auth metadata)",
+    help="the URL clients use to reach this server (names /mcp in the auth metadata); "
+    "default: SOSOAPI_PUBLIC_URL",
 )
 def serve(host: str, port: int, profile: str | None, public_url: str | None) -> None:
     """Serve the HTTP API and MCP at /mcp (health at /healthz)."""
     import uvicorn
 
-    from sosoapi.api.http import create_http_app
+    from sosoapi.api.http import create_http_app, public_base
     from sosoapi.app import Application
+    from sosoapi.mcp.http import mcp_http
 
     settings = settings_from_env(profile)
-    app = create_http_app(
-        Application(settings),
+    application = Application(settings)
+    mcp = mcp_http(
+        application.research,
         host=host,
-        port=port,
+        base=public_base(host, port, public_url or settings.public_url),
         profile=settings.profile,
-        public_url=public_url,
+        output_schemas=settings.output_schemas,
     )
+    app = create_http_app(application, mcp=mcp, host=host, port=port, profile=settings.profile)
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
 
 
@@ -56,9 +59,8 @@ def mcp_command(profile: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print {workspace_id, token} as JSON")
 def init(as_json: bool) -> None:
     """Create the local workspace once and mint a new owner token (shown once)."""
-    store, admin = open_admin()
-    workspace, minted = admin.init_local(now())
-    store.close()
+    with admin_session() as admin:
+        workspace, minted = admin.init_local(now())
     if as_json:
         emit({"workspace_id": workspace.id, "token": minted.token})
     else:

@@ -27,19 +27,19 @@ from sosoapi.contract.models import (
     RetrieveResult,
     UploadInput,
 )
+from sosoapi.contract.vocabulary import OPEN_STATES, SETTLED_STATES, Reason, State
 from sosoapi.research.evidence import evidence_write
 from sosoapi.research.mutations import ensure_same, new_mutation
-from sosoapi.research.outcome import Draft
 from sosoapi.research.settings import ReceiptSettings
+from sosoapi.research.status import Draft
 from sosoapi.store.faults import StoreUnavailable
-from sosoapi.store.receipts import NewMutation
+from sosoapi.store.mutations_repo import NewMutation
 from sosoapi.store.records import RetrievalRecord
 from sosoapi.store.store import Store
 
 log = logging.getLogger("sosoapi.receipts")
 TOOL = "sosoapi_research_evidence_retrieve"
 UPLOAD_TOOL = "sosoapi_research_evidence_upload"
-SETTLED = ("completed", "cancelled", "unconfirmed", "expired")
 Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult]]
 
 
@@ -129,11 +129,11 @@ class ReceiptService:
 
     async def sweep_and_resume(self) -> None:
         """Judge expired leases and windows, then start any durable pending work."""
-        counts = await anyio.to_thread.run_sync(self.store.receipts.sweep, self.clock())
+        counts = await anyio.to_thread.run_sync(self.store.retrievals.sweep, self.clock())
         if counts.unconfirmed or counts.expired:
             log.info("receipt sweep unconfirmed=%d expired=%d", counts.unconfirmed, counts.expired)
         pending = await anyio.to_thread.run_sync(
-            self.store.receipts.pending_ids, self.settings.max_concurrent_retrievals * 4
+            self.store.retrievals.pending_ids, self.settings.max_concurrent_retrievals * 4
         )
         for retrieval_id in pending:
             self._start(retrieval_id)
@@ -152,7 +152,7 @@ class ReceiptService:
         )
         if created:
             self._start(record.id)
-        elif record.state in ("pending", "running"):
+        elif record.state in OPEN_STATES:
             record = await self._judge_on_replay(record)
         try:
             record = await self._wait(record)
@@ -167,7 +167,7 @@ class ReceiptService:
         self, key: NewMutation, kind: str, url: str, language: str | None, source: str
     ) -> tuple[RetrievalRecord, bool]:
         """Claim the key with a pending receipt, or load the receipt it already has."""
-        repo = self.store.receipts
+        repo = self.store.retrievals
         existing, record = repo.lookup(key.workspace_id, key.mutation_id)
         if existing is None:
             valid_until = key.created_at + timedelta(
@@ -198,7 +198,7 @@ class ReceiptService:
         """
         key = new_mutation(UPLOAD_TOOL, request.model_dump(mode="json"), token_id, self.clock())
         existing, _ = await anyio.to_thread.run_sync(
-            self.store.receipts.lookup, key.workspace_id, key.mutation_id
+            self.store.retrievals.lookup, key.workspace_id, key.mutation_id
         )
         if existing is None:
             await anyio.to_thread.run_sync(check_new)
@@ -208,19 +208,19 @@ class ReceiptService:
         if created:
             await self._run_leased(record.id, reader)
             record = await self._load(record.id)
-        elif record.state in ("pending", "running"):
+        elif record.state in OPEN_STATES:
             record = await self._judge_on_replay(record)
         return receipt_of(record)
 
     async def _judge_on_replay(self, record: RetrievalRecord) -> RetrievalRecord:
         now = self.clock()
-        lease_lost = record.state == "running" and (
+        lease_lost = record.state == State.RUNNING and (
             record.lease_expires_at is not None and record.lease_expires_at < now
         )
-        window_over = record.state == "pending" and record.valid_until <= now
+        window_over = record.state == State.PENDING and record.valid_until <= now
         if lease_lost or window_over:
-            await anyio.to_thread.run_sync(self.store.receipts.sweep, now)
-        elif record.state == "pending" and self._resumable(record):
+            await anyio.to_thread.run_sync(self.store.retrievals.sweep, now)
+        elif record.state == State.PENDING and self._resumable(record):
             self._start(record.id)
         return await self._load(record.id)
 
@@ -229,13 +229,13 @@ class ReceiptService:
         return record.source == "url"
 
     async def _load(self, retrieval_id: str) -> RetrievalRecord:
-        record = await anyio.to_thread.run_sync(self.store.receipts.retrieval_by_id, retrieval_id)
+        record = await anyio.to_thread.run_sync(self.store.retrievals.retrieval_by_id, retrieval_id)
         assert record is not None
         return record
 
     async def _wait(self, record: RetrievalRecord) -> RetrievalRecord:
         """Wait up to the budget for a settled state; poll so other instances' work shows."""
-        if record.state in SETTLED:
+        if record.state in SETTLED_STATES:
             return record
         interval = 0.02
         with anyio.move_on_after(self.settings.wait_budget_seconds):
@@ -244,7 +244,7 @@ class ReceiptService:
                 with anyio.move_on_after(interval):
                     await event.wait()
                 record = await self._load(record.id)
-                if record.state in SETTLED:
+                if record.state in SETTLED_STATES:
                     return record
                 interval = min(interval * 2, 0.5)
         return await self._load(record.id)
@@ -256,10 +256,10 @@ class ReceiptService:
             scope.cancel()
         now = self.clock()
         record = await self._load(retrieval_id)
-        result = Draft(kind=record.kind).add("cancelled").finish(now)
+        result = Draft(kind=record.kind).add(Reason.CANCELLED).finish(now)
         settled = await anyio.to_thread.run_sync(
-            lambda: self.store.receipts.settle(
-                retrieval_id, None, "cancelled", result.model_dump_json(), now
+            lambda: self.store.retrievals.settle(
+                retrieval_id, None, State.CANCELLED, result.model_dump_json(), now
             )
         )
         if settled:
@@ -295,7 +295,7 @@ class ReceiptService:
         now = self.clock()
         lease_until = now + timedelta(seconds=self.settings.lease_seconds)
         acquired = await anyio.to_thread.run_sync(
-            self.store.receipts.acquire, retrieval_id, self.owner, lease_until, now
+            self.store.retrievals.acquire, retrieval_id, self.owner, lease_until, now
         )
         if not acquired:
             return
@@ -315,7 +315,7 @@ class ReceiptService:
             return await reader(record.kind, record.url, record.language)
         except Exception:
             log.exception("retrieval reader failed id=%s", record.id)
-            return Draft(kind=record.kind).add("unavailable").finish(self.clock())
+            return Draft(kind=record.kind).add(Reason.UNAVAILABLE).finish(self.clock())
 
     async def _renew(self, retrieval_id: str, work: anyio.CancelScope) -> None:
         while True:
@@ -323,7 +323,7 @@ class ReceiptService:
             until = self.clock() + timedelta(seconds=self.settings.lease_seconds)
             try:
                 kept = await anyio.to_thread.run_sync(
-                    self.store.receipts.renew, retrieval_id, self.owner, until
+                    self.store.retrievals.renew, retrieval_id, self.owner, until
                 )
             except StoreUnavailable:  # keep reading: settling retries once the store is back
                 continue
@@ -336,8 +336,8 @@ class ReceiptService:
         now = self.clock()
         item = evidence_write(record.workspace_id, result)
         settled = await self._when_stored(
-            lambda: self.store.receipts.settle(
-                record.id, self.owner, "completed", result.model_dump_json(), now, item
+            lambda: self.store.retrievals.settle(
+                record.id, self.owner, State.COMPLETED, result.model_dump_json(), now, item
             )
         )
         log.info(

@@ -16,10 +16,10 @@ from pathlib import Path
 from sqlalchemy import Connection, delete, select, tuple_
 from sqlalchemy.engine import make_url
 
+from sosoapi.contract.vocabulary import SETTLED_STATES
 from sosoapi.store.database import Database
 from sosoapi.store.tables import corpus_revisions, mutations, retrievals
 
-SETTLED_STATES = ("completed", "cancelled", "unconfirmed", "expired")
 BATCH = 500
 
 
@@ -61,7 +61,7 @@ def purge_receipts(db: Database, settled_before: datetime, now: datetime) -> Pur
         retrievals.c.evidence_id,
         retrievals.c.evidence_revision,
     ).where(
-        retrievals.c.state.in_(SETTLED_STATES),
+        retrievals.c.state.in_(sorted(SETTLED_STATES)),
         retrievals.c.valid_until < now,
         retrievals.c.settled_at < settled_before,
     )
