@@ -47,7 +47,9 @@ def test_purge_removes_only_old_settled_unpinned_receipts_and_says_so(
     time.sleep(1.1)  # past every valid_until
     young = _ok(["purge", "--older-than", "1d"], env)
     assert young["removed"] == {"receipts": 0, "mutations": 0, "kept_pinned": 0}
-    fresh = _ok(["retrieve", origin.url(paths[2]), "--mutation-id", str(uuid.uuid4())], env)
+    fresh = _ok(  # a day's window (the default)
+        ["retrieve", origin.url(paths[2]), "--mutation-id", str(uuid.uuid4())], initialised
+    )
     assert fresh["retrieval"]["state"] == "completed"  # inside its window: never purged
     done = _ok(["purge", "--older-than", "0s"], env)
     assert set(done["removed"]) == PURGE_KEYS
