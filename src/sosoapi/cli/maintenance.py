@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import asdict
 from datetime import timedelta
 from pathlib import Path
 
@@ -56,7 +57,7 @@ def purge(older_than: str) -> None:
         db.dispose()
     emit(
         {
-            "removed": counts.wire(),
+            "removed": asdict(counts),
             "older_than": older_than,
             "settled_before": (at - age).isoformat(),
         }
@@ -85,4 +86,4 @@ def backup(path: Path) -> None:
         report = backup_sqlite(source, path)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    emit(report.wire())
+    emit(asdict(report))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -29,18 +29,12 @@ class PurgeCounts:
     mutations: int
     kept_pinned: int
 
-    def wire(self) -> dict[str, int]:
-        return asdict(self)
-
 
 @dataclass(frozen=True, slots=True)
 class BackupReport:
     path: str
     bytes: int
     integrity: str
-
-    def wire(self) -> dict[str, object]:
-        return asdict(self)
 
 
 def _pinned(conn: Connection) -> set[tuple[str, int]]:
