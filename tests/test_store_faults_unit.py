@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 
 import click
 import pytest
 import sqlalchemy as sa
-from mcp.server.auth.provider import AccessToken
-from starlette.authentication import AuthenticationError
 
+from sosoapi.auth.tokens import Principal
 from sosoapi.cli.maintenance import parse_duration
 from sosoapi.contract.errors import ServiceError
 from sosoapi.mcp import outage
@@ -62,34 +62,36 @@ def test_the_service_words_the_outage_once() -> None:
     assert "same mutation_id" in raised.value.message
 
 
-def _access(token: str) -> AccessToken:
-    return AccessToken(token=token, client_id="user", scopes=["agent:research"])
+def _principal(user: str) -> Principal:
+    return Principal(
+        token_id=str(uuid.uuid4()),
+        user_id=user,
+        scopes=frozenset({"agent:research"}),
+        expires_at=None,
+    )
 
 
 def test_mcp_door_admits_only_recently_verified_tokens_during_an_outage(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     recent = outage.RecentTokens()
-    down = ServiceError("unavailable", "The database is unavailable right now.")
-    recent.remember(_access("known"))
-    assert recent.during_outage("known", down).client_id == "user"
-    with pytest.raises(AuthenticationError, match="database is unavailable"):
-        recent.during_outage("stranger", down)
+    recent.remember("known", _principal("user"))
+    remembered = recent.during_outage("known")
+    assert remembered is not None and remembered.user_id == "user"
+    assert recent.during_outage("stranger") is None
+    assert recent.during_outage(None) is None
     later = time.monotonic() + outage.REMEMBER_SECONDS + 1
     monkeypatch.setattr(outage.time, "monotonic", lambda: later)
-    with pytest.raises(AuthenticationError):
-        recent.during_outage("known", down)
+    assert recent.during_outage("known") is None
 
 
 def test_mcp_door_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(outage, "REMEMBER_AT_MOST", 3)
     recent = outage.RecentTokens()
     for name in ("a", "b", "c", "d"):
-        recent.remember(_access(name))
-    down = ServiceError("unavailable", "down")
-    with pytest.raises(AuthenticationError):
-        recent.during_outage("a", down)  # the oldest went first
-    assert recent.during_outage("d", down).token == "d"
+        recent.remember(name, _principal(name))
+    assert recent.during_outage("a") is None  # the oldest went first
+    assert recent.during_outage("d") is not None
 
 
 @pytest.mark.parametrize(

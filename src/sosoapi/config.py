@@ -164,6 +164,9 @@ class Settings:
     egress: EgressSettings = field(default_factory=EgressSettings)
     receipts: ReceiptSettings = field(default_factory=ReceiptSettings)
     upload_roots: tuple[Path, ...] = ()
+    max_request_bytes: int = 1 << 20
+    mcp_sessions_per_user: int = 100
+    mcp_session_idle_seconds: float = 600.0
 
     @classmethod
     def from_env(cls, environ: Environ | None = None, *, profile: str | None = None) -> Settings:
@@ -178,6 +181,9 @@ class Settings:
             lease_seconds=seconds(env, "SOSOAPI_LEASE_SECONDS", 30),
             sweep_interval_seconds=seconds(env, "SOSOAPI_SWEEP_INTERVAL_SECONDS", 10),
             shutdown_grace_seconds=seconds(env, "SOSOAPI_SHUTDOWN_GRACE_SECONDS", 10),
+            max_concurrent_retrievals=number(env, "SOSOAPI_RETRIEVAL_SLOTS", 16, int, 1),
+            slots_per_workspace=number(env, "SOSOAPI_SLOTS_PER_WORKSPACE", 0, int, 1),
+            max_queued_per_workspace=number(env, "SOSOAPI_MAX_QUEUED_PER_WORKSPACE", 500, int, 1),
         )
         return cls(
             database_url=env.get("SOSOAPI_DATABASE_URL") or sqlite_url(home),
@@ -189,4 +195,7 @@ class Settings:
             egress=egress_from_env(env),
             receipts=receipts,
             upload_roots=_roots(env),
+            max_request_bytes=number(env, "SOSOAPI_MAX_REQUEST_BYTES", 1 << 20, int, 1),
+            mcp_sessions_per_user=number(env, "SOSOAPI_MCP_SESSIONS_PER_USER", 100, int, 1),
+            mcp_session_idle_seconds=seconds(env, "SOSOAPI_MCP_SESSION_IDLE_SECONDS", 600),
         )

@@ -1,4 +1,4 @@
-"""Peak resident memory of this process while a block runs (tests' promises, benchmarks)."""
+"""Peak resident memory of a process (this one by default) while a block runs."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ MIB = 1 << 20
 
 
 class PeakRSS:
-    """Sample this process's RSS every few milliseconds while the block runs."""
+    """Sample the RSS of process `pid` (default: this one) every few ms while the block runs."""
 
-    def __init__(self) -> None:
-        self._process = psutil.Process()
+    def __init__(self, pid: int | None = None) -> None:
+        self._process = psutil.Process(pid)
         self.start = self._process.memory_info().rss
         self.peak = self.start
         self._stop = threading.Event()

@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,9 +17,11 @@ import httpx
 from sosoapi.app import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.config import Settings, egress_from_env
+from sosoapi.contract.schemas import all_tools
 from sosoapi.research.settings import ReceiptSettings
 
 SOSOAPI = str(Path(sys.executable).with_name("sosoapi"))
+STARTUP_SECONDS = 120  # imports alone took 16 s on a loaded 2-core machine
 
 
 def make_settings(
@@ -88,7 +90,7 @@ class ServeProcess:
             stderr=self.log.open("wb") if self.log else subprocess.PIPE,
             preexec_fn=self.preexec,
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 told = self.log.read_text() if self.log else self.proc.stderr.read().decode()  # type: ignore[union-attr]
@@ -98,7 +100,7 @@ class ServeProcess:
                     return self
             except httpx.HTTPError:
                 time.sleep(0.1)
-        raise RuntimeError("sosoapi serve did not become healthy in 30 s")
+        raise RuntimeError(f"sosoapi serve did not become healthy in {STARTUP_SECONDS} s")
 
     def kill(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -119,3 +121,18 @@ class ServeProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def api_caller(
+    http: httpx.AsyncClient,
+) -> Callable[[str, dict], Awaitable[tuple[dict, int | None]]]:
+    """A scenario's `call(tool, arguments)` over the HTTP API: body and Corpus-Revision."""
+    operations = {n: c["api_operation"] for n, c in all_tools().items() if "api_operation" in c}
+
+    async def call(tool_name: str, arguments: dict) -> tuple[dict, int | None]:
+        response = await http.post(operations[tool_name], json=arguments)
+        assert response.status_code == 200, response.text
+        revision = response.headers.get("corpus-revision")
+        return response.json(), int(revision) if revision else None
+
+    return call

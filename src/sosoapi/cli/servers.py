@@ -27,18 +27,31 @@ def serve(host: str, port: int, profile: str | None, public_url: str | None) -> 
 
     from sosoapi.api.http import create_http_app, public_base
     from sosoapi.app import Application
-    from sosoapi.mcp.http import mcp_http
+    from sosoapi.mcp.http import McpLimits, mcp_http
+    from sosoapi.web.oauth import oauth_server
 
     settings = settings_from_env(profile)
     application = Application(settings)
+    base = public_base(host, port, public_url or settings.public_url)
+    oauth = oauth_server(application.oauth, base)
     mcp = mcp_http(
         application.research,
+        oauth,
         host=host,
-        base=public_base(host, port, public_url or settings.public_url),
+        base=base,
         profile=settings.profile,
         output_schemas=settings.output_schemas,
+        limits=McpLimits(settings.mcp_sessions_per_user, settings.mcp_session_idle_seconds),
     )
-    app = create_http_app(application, mcp=mcp, host=host, port=port, profile=settings.profile)
+    app = create_http_app(
+        application,
+        mcp=mcp,
+        host=host,
+        port=port,
+        profile=settings.profile,
+        base=base,
+        pages=oauth.routes,
+    )
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
 
 

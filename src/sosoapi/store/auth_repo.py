@@ -22,6 +22,10 @@ def _token(row: object) -> TokenRecord:
         created_at=utc(m["created_at"]),  # type: ignore[arg-type]
         expires_at=utc(m["expires_at"]),
         revoked_at=utc(m["revoked_at"]),
+        kind=m["kind"],
+        client_id=m["client_id"],
+        resource=m["resource"],
+        grant_id=m["grant_id"],
     )
 
 
@@ -155,12 +159,20 @@ class AuthRepository:
         return [_token(r) for r in rows]
 
     def revoke_token(self, token_id: str, now: datetime) -> bool:
+        """Revoke a token; an OAuth token takes the rest of its grant (access and refresh)."""
         with self.db.write() as conn:
+            grant = conn.execute(select(tokens.c.grant_id).where(tokens.c.id == token_id)).scalar()
             result = conn.execute(
                 update(tokens)
                 .where(tokens.c.id == token_id, tokens.c.revoked_at.is_(None))
                 .values(revoked_at=now)
             )
+            if grant is not None:
+                conn.execute(
+                    update(tokens)
+                    .where(tokens.c.grant_id == grant, tokens.c.revoked_at.is_(None))
+                    .values(revoked_at=now)
+                )
         return result.rowcount == 1
 
 

@@ -52,7 +52,8 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
-        kwargs: dict[str, Any] = {}
+        # Errors name the statement, never its arguments (titles, notes: the caller's data).
+        kwargs: dict[str, Any] = {"hide_parameters": True}
         if self.is_sqlite:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 15}
             kwargs["pool_size"] = 8

@@ -18,8 +18,10 @@ from sosoapi.store.corpora_repo import CorporaInTx, CorpusRepository
 from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceRepository
 from sosoapi.store.mutations_repo import KeyTaken, MutationRepository, MutationsInTx
+from sosoapi.store.oauth_repo import OAuthRepository
 from sosoapi.store.projects_repo import ProjectRepository, ProjectsInTx
 from sosoapi.store.retrievals_repo import RetrievalRepository
+from sosoapi.store.search_repo import SearchRepository
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,8 @@ class Store:
         self.mutations = MutationRepository(self.db)
         self.projects = ProjectRepository(self.db)
         self.corpora = CorpusRepository(self.db)
+        self.search = SearchRepository(self.db)
+        self.oauth = OAuthRepository(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
