@@ -11,6 +11,7 @@ BENCHES = [
     "replay.py",
     "corpora.py",
     "search.py",
+    "console.py",
     "captions.py",
     "egress.py",
     "extraction.py",

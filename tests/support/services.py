@@ -68,10 +68,12 @@ class ServeProcess:
         self,
         env: Mapping[str, str],
         *args: str,
+        ready_seconds: float = STARTUP_SECONDS,
         preexec: Callable[[], None] | None = None,
         log: Path | None = None,
     ) -> None:
         self.port = free_port()
+        self.ready_seconds = ready_seconds
         self.env = {**os.environ, **env}
         self.args = args
         self.preexec = preexec
@@ -90,7 +92,7 @@ class ServeProcess:
             stderr=self.log.open("wb") if self.log else subprocess.PIPE,
             preexec_fn=self.preexec,
         )
-        deadline = time.monotonic() + STARTUP_SECONDS
+        deadline = time.monotonic() + self.ready_seconds
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 told = self.log.read_text() if self.log else self.proc.stderr.read().decode()  # type: ignore[union-attr]
@@ -100,7 +102,7 @@ class ServeProcess:
                     return self
             except httpx.HTTPError:
                 time.sleep(0.1)
-        raise RuntimeError(f"sosoapi serve did not become healthy in {STARTUP_SECONDS} s")
+        raise RuntimeError(f"sosoapi serve did not become healthy in {self.ready_seconds} s")
 
     def kill(self) -> None:
         if self.proc and self.proc.poll() is None:

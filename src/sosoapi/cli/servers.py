@@ -22,12 +22,14 @@ from sosoapi.config import PROFILES
     "default: SOSOAPI_PUBLIC_URL",
 )
 def serve(host: str, port: int, profile: str | None, public_url: str | None) -> None:
-    """Serve the HTTP API and MCP at /mcp (health at /healthz)."""
+    """Serve the HTTP API, MCP at /mcp and the review console at /console (health at /healthz)."""
     import uvicorn
 
     from sosoapi.api.http import create_http_app, public_base
     from sosoapi.app import Application
     from sosoapi.mcp.http import McpLimits, mcp_http
+    from sosoapi.research.review import Review
+    from sosoapi.web.console import add_console
     from sosoapi.web.oauth import oauth_server
 
     settings = settings_from_env(profile)
@@ -52,6 +54,7 @@ def serve(host: str, port: int, profile: str | None, public_url: str | None) -> 
         base=base,
         pages=oauth.routes,
     )
+    add_console(app, Review(application.research), secure_cookie=base.startswith("https://"))
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
 
 

@@ -291,7 +291,12 @@ class ReceiptService:
         result = Draft(kind=record.kind).add(Reason.CANCELLED).finish(now)
         settled = await anyio.to_thread.run_sync(
             lambda: self.store.retrievals.settle(
-                retrieval_id, None, State.CANCELLED, result.model_dump_json(), now
+                retrieval_id,
+                None,
+                State.CANCELLED,
+                result.model_dump_json(),
+                now,
+                outcome=(result.status, result.reason),
             )
         )
         if settled:
@@ -375,7 +380,13 @@ class ReceiptService:
         item = evidence_write(record.workspace_id, result)
         settled = await self._when_stored(
             lambda: self.store.retrievals.settle(
-                record.id, self.owner, State.COMPLETED, result.model_dump_json(), now, item
+                record.id,
+                self.owner,
+                State.COMPLETED,
+                result.model_dump_json(),
+                now,
+                item,
+                outcome=(result.status, result.reason),
             )
         )
         log.info(

@@ -129,10 +129,24 @@ class ResearchService:
             raise not_found(
                 f"Unknown tool `{tool}` on {transport}; list the tools this server offers."
             )
+        principal = await self.authenticate(token, fixes)
+        return await self.call_as(principal, tool, arguments, cancel_requested, fixes=fixes)
+
+    async def call_as(
+        self,
+        principal: Principal,
+        tool: str,
+        arguments: Any,
+        cancel_requested: Callable[[], bool] = lambda: False,
+        *,
+        fixes: Fixes | None = None,
+    ) -> Outcome:
+        """`call` for a caller already authenticated (a console session's token)."""
+        operation = self.operations[tool]
         with answering_store_faults():
             try:
                 call = await anyio.to_thread.run_sync(
-                    self._admit, operation, token, arguments, cancel_requested
+                    self._admit, operation, principal, arguments, cancel_requested
                 )
             except AuthRefused as refused:
                 raise refused.service_error(fixes) from None
@@ -141,13 +155,12 @@ class ResearchService:
     def _admit(
         self,
         operation: Operation,
-        token: str | None,
+        principal: Principal,
         arguments: Any,
         cancel_requested: Callable[[], bool],
     ) -> Call[Any]:
-        """The checks of SPEC section 3 in order; the one parse of the input, after
-        validation against the contract (which words every refusal)."""
-        principal = self.guard.authenticate(token, utcnow())
+        """The checks of SPEC section 3 after authentication; the one parse of the input,
+        after validation against the contract (which words every refusal)."""
         arguments = validate_input(operation.tool, arguments)
         request = operation.input_model.model_validate(arguments)
         access = None

@@ -21,7 +21,9 @@ from sosoapi.store.mutations_repo import KeyTaken, MutationRepository, Mutations
 from sosoapi.store.oauth_repo import OAuthRepository
 from sosoapi.store.projects_repo import ProjectRepository, ProjectsInTx
 from sosoapi.store.retrievals_repo import RetrievalRepository
+from sosoapi.store.review_repo import ReviewRepository
 from sosoapi.store.search_repo import SearchRepository
+from sosoapi.store.sessions_repo import SessionRepository
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,8 @@ class Store:
         self.corpora = CorpusRepository(self.db)
         self.search = SearchRepository(self.db)
         self.oauth = OAuthRepository(self.db)
+        self.sessions = SessionRepository(self.db)
+        self.review = ReviewRepository(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:

@@ -230,3 +230,25 @@ oauth_authorizations = Table(
     _ts("decided_at", nullable=True),
     _ts("exchanged_at", nullable=True),
 )
+
+
+retrievals.append_column(Column("status", String(16), nullable=True))
+retrievals.append_column(Column("reason", String(32), nullable=True))
+for _name, _columns in (
+    ("ix_retrievals_workspace_created", ("created_at", "id")),
+    ("ix_retrievals_workspace_status", ("status", "created_at", "id")),
+    ("ix_retrievals_workspace_reason", ("reason", "created_at", "id")),
+    ("ix_retrievals_workspace_outcome", ("state", "status")),
+):
+    Index(_name, retrievals.c.workspace_id, *(retrievals.c[c] for c in _columns))
+
+console_sessions = Table(
+    "console_sessions",
+    metadata,
+    Column("id", String(ID), primary_key=True),
+    Column("session_hash", String(64), nullable=False, unique=True),
+    Column("token_id", String(ID), ForeignKey("tokens.id"), nullable=False),
+    _ts("created_at"),
+    _ts("expires_at"),
+    _ts("revoked_at", nullable=True),
+)
