@@ -65,12 +65,19 @@ class ServeProcess:
     """`sosoapi serve` on a free loopback port, killed on exit."""
 
     def __init__(
-        self, env: Mapping[str, str], *args: str, ready_seconds: float = STARTUP_SECONDS
+        self,
+        env: Mapping[str, str],
+        *args: str,
+        ready_seconds: float = STARTUP_SECONDS,
+        preexec: Callable[[], None] | None = None,
+        log: Path | None = None,
     ) -> None:
         self.port = free_port()
         self.ready_seconds = ready_seconds
         self.env = {**os.environ, **env}
         self.args = args
+        self.preexec = preexec
+        self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -82,12 +89,14 @@ class ServeProcess:
             [SOSOAPI, "serve", "--port", str(self.port), *self.args],
             env=self.env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=self.log.open("wb") if self.log else subprocess.PIPE,
+            preexec_fn=self.preexec,
         )
         deadline = time.monotonic() + self.ready_seconds
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"sosoapi serve exited: {self.proc.stderr.read().decode()}")  # type: ignore[union-attr]
+                told = self.log.read_text() if self.log else self.proc.stderr.read().decode()  # type: ignore[union-attr]
+                raise RuntimeError(f"sosoapi serve exited: {told}")
             try:
                 if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
                     return self

@@ -101,6 +101,7 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
                     ("413", "Request body larger than SOSOAPI_MAX_REQUEST_BYTES"),
                     ("422", "mutation_id reused with other arguments"),
                     ("429", "Too many calls queued for the workspace; retry after Retry-After"),
+                    ("503", "The database is unavailable; retry with the same mutation_id"),
                 )
             },
         },

@@ -4,6 +4,7 @@ from sosoapi.cli import (  # noqa: F401 - each module registers its verbs
     admin,
     connect,
     evidence_tools,
+    maintenance,
     operations,
     servers,
 )

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from sosoapi.auth.challenge import bearer_challenge, bearer_token
 from sosoapi.auth.tokens import Principal, audience_refusal
 from sosoapi.contract.errors import ServiceError, unauthenticated
+from sosoapi.mcp.outage import RecentTokens, send_unavailable
 from sosoapi.mcp.server import AUTH_FIXES
 from sosoapi.research.service import ResearchService
 
@@ -80,6 +81,7 @@ class McpBearerGate:
         self.resource = resource
         self.metadata_url = metadata_url
         self.on_refused = on_refused  # told of a refused token, so its sessions can close
+        self.recent = RecentTokens()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != "/mcp" or scope["method"] == "OPTIONS":
@@ -92,10 +94,19 @@ class McpBearerGate:
             if refusal:
                 raise unauthenticated(refusal)
         except ServiceError as error:
-            if token and self.on_refused is not None:
-                await self.on_refused(token)
-            await self._refuse(send, error.message)
-            return
+            if error.code == "unavailable":  # the store's outage, not the token's fault
+                remembered = self.recent.during_outage(token)
+                if remembered is None:
+                    await send_unavailable(send, error, scope["path"])
+                    return
+                principal = remembered
+            else:
+                if token and self.on_refused is not None:
+                    await self.on_refused(token)
+                await self._refuse(send, error.message)
+                return
+        else:
+            self.recent.remember(token or "", principal)
         marker = _verified.set((token or "", principal))
         try:
             await self.app(scope, receive, send)

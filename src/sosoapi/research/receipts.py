@@ -34,6 +34,7 @@ from sosoapi.research.fairness import FairSlots
 from sosoapi.research.mutations import ensure_same, new_mutation
 from sosoapi.research.settings import ReceiptSettings
 from sosoapi.research.status import Draft
+from sosoapi.store.faults import StoreUnavailable
 from sosoapi.store.mutations_repo import NewMutation
 from sosoapi.store.records import RetrievalRecord
 from sosoapi.store.store import Store
@@ -127,6 +128,8 @@ class ReceiptService:
             await anyio.sleep(self.settings.sweep_interval_seconds)
             try:
                 await self.sweep_and_resume()
+            except StoreUnavailable:
+                log.warning("receipt sweep skipped: store unavailable")
             except Exception:
                 log.exception("receipt sweep failed")
 
@@ -321,6 +324,8 @@ class ReceiptService:
                 async with self._slots.slot(workspace_id, reserved=reserved_for is not None):
                     if self._accepting:  # stopping: queued work stays pending for the next instance
                         await self._run_leased(retrieval_id)
+        except StoreUnavailable:  # stays pending (or leased): the sweep resumes or judges it
+            log.warning("retrieval worker stopped: store unavailable id=%s", retrieval_id)
         except Exception:
             log.exception("retrieval worker failed id=%s", retrieval_id)
         finally:
@@ -359,9 +364,12 @@ class ReceiptService:
         while True:
             await anyio.sleep(self.settings.renew_interval_seconds)
             until = self.clock() + timedelta(seconds=self.settings.lease_seconds)
-            kept = await anyio.to_thread.run_sync(
-                self.store.retrievals.renew, retrieval_id, self.owner, until
-            )
+            try:
+                kept = await anyio.to_thread.run_sync(
+                    self.store.retrievals.renew, retrieval_id, self.owner, until
+                )
+            except StoreUnavailable:  # keep reading: settling retries once the store is back
+                continue
             if not kept:
                 log.warning("retrieval lease lost id=%s; abandoning work", retrieval_id)
                 work.cancel()
@@ -370,7 +378,7 @@ class ReceiptService:
     async def _settle(self, record: RetrievalRecord, result: RetrieveResult) -> None:
         now = self.clock()
         item = evidence_write(record.workspace_id, result)
-        settled = await anyio.to_thread.run_sync(
+        settled = await self._when_stored(
             lambda: self.store.retrievals.settle(
                 record.id,
                 self.owner,
@@ -388,6 +396,23 @@ class ReceiptService:
             result.reason,
             settled,
         )
+
+    async def _when_stored(self, write: Callable[[], bool]) -> bool:
+        """Run `write`, retrying through a store outage for up to one lease.
+
+        A read that finished while the database was down still settles once it is back;
+        past the lease the sweep judges the receipt `unconfirmed` instead.
+        """
+        delay = 0.1
+        with anyio.move_on_after(self.settings.lease_seconds):
+            while True:
+                try:
+                    return await anyio.to_thread.run_sync(write)
+                except StoreUnavailable:
+                    await anyio.sleep(delay)
+                    delay = min(delay * 2, 2.0)
+        log.warning("settling gave up: the store stayed unavailable for a lease")
+        return False
 
     def _notify(self, retrieval_id: str) -> None:
         event = self._settled.pop(retrieval_id, None)

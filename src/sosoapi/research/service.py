@@ -40,6 +40,7 @@ from sosoapi.contract.schemas import validate_input
 from sosoapi.research.corpora import CorpusService
 from sosoapi.research.diffing import RevisionDiff
 from sosoapi.research.evidence_read import EvidenceReader
+from sosoapi.research.faults import answering_store_faults
 from sosoapi.research.operation import Call, Operation, Outcome
 from sosoapi.research.projects import ProjectService
 from sosoapi.research.quoting import QuoteCheck
@@ -104,7 +105,8 @@ class ResearchService:
     async def authenticate(self, token: str | None, fixes: Fixes | None = None) -> Principal:
         """The token's principal; `ServiceError` (the fix in `fixes`' words) if none."""
         try:
-            return await anyio.to_thread.run_sync(self.guard.authenticate, token, utcnow())
+            with answering_store_faults():
+                return await anyio.to_thread.run_sync(self.guard.authenticate, token, utcnow())
         except AuthRefused as refused:
             raise refused.service_error(fixes) from None
 
@@ -141,13 +143,14 @@ class ResearchService:
     ) -> Outcome:
         """`call` for a caller already authenticated (a console session's token)."""
         operation = self.operations[tool]
-        try:
-            call = await anyio.to_thread.run_sync(
-                self._admit, operation, principal, arguments, cancel_requested
-            )
-        except AuthRefused as refused:
-            raise refused.service_error(fixes) from None
-        return await operation.handler(call)
+        with answering_store_faults():
+            try:
+                call = await anyio.to_thread.run_sync(
+                    self._admit, operation, principal, arguments, cancel_requested
+                )
+            except AuthRefused as refused:
+                raise refused.service_error(fixes) from None
+            return await operation.handler(call)
 
     def _admit(
         self,

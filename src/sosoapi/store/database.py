@@ -18,6 +18,8 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from sosoapi.store.faults import operational_faults
+
 
 def sqlite_url(home: Path) -> str:
     home.mkdir(parents=True, exist_ok=True)
@@ -77,12 +79,12 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn, conn.begin():
+        with operational_faults(), self.engine.connect() as conn, conn.begin():
             yield conn
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
-        with self.engine.connect() as conn:
+        with operational_faults(), self.engine.connect() as conn:
             if self.is_sqlite:
                 conn.execution_options(sqlite_begin="IMMEDIATE")
             with conn.begin():

@@ -1,0 +1,89 @@
+"""Operator verbs that keep the store in shape: `purge` old receipts, `backup` SQLite."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from datetime import timedelta
+from pathlib import Path
+
+import click
+
+from sosoapi.cli.common import emit, main, now, settings_from_env
+from sosoapi.store.database import Database
+from sosoapi.store.faults import StoreUnavailable
+from sosoapi.store.maintenance import backup_sqlite, purge_receipts, sqlite_path
+
+UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+DURATION = re.compile(r"^(\d+)([smhdw])$")
+
+
+def parse_duration(text: str) -> timedelta:
+    """`30d`, `12h`, `90m`, `45s`, `2w` -> a timedelta; anything else is a usage error."""
+    match = DURATION.match(text.strip())
+    if not match:
+        raise click.BadParameter(
+            f"{text!r} is not a duration; write a whole number and a unit "
+            "(s, m, h, d or w), e.g. 30d or 12h.",
+            param_hint="--older-than",
+        )
+    return timedelta(**{UNITS[match.group(2)]: int(match.group(1))})
+
+
+def _open(url: str) -> Database:
+    db = Database(url)
+    try:
+        db.migrate()
+    except StoreUnavailable as exc:
+        db.dispose()
+        raise click.ClickException(f"{exc}; retry when the database is reachable") from None
+    return db
+
+
+@main.command()
+@click.option("--older-than", "older_than", required=True, help="e.g. 30d, 12h, 90m")
+def purge(older_than: str) -> None:
+    """Delete settled retrieval receipts (and their mutation rows) past their valid_until
+    that settled longer ago than --older-than. Never evidence, never a receipt whose
+    evidence a sealed corpus pins. Prints what was removed as JSON."""
+    age = parse_duration(older_than)
+    db = _open(settings_from_env().database_url)
+    try:
+        at = now()
+        counts = purge_receipts(db, at - age, at)
+    except StoreUnavailable as exc:
+        raise click.ClickException(f"{exc}; nothing was removed, retry later") from None
+    finally:
+        db.dispose()
+    emit(
+        {
+            "removed": asdict(counts),
+            "older_than": older_than,
+            "settled_before": (at - age).isoformat(),
+        }
+    )
+
+
+@main.command()
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+def backup(path: Path) -> None:
+    """Copy the embedded SQLite database to PATH consistently, even while serving."""
+    url = settings_from_env().database_url
+    source = sqlite_path(url)
+    if source is None:
+        raise click.UsageError(
+            "`sosoapi backup` copies the embedded SQLite database only; this server uses "
+            "PostgreSQL (SOSOAPI_DATABASE_URL): back it up with pg_dump or point-in-time "
+            "recovery, as docs/operations.md describes."
+        )
+    if not source.exists():
+        raise click.UsageError(f"no database at {source} yet; run `sosoapi init` first")
+    if path.exists():
+        raise click.UsageError(f"{path} already exists; choose a new path for the backup")
+    if not path.parent.is_dir():
+        raise click.UsageError(f"{path.parent} is not a directory; create it first")
+    try:
+        report = backup_sqlite(source, path)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    emit(asdict(report))

@@ -1,0 +1,28 @@
+"""How a call answers when the store is unavailable: one wording for every surface."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sosoapi.contract.errors import ServiceError
+from sosoapi.store.faults import StoreUnavailable
+
+STORE_UNAVAILABLE = (
+    "The database is unavailable right now (restarting, unreachable or out of space), so "
+    "this call produced no result. Retry shortly with the same arguments and the same "
+    "mutation_id: a write recorded before the fault returns its one receipt, never a second."
+)
+
+
+def store_unavailable() -> ServiceError:
+    return ServiceError("unavailable", STORE_UNAVAILABLE)
+
+
+@contextmanager
+def answering_store_faults() -> Iterator[None]:
+    """Turn the store's `StoreUnavailable` into the service's `unavailable` error."""
+    try:
+        yield
+    except StoreUnavailable:
+        raise store_unavailable() from None

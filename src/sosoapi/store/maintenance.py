@@ -1,0 +1,106 @@
+"""Keeping the store's size and copies: purge old settled receipts, back up SQLite online.
+
+Purge removes a retrieval receipt and its mutation row only when the receipt is settled,
+its idempotency window (`valid_until`) is over, it settled before the cutoff, and no
+sealed corpus pins the evidence revision it recorded. Evidence is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import Connection, delete, select, tuple_
+from sqlalchemy.engine import make_url
+
+from sosoapi.contract.vocabulary import SETTLED_STATES
+from sosoapi.store.database import Database
+from sosoapi.store.tables import corpus_revisions, mutations, retrievals
+
+BATCH = 500
+
+
+@dataclass(frozen=True, slots=True)
+class PurgeCounts:
+    receipts: int
+    mutations: int
+    kept_pinned: int
+
+
+@dataclass(frozen=True, slots=True)
+class BackupReport:
+    path: str
+    bytes: int
+    integrity: str
+
+
+def _pinned(conn: Connection) -> set[tuple[str, int]]:
+    """Every (evidence_id, revision) some sealed corpus revision lists."""
+    pins: set[tuple[str, int]] = set()
+    for snapshot in conn.execute(select(corpus_revisions.c.snapshot)).scalars():
+        for ref in json.loads(snapshot).get("evidence", []):
+            pins.add((ref["evidence_id"], ref["revision"]))
+    return pins
+
+
+def purge_receipts(db: Database, settled_before: datetime, now: datetime) -> PurgeCounts:
+    """Delete old settled retrieval receipts and their mutations in one transaction."""
+    candidates = select(
+        retrievals.c.id,
+        retrievals.c.workspace_id,
+        retrievals.c.mutation_id,
+        retrievals.c.evidence_id,
+        retrievals.c.evidence_revision,
+    ).where(
+        retrievals.c.state.in_(sorted(SETTLED_STATES)),
+        retrievals.c.valid_until < now,
+        retrievals.c.settled_at < settled_before,
+    )
+    with db.write() as conn:
+        pins = _pinned(conn)
+        rows = conn.execute(candidates).all()
+        doomed = [r for r in rows if (r.evidence_id, r.evidence_revision) not in pins]
+        removed_mutations = 0
+        for start in range(0, len(doomed), BATCH):
+            batch = doomed[start : start + BATCH]
+            conn.execute(delete(retrievals).where(retrievals.c.id.in_([r.id for r in batch])))
+            keys = [(r.workspace_id, r.mutation_id) for r in batch]
+            removed_mutations += conn.execute(
+                delete(mutations).where(
+                    tuple_(mutations.c.workspace_id, mutations.c.mutation_id).in_(keys)
+                )
+            ).rowcount
+    return PurgeCounts(len(doomed), removed_mutations, len(rows) - len(doomed))
+
+
+def sqlite_path(url: str) -> Path | None:
+    """The file of an SQLite URL; None for any other database."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return None
+    return Path(parsed.database)
+
+
+def backup_sqlite(source: Path, target: Path) -> BackupReport:
+    """A consistent copy of a live SQLite database (the online backup API), then checked.
+
+    Written beside `target` and renamed into place, so a failed backup leaves no file
+    that looks whole.
+    """
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    live, copy = sqlite3.connect(source, timeout=15), sqlite3.connect(partial)
+    try:
+        live.backup(copy)
+        integrity = copy.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        copy.close()
+        live.close()
+    if integrity != "ok":
+        partial.unlink(missing_ok=True)
+        raise ValueError(f"the backup copy failed its integrity check: {integrity}")
+    partial.replace(target)
+    return BackupReport(str(target), target.stat().st_size, integrity)
