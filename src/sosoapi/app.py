@@ -26,7 +26,7 @@ class Application:
         self.settings = settings
         self.store = Store(settings.database_url)
         self.guard = Guard(self.store.auth)
-        self.egress = egress or Egress(settings.egress)
+        self.egress = egress or Egress(settings.egress, pacing=self.store.pacing.reserve)
         reader = partial(_read, self.egress)
         self.receipts = ReceiptService(self.store, reader, settings.receipts)
         self.research = ResearchService(

@@ -63,7 +63,10 @@ def cli(
 class ServeProcess:
     """`sosoapi serve` on a free loopback port, killed on exit."""
 
-    def __init__(self, env: Mapping[str, str], *args: str) -> None:
+    def __init__(
+        self, env: Mapping[str, str], *args: str, command: tuple[str, ...] = (SOSOAPI,)
+    ) -> None:
+        self.command = command
         self.port = free_port()
         self.env = {**os.environ, **env}
         self.args = args
@@ -75,7 +78,7 @@ class ServeProcess:
 
     def start(self) -> ServeProcess:
         self.proc = subprocess.Popen(
-            [SOSOAPI, "serve", "--port", str(self.port), *self.args],
+            [*self.command, "serve", "--port", str(self.port), *self.args],
             env=self.env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

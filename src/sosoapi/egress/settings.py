@@ -76,6 +76,9 @@ class EgressSettings:
     per_origin_concurrency: int = 2
     per_origin_min_interval: float = 0.2
     max_concurrent_fetches: int = 16
+    robots_txt: str = "obey"  # or "user_triggered": no robots.txt (docs/egress.md)
+    robots_cache_seconds: float = 86400.0
+    robots_error_seconds: float = 300.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> EgressSettings:
@@ -133,7 +136,27 @@ class EgressSettings:
                 int,
                 1,
             ),
+            robots_txt=_robots_mode(get("SOSOAPI_ROBOTS_TXT", "")) or defaults.robots_txt,
+            robots_cache_seconds=_number(
+                environ, "SOSOAPI_ROBOTS_CACHE_SECONDS", defaults.robots_cache_seconds, float, 1.0
+            ),
+            robots_error_seconds=_number(
+                environ, "SOSOAPI_ROBOTS_ERROR_SECONDS", defaults.robots_error_seconds, float, 1.0
+            ),
         )
+
+
+ROBOTS_MODES = ("obey", "user_triggered")
+
+
+def _robots_mode(value: str) -> str | None:
+    mode = value.strip().lower()
+    if mode and mode not in ROBOTS_MODES:
+        raise ValueError(
+            f"SOSOAPI_ROBOTS_TXT={value!r} is unknown; use `obey` (default) or "
+            "`user_triggered` (only when every fetch is a person's explicit request)"
+        )
+    return mode or None
 
 
 def _items(value: str) -> list[str]:

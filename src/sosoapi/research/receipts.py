@@ -126,7 +126,7 @@ class ReceiptService:
 
     async def sweep_and_resume(self) -> None:
         """Judge expired leases and windows, then start any durable pending work."""
-        counts = await anyio.to_thread.run_sync(self.store.receipts.sweep, self.clock())
+        counts = await anyio.to_thread.run_sync(self.store.receipts.sweep)
         if counts.unconfirmed or counts.expired:
             log.info("receipt sweep unconfirmed=%d expired=%d", counts.unconfirmed, counts.expired)
         pending = await anyio.to_thread.run_sync(
@@ -210,15 +210,11 @@ class ReceiptService:
         return receipt_of(record)
 
     async def _judge_on_replay(self, record: RetrievalRecord) -> RetrievalRecord:
-        now = self.clock()
-        lease_lost = record.state == "running" and (
-            record.lease_expires_at is not None and record.lease_expires_at < now
-        )
-        window_over = record.state == "pending" and record.valid_until <= now
-        if lease_lost or window_over:
-            await anyio.to_thread.run_sync(self.store.receipts.sweep, now)
-        elif record.state == "pending" and self._resumable(record):
-            self._start(record.id)
+        """Judge this receipt's lease and window by the database clock, or resume it."""
+        counts = await anyio.to_thread.run_sync(self.store.receipts.sweep, record.id)
+        if not (counts.unconfirmed or counts.expired) and record.state == "pending":
+            if self._resumable(record):
+                self._start(record.id)
         return await self._load(record.id)
 
     @staticmethod
@@ -287,10 +283,8 @@ class ReceiptService:
                 self._idle.set()
 
     async def _run_leased(self, retrieval_id: str, reader: Reader | None = None) -> None:
-        now = self.clock()
-        lease_until = now + timedelta(seconds=self.settings.lease_seconds)
         acquired = await anyio.to_thread.run_sync(
-            self.store.receipts.acquire, retrieval_id, self.owner, lease_until, now
+            self.store.receipts.acquire, retrieval_id, self.owner, self.settings.lease_seconds
         )
         if not acquired:
             return
@@ -315,9 +309,8 @@ class ReceiptService:
     async def _renew(self, retrieval_id: str, work: anyio.CancelScope) -> None:
         while True:
             await anyio.sleep(self.settings.renew_interval_seconds)
-            until = self.clock() + timedelta(seconds=self.settings.lease_seconds)
             kept = await anyio.to_thread.run_sync(
-                self.store.receipts.renew, retrieval_id, self.owner, until
+                self.store.receipts.renew, retrieval_id, self.owner, self.settings.lease_seconds
             )
             if not kept:
                 log.warning("retrieval lease lost id=%s; abandoning work", retrieval_id)

@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, Table, and_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from sosoapi.store.clock import db_time
 from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceWrite, record_revision
 from sosoapi.store.records import MutationRecord, RetrievalRecord, from_row
@@ -115,21 +116,29 @@ class ReceiptRepository:
             row = conn.execute(select(retrievals).where(retrievals.c.id == retrieval_id)).first()
         return from_row(RetrievalRecord, row) if row else None
 
-    def acquire(self, retrieval_id: str, owner: str, lease_until: datetime, now: datetime) -> bool:
-        """pending -> running under `owner`'s lease, unless it expired or someone else won."""
+    def acquire(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
+        """pending -> running under `owner`'s lease, unless it expired or someone else won.
+
+        The lease runs on the database clock (store/clock.py), never the caller's.
+        """
         with self.db.write() as conn:
             result = conn.execute(
                 update(retrievals)
                 .where(
                     retrievals.c.id == retrieval_id,
                     retrievals.c.state == "pending",
-                    retrievals.c.valid_until > now,
+                    retrievals.c.valid_until > db_time(self.db),
                 )
-                .values(state="running", lease_owner=owner, lease_expires_at=lease_until)
+                .values(
+                    state="running",
+                    lease_owner=owner,
+                    lease_expires_at=db_time(self.db, lease_seconds),
+                )
             )
         return result.rowcount == 1
 
-    def renew(self, retrieval_id: str, owner: str, lease_until: datetime) -> bool:
+    def renew(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
+        """Push `owner`'s lease `lease_seconds` past the database clock; False once lost."""
         with self.db.write() as conn:
             result = conn.execute(
                 update(retrievals)
@@ -138,7 +147,7 @@ class ReceiptRepository:
                     retrievals.c.state == "running",
                     retrievals.c.lease_owner == owner,
                 )
-                .values(lease_expires_at=lease_until)
+                .values(lease_expires_at=db_time(self.db, lease_seconds))
             )
         return result.rowcount == 1
 
@@ -176,17 +185,25 @@ class ReceiptRepository:
                 )
         return True
 
-    def sweep(self, now: datetime) -> SweepCounts:
-        """Lease ran out -> unconfirmed; never started inside valid_until -> expired."""
+    def sweep(self, retrieval_id: str | None = None) -> SweepCounts:
+        """Lease ran out -> unconfirmed; never started inside valid_until -> expired.
+
+        Judged by the database clock, so an instance whose own clock runs ahead never
+        judges another's live lease. With `retrieval_id`, only that receipt is judged.
+        """
+        now = db_time(self.db)
+        only = [retrievals.c.id == retrieval_id] if retrieval_id else []
         with self.db.write() as conn:
             lost = conn.execute(
                 update(retrievals)
-                .where(retrievals.c.state == "running", retrievals.c.lease_expires_at < now)
+                .where(
+                    *only, retrievals.c.state == "running", retrievals.c.lease_expires_at < now
+                )
                 .values(state="unconfirmed", settled_at=now, lease_owner=None)
             )
             late = conn.execute(
                 update(retrievals)
-                .where(retrievals.c.state == "pending", retrievals.c.valid_until <= now)
+                .where(*only, retrievals.c.state == "pending", retrievals.c.valid_until <= now)
                 .values(state="expired", settled_at=now)
             )
         return SweepCounts(lost.rowcount, late.rowcount)

@@ -6,6 +6,7 @@ from sosoapi.store.auth_repo import AuthRepository
 from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceRepository
 from sosoapi.store.mutations_repo import MutationRepository
+from sosoapi.store.pacing_repo import PacingRepository
 from sosoapi.store.projects_repo import CorpusRepository, ProjectRepository
 from sosoapi.store.receipts import ReceiptRepository
 
@@ -21,6 +22,7 @@ class Store:
         self.mutations = MutationRepository(self.db, self.receipts)
         self.projects = ProjectRepository(self.db)
         self.corpora = CorpusRepository(self.db)
+        self.pacing = PacingRepository(self.db)
 
     def close(self) -> None:
         self.db.dispose()

@@ -6,6 +6,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
@@ -176,3 +177,11 @@ corpus_revisions = Table(
 )
 
 Index("ix_evidence_workspace", evidence.c.workspace_id, evidence.c.updated_at)
+
+origin_pacing = Table(
+    "origin_pacing",
+    metadata,
+    Column("origin", String(300), primary_key=True),
+    Column("last_start", Float, nullable=False),  # epoch seconds, database clock
+    Index("ix_origin_pacing_last_start", "last_start"),
+)
