@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sosoapi.egress.settings import EgressSettings
+from sosoapi.research.offload import default_workers
 from sosoapi.research.settings import ReceiptSettings
 from sosoapi.store.database import sqlite_url
 
@@ -54,6 +55,7 @@ class Settings:
     egress: EgressSettings = field(default_factory=EgressSettings)
     receipts: ReceiptSettings = field(default_factory=ReceiptSettings)
     upload_roots: tuple[Path, ...] = ()
+    parse_workers: int = 0  # processes for CPU-bound parsing; 0: threads (research/offload.py)
 
     @classmethod
     def from_env(
@@ -80,4 +82,19 @@ class Settings:
             egress=EgressSettings.from_env(env),
             receipts=receipts,
             upload_roots=_roots(env),
+            parse_workers=_workers(env),
         )
+
+
+def _workers(environ: Mapping[str, str]) -> int:
+    """SOSOAPI_PARSE_WORKERS: parsing processes; default one per core (0 on one core)."""
+    raw = environ.get("SOSOAPI_PARSE_WORKERS", "").strip()
+    if not raw:
+        cores = default_workers()
+        return cores if cores > 1 else 0
+    if not raw.isdigit():
+        raise ValueError(
+            f"SOSOAPI_PARSE_WORKERS={raw!r} is not a whole number; set 0 (parse in threads) "
+            "or the number of parsing processes, e.g. the number of cores"
+        )
+    return int(raw)

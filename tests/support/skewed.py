@@ -1,4 +1,4 @@
-"""Run `sosoapi` with the process's wall clock shifted: `python -m tests.support.skewed SECONDS ARGS...`.
+"""`python -m tests.support.skewed SECONDS ARGS...`: `sosoapi ARGS` on a shifted clock.
 
 A host whose clock runs ahead, without a product switch: time-machine moves every wall
 clock the process reads (`time.time`, `datetime.now`, ...) by SECONDS and lets it tick.
@@ -7,6 +7,7 @@ clock the process reads (`time.time`, `datetime.now`, ...) by SECONDS and lets i
 from __future__ import annotations
 
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 
 import time_machine
@@ -16,6 +17,7 @@ def main() -> None:
     offset = float(sys.argv[1])
     sys.argv = ["sosoapi", *sys.argv[2:]]
     time_machine.travel(datetime.now(UTC) + timedelta(seconds=offset), tick=True).start()
+    time.time()  # the travelled clock starts ticking at its first reading: start it now
     from sosoapi.cli import main as sosoapi_main
 
     sosoapi_main()

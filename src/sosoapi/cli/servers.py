@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
+from typing import TYPE_CHECKING
+
 import anyio
 import click
 
 from sosoapi.cli.common import emit, main, now, open_admin, settings_from_env
-from sosoapi.config import PROFILES
+from sosoapi.config import PROFILES, Settings
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 
 @main.command()
@@ -21,22 +28,71 @@ from sosoapi.config import PROFILES
     default=None,
     help="the URL clients use to reach this server (names /mcp in the auth metadata)",
 )
-def serve(host: str, port: int, profile: str | None, public_url: str | None) -> None:
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="server processes sharing the port and the database (leases keep them honest)",
+)
+def serve(host: str, port: int, profile: str | None, public_url: str | None, workers: int) -> None:
     """Serve the HTTP API and MCP at /mcp (health at /healthz)."""
     import uvicorn
 
+    settings = settings_from_env(profile)
+    if workers > 1:
+        _serve_processes(settings.database_url, host, port, settings.profile, public_url, workers)
+        return
+    app = _http_app(host, port, settings.profile, public_url, settings)
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+
+
+def _http_app(
+    host: str, port: int, profile: str, public_url: str | None, settings: Settings | None = None
+) -> FastAPI:
     from sosoapi.api.http import create_http_app
     from sosoapi.app import Application
 
-    settings = settings_from_env(profile)
-    app = create_http_app(
-        Application(settings),
+    settings = settings or settings_from_env(profile)
+    application = Application(settings)
+    return create_http_app(
+        application, host=host, port=port, profile=profile, public_url=public_url
+    )
+
+
+def _serve_processes(
+    database_url: str, host: str, port: int, profile: str, public_url: str | None, workers: int
+) -> None:
+    """`workers` uvicorn processes on one socket; each builds its own application.
+
+    Migrations run once here, before any worker starts. Each server parses in threads
+    unless SOSOAPI_PARSE_WORKERS says otherwise: the processes already use the cores.
+    """
+    import uvicorn
+
+    from sosoapi.store.store import Store
+
+    Store(database_url).close()
+    os.environ.setdefault("SOSOAPI_PARSE_WORKERS", "0")
+    os.environ[_OPTIONS] = json.dumps([host, port, profile, public_url])
+    uvicorn.run(
+        "sosoapi.cli.servers:worker_app",
+        factory=True,
         host=host,
         port=port,
-        profile=settings.profile,
-        public_url=public_url,
+        workers=workers,
+        log_level="warning",
+        lifespan="on",
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+
+
+_OPTIONS = "SOSOAPI_SERVE_WORKER_OPTIONS"
+
+
+def worker_app() -> FastAPI:
+    """The application of one `serve --workers` process (uvicorn imports this)."""
+    host, port, profile, public_url = json.loads(os.environ[_OPTIONS])
+    return _http_app(host, port, profile, public_url)
 
 
 @main.command("mcp")

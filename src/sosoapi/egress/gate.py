@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 import ssl
 from collections.abc import Callable, Sequence
@@ -24,8 +25,6 @@ from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
 from sosoapi.egress.network import Pin, PinnedBackend, Proxy, UnpinnedDial, pinned
 from sosoapi.egress.policy import is_admitted, judge_url
 from sosoapi.egress.politeness import Politeness, Reserve
-from sosoapi.egress.robots import ACCEPT as ROBOTS_ACCEPT
-from sosoapi.egress.robots import Robots
 from sosoapi.egress.resolver import (
     NameNotFound,
     PinnedResolver,
@@ -33,10 +32,14 @@ from sosoapi.egress.resolver import (
     ResolverUnavailable,
     SystemResolver,
 )
+from sosoapi.egress.robots import ACCEPT as ROBOTS_ACCEPT
+from sosoapi.egress.robots import Robots
 from sosoapi.egress.settings import EgressSettings, IPAddress
 from sosoapi.egress.statuses import REDIRECT_STATUSES, clamp_retry_after, reason_for_status
 from sosoapi.egress.types import FetchOutcome
 from sosoapi.egress.urls import Target, join_location
+
+log = logging.getLogger("sosoapi.egress")
 
 
 @dataclass
@@ -162,6 +165,8 @@ class Egress:
             if robots and self._robots is not None:
                 verdict = await self._robots.verdict(f"https://{judged.authority}", judged.url)
                 if not verdict.allowed:
+                    if verdict.failure is None:
+                        log.info("fetch refused robots_txt=disallow agent=%s", self._robots.agent)
                     return FetchOutcome(
                         verdict.failure or "access_denied",
                         final_url=judged.url,

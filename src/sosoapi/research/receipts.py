@@ -212,9 +212,9 @@ class ReceiptService:
     async def _judge_on_replay(self, record: RetrievalRecord) -> RetrievalRecord:
         """Judge this receipt's lease and window by the database clock, or resume it."""
         counts = await anyio.to_thread.run_sync(self.store.receipts.sweep, record.id)
-        if not (counts.unconfirmed or counts.expired) and record.state == "pending":
-            if self._resumable(record):
-                self._start(record.id)
+        judged = counts.unconfirmed or counts.expired
+        if not judged and record.state == "pending" and self._resumable(record):
+            self._start(record.id)
         return await self._load(record.id)
 
     @staticmethod

@@ -196,9 +196,7 @@ class ReceiptRepository:
         with self.db.write() as conn:
             lost = conn.execute(
                 update(retrievals)
-                .where(
-                    *only, retrievals.c.state == "running", retrievals.c.lease_expires_at < now
-                )
+                .where(*only, retrievals.c.state == "running", retrievals.c.lease_expires_at < now)
                 .values(state="unconfirmed", settled_at=now, lease_owner=None)
             )
             late = conn.execute(
