@@ -83,7 +83,7 @@ class ServeProcess:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        deadline = time.monotonic() + 120  # imports alone take ~20 s on a loaded machine
+        deadline = time.monotonic() + 300  # imports alone take 20-100 s on a loaded machine
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"sosoapi serve exited: {self.proc.stderr.read().decode()}")  # type: ignore[union-attr]
@@ -92,7 +92,7 @@ class ServeProcess:
                     return self
             except httpx.HTTPError:
                 time.sleep(0.1)
-        raise RuntimeError("sosoapi serve did not become healthy in 120 s")
+        raise RuntimeError("sosoapi serve did not become healthy in 300 s")
 
     def kill(self) -> None:
         if self.proc and self.proc.poll() is None:

@@ -81,6 +81,7 @@ def _serve_processes(
         host=host,
         port=port,
         workers=workers,
+        timeout_worker_healthcheck=60,  # a worker imports the extractors before it answers
         log_level="warning",
         lifespan="on",
     )
