@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ["replay.py", "corpora.py", "captions.py", "egress.py", "extraction.py"]
+BENCHES = ["replay.py", "corpora.py", "captions.py", "egress.py", "extraction.py", "load.py"]
 
 
 def main() -> int:

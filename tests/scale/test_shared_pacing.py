@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 
 from sosoapi.store.clock import db_now
@@ -11,16 +12,14 @@ from sosoapi.store.store import Store
 def test_two_instances_space_their_starts_to_one_origin_as_one_would(database_url: str) -> None:
     one, two = Store(database_url), Store(database_url, migrate=False)
     try:
-        waits = [
-            store.pacing.reserve("origin.test:443", 2.0) for store in (one, two, one, two)
-        ]
+        waits = [store.pacing.reserve("origin.test:443", 2.0) for store in (one, two, one, two)]
         other = two.pacing.reserve("elsewhere.test:443", 2.0)
     finally:
         one.close()
         two.close()
     # Reservations 2 s apart, whichever instance asks: waits of about 0, 2, 4, 6 s.
     assert waits[0] < 0.5
-    for earlier, later in zip(waits, waits[1:], strict=False):
+    for earlier, later in itertools.pairwise(waits):
         assert 1.5 < later - earlier <= 2.0 + 1e-6
     assert other < 0.5  # another origin is not held up
 
