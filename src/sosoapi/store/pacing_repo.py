@@ -18,9 +18,14 @@ _SQLITE_EPOCH = "((julianday('now') - 2440587.5) * 86400.0)"
 _POSTGRES_EPOCH = "extract(epoch from clock_timestamp())"
 
 
+PRUNE_EVERY = 1024  # reservations between prunes of idle origins
+IDLE_SECONDS = 3600.0  # an origin not started for this long has a free next start
+
+
 class PacingRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._reserved = 0
 
     def _epoch(self) -> ColumnElement[float]:
         raw = _SQLITE_EPOCH if self.db.is_sqlite else _POSTGRES_EPOCH
@@ -42,6 +47,9 @@ class PacingRepository:
         )
         with self.db.write() as conn:
             start, at = conn.execute(statement).one()
+        self._reserved += 1
+        if self._reserved % PRUNE_EVERY == 0:  # one row per origin ever read: keep it bounded
+            self.prune(IDLE_SECONDS)
         return max(0.0, float(start) - float(at))
 
     def prune(self, idle_seconds: float) -> int:
