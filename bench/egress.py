@@ -30,6 +30,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
+from sosoapi.config import egress_from_env  # noqa: E402
 from sosoapi.egress.gate import Egress  # noqa: E402
 from sosoapi.egress.settings import EgressSettings  # noqa: E402
 from tests.support.memory import PeakRSS  # noqa: E402
@@ -148,7 +149,7 @@ def main() -> None:
     ca_file.write_bytes(ca_pem)
     try:
         env = {**env, "SOSOAPI_EGRESS_CA_BUNDLE": str(ca_file)}
-        settings = dataclasses.replace(EgressSettings.from_env(env), per_origin_min_interval=0.0)
+        settings = dataclasses.replace(egress_from_env(env), per_origin_min_interval=0.0)
         plain, gate, ratio = asyncio.run(
             overhead(port, ca_pem, settings, args.requests, args.rounds)
         )

@@ -12,9 +12,9 @@ from sosoapi.auth.permission import Guard
 from sosoapi.config import Settings
 from sosoapi.egress.gate import Egress
 from sosoapi.research.offload import Offload, install
+from sosoapi.research.reading import read_source
 from sosoapi.research.receipts import ReceiptService
 from sosoapi.research.service import ResearchService
-from sosoapi.research.sources import read_source
 from sosoapi.store.store import Store
 
 log = logging.getLogger("sosoapi")

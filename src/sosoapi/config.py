@@ -1,34 +1,94 @@
-"""Settings from flags and SOSOAPI_* environment variables (DESIGN.md fixes the names)."""
+"""Settings from flags and SOSOAPI_* environment variables: the one reader of the environment.
+
+Every variable is read here and nowhere else (DESIGN.md fixes the names). A value that
+cannot be read is an error naming the variable, the value and the fix, never a silent
+default: `SOSOAPI_OUTPUT_SCHEMAS=ture` stops the start instead of meaning "off".
+"""
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
-from sosoapi.egress.settings import EgressSettings
+from sosoapi.egress.settings import (
+    ROBOTS_MODES,
+    EgressSettings,
+    ca_bundle,
+    hosts,
+    parse_allow,
+    parse_resolve,
+    ports,
+    proxy,
+    user_agent_for,
+)
 from sosoapi.research.offload import default_workers
 from sosoapi.research.settings import ReceiptSettings
 from sosoapi.store.database import sqlite_url
 
 PROFILES = ("full", "core")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+TRUE = ("1", "true", "yes", "on")
+FALSE = ("0", "false", "no", "off")
+T = TypeVar("T", int, float)
+Environ = Mapping[str, str]
 
 
-def _float(environ: Mapping[str, str], name: str, default: float) -> float:
-    raw = environ.get(name)
-    if raw is None or raw == "":
+def number(environ: Environ, name: str, default: T, kind: Callable[[str], T], minimum: T) -> T:
+    """A number of `kind` at least `minimum`; `default` when unset or empty."""
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value) or value < minimum:
+        raise ValueError(
+            f"{name}={raw!r} is not a valid {kind.__name__}: use a number >= {minimum}"
+        )
+    return value
+
+
+def seconds(environ: Environ, name: str, default: float) -> float:
+    """A positive number of seconds; `default` when unset or empty."""
+    raw = environ.get(name, "").strip()
+    if not raw:
         return default
     try:
         value = float(raw)
     except ValueError:
         raise ValueError(f"{name}={raw!r} is not a number; set it to seconds, e.g. 30") from None
-    if value <= 0:
+    if not value > 0:
         raise ValueError(f"{name}={raw!r} must be positive; set it to seconds, e.g. 30")
     return value
 
 
-def _roots(environ: Mapping[str, str]) -> tuple[Path, ...]:
+def flag(environ: Environ, name: str) -> bool:
+    """A strict boolean: 1/true/yes/on or 0/false/no/off (any case); unset is false."""
+    raw = environ.get(name, "").strip()
+    if raw.lower() in TRUE:
+        return True
+    if not raw or raw.lower() in FALSE:
+        return False
+    raise ValueError(f"{name}={raw!r} is not a boolean; set it to 1 or 0 (or true/false)")
+
+
+def log_level(environ: Environ | None = None) -> str:
+    """SOSOAPI_LOG_LEVEL, INFO when unset."""
+    env = os.environ if environ is None else environ
+    level = (env.get("SOSOAPI_LOG_LEVEL") or "INFO").strip().upper()
+    if level not in LOG_LEVELS:
+        raise ValueError(
+            f"SOSOAPI_LOG_LEVEL={level!r} is not a log level; use one of {', '.join(LOG_LEVELS)}"
+        )
+    return level
+
+
+def _roots(environ: Environ) -> tuple[Path, ...]:
     """SOSOAPI_UPLOAD_ROOTS (os.pathsep list); default the directory the server starts in."""
     raw = environ.get("SOSOAPI_UPLOAD_ROOTS", "")
     roots = [Path(item).expanduser() for item in raw.split(os.pathsep) if item.strip()]
@@ -41,8 +101,75 @@ def _roots(environ: Mapping[str, str]) -> tuple[Path, ...]:
     return tuple(roots) or (Path.cwd(),)
 
 
-def _flag(environ: Mapping[str, str], name: str) -> bool:
-    return environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+def egress_from_env(environ: Environ) -> EgressSettings:
+    """The gate's settings from SOSOAPI_EGRESS_* (and SOSOAPI_UNSUPPORTED_SOURCES)."""
+    defaults = EgressSettings()
+    get = environ.get
+    contact = get("SOSOAPI_EGRESS_CONTACT_URL", "").strip()
+    if contact and not contact.startswith(("https://", "http://", "mailto:")):
+        raise ValueError(
+            f"SOSOAPI_EGRESS_CONTACT_URL={contact!r} is not a URL: give an https:// page "
+            "or a mailto: address where site operators can reach you"
+        )
+    return EgressSettings(
+        allow=parse_allow(get("SOSOAPI_EGRESS_ALLOW", "")),
+        resolve=parse_resolve(get("SOSOAPI_EGRESS_RESOLVE", "")),
+        ca_bundle=ca_bundle(get("SOSOAPI_EGRESS_CA_BUNDLE", "")),
+        ports=ports(get("SOSOAPI_EGRESS_PORTS", "")) or defaults.ports,
+        unsupported_sources=hosts(get("SOSOAPI_UNSUPPORTED_SOURCES"))
+        or defaults.unsupported_sources,
+        proxy=proxy(get("SOSOAPI_EGRESS_PROXY", "")),
+        max_body_bytes=number(
+            environ, "SOSOAPI_EGRESS_MAX_BODY_BYTES", defaults.max_body_bytes, int, 1
+        ),
+        total_timeout=number(
+            environ, "SOSOAPI_EGRESS_TOTAL_TIMEOUT", defaults.total_timeout, float, 0.001
+        ),
+        connect_timeout=number(
+            environ, "SOSOAPI_EGRESS_CONNECT_TIMEOUT", defaults.connect_timeout, float, 0.001
+        ),
+        read_timeout=number(
+            environ, "SOSOAPI_EGRESS_READ_TIMEOUT", defaults.read_timeout, float, 0.001
+        ),
+        max_redirects=number(
+            environ, "SOSOAPI_EGRESS_MAX_REDIRECTS", defaults.max_redirects, int, 0
+        ),
+        user_agent=user_agent_for(contact) if contact else defaults.user_agent,
+        per_origin_concurrency=number(
+            environ,
+            "SOSOAPI_EGRESS_PER_ORIGIN_CONCURRENCY",
+            defaults.per_origin_concurrency,
+            int,
+            1,
+        ),
+        per_origin_min_interval=number(
+            environ,
+            "SOSOAPI_EGRESS_PER_ORIGIN_MIN_INTERVAL",
+            defaults.per_origin_min_interval,
+            float,
+            0.0,
+        ),
+        max_concurrent_fetches=number(
+            environ, "SOSOAPI_EGRESS_MAX_CONCURRENCY", defaults.max_concurrent_fetches, int, 1
+        ),
+        robots_txt=_robots_mode(get("SOSOAPI_ROBOTS_TXT", "")) or defaults.robots_txt,
+        robots_cache_seconds=number(
+            environ, "SOSOAPI_ROBOTS_CACHE_SECONDS", defaults.robots_cache_seconds, float, 1.0
+        ),
+        robots_error_seconds=number(
+            environ, "SOSOAPI_ROBOTS_ERROR_SECONDS", defaults.robots_error_seconds, float, 1.0
+        ),
+    )
+
+
+def _robots_mode(value: str) -> str | None:
+    mode = value.strip().lower()
+    if mode and mode not in ROBOTS_MODES:
+        raise ValueError(
+            f"SOSOAPI_ROBOTS_TXT={value!r} is unknown; use `obey` (default) or "
+            "`user_triggered` (only when every fetch is a person's explicit request)"
+        )
+    return mode or None
 
 
 @dataclass(frozen=True)
@@ -52,41 +179,41 @@ class Settings:
     profile: str = "full"
     output_schemas: bool = False
     token: str | None = None
+    public_url: str | None = None
     egress: EgressSettings = field(default_factory=EgressSettings)
     receipts: ReceiptSettings = field(default_factory=ReceiptSettings)
     upload_roots: tuple[Path, ...] = ()
     parse_workers: int = 0  # processes for CPU-bound parsing; 0: threads (research/offload.py)
 
     @classmethod
-    def from_env(
-        cls, environ: Mapping[str, str] | None = None, *, profile: str | None = None
-    ) -> Settings:
+    def from_env(cls, environ: Environ | None = None, *, profile: str | None = None) -> Settings:
         env = os.environ if environ is None else environ
         home = Path(env.get("SOSOAPI_HOME") or Path.home() / ".local/share/sosoapi").expanduser()
         chosen = profile or env.get("SOSOAPI_PROFILE") or "full"
         if chosen not in PROFILES:
             raise ValueError(f"SOSOAPI_PROFILE={chosen!r} is unknown; use `full` or `core`")
         receipts = ReceiptSettings(
-            idempotency_window_seconds=_float(env, "SOSOAPI_IDEMPOTENCY_WINDOW_SECONDS", 86400),
-            wait_budget_seconds=_float(env, "SOSOAPI_WAIT_BUDGET_SECONDS", 25),
-            lease_seconds=_float(env, "SOSOAPI_LEASE_SECONDS", 30),
-            sweep_interval_seconds=_float(env, "SOSOAPI_SWEEP_INTERVAL_SECONDS", 10),
-            shutdown_grace_seconds=_float(env, "SOSOAPI_SHUTDOWN_GRACE_SECONDS", 10),
+            idempotency_window_seconds=seconds(env, "SOSOAPI_IDEMPOTENCY_WINDOW_SECONDS", 86400),
+            wait_budget_seconds=seconds(env, "SOSOAPI_WAIT_BUDGET_SECONDS", 25),
+            lease_seconds=seconds(env, "SOSOAPI_LEASE_SECONDS", 30),
+            sweep_interval_seconds=seconds(env, "SOSOAPI_SWEEP_INTERVAL_SECONDS", 10),
+            shutdown_grace_seconds=seconds(env, "SOSOAPI_SHUTDOWN_GRACE_SECONDS", 10),
         )
         return cls(
             database_url=env.get("SOSOAPI_DATABASE_URL") or sqlite_url(home),
             home=home,
             profile=chosen,
-            output_schemas=_flag(env, "SOSOAPI_OUTPUT_SCHEMAS"),
+            output_schemas=flag(env, "SOSOAPI_OUTPUT_SCHEMAS"),
             token=env.get("SOSOAPI_TOKEN") or None,
-            egress=EgressSettings.from_env(env),
+            public_url=env.get("SOSOAPI_PUBLIC_URL") or None,
+            egress=egress_from_env(env),
             receipts=receipts,
             upload_roots=_roots(env),
             parse_workers=_workers(env),
         )
 
 
-def _workers(environ: Mapping[str, str]) -> int:
+def _workers(environ: Environ) -> int:
     """SOSOAPI_PARSE_WORKERS: parsing processes; default one per core (0 on one core)."""
     raw = environ.get("SOSOAPI_PARSE_WORKERS", "").strip()
     if not raw:

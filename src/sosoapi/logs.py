@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 
 
@@ -19,10 +18,11 @@ class KeyValueFormatter(logging.Formatter):
         return line
 
 
-def configure(level: str | None = None) -> None:
+def configure(level: str) -> None:
+    """Log `level` and above from our loggers to stderr, one key=value line each."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(KeyValueFormatter())
     root = logging.getLogger("sosoapi")
     root.handlers[:] = [handler]
-    root.setLevel((level or os.environ.get("SOSOAPI_LOG_LEVEL") or "INFO").upper())
+    root.setLevel(level)
     root.propagate = False

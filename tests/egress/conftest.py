@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
+from sosoapi.config import egress_from_env
 from sosoapi.egress.gate import Egress
 from sosoapi.egress.settings import EgressSettings
 from tests.support.hostile import Canary, DialGuard
@@ -35,7 +36,7 @@ def settings_for(origin: HTTPSOrigin, **overrides: object) -> EgressSettings:
     These tests count the lookups and dials of the page alone, so robots.txt is off
     unless a test asks (test_robots.py covers it, through this same gate).
     """
-    base = EgressSettings.from_env(origin.egress_env())
+    base = egress_from_env(origin.egress_env())
     defaults = {"per_origin_min_interval": 0.0, "robots_txt": "user_triggered"}
     return dataclasses.replace(base, **{**defaults, **overrides})
 

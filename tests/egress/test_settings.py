@@ -6,11 +6,12 @@ import ipaddress
 
 import pytest
 
+from sosoapi.config import egress_from_env
 from sosoapi.egress.settings import DEFAULT_PLATFORM_HOSTS, EgressSettings
 
 
 def test_defaults() -> None:
-    settings = EgressSettings.from_env({})
+    settings = egress_from_env({})
     assert settings == EgressSettings()
     assert settings.ports == frozenset({443})
     assert settings.max_body_bytes == 5 * 1024 * 1024
@@ -23,7 +24,7 @@ def test_defaults() -> None:
 def test_full_environment(tmp_path) -> None:
     bundle = tmp_path / "ca.pem"
     bundle.write_text("x")
-    settings = EgressSettings.from_env(
+    settings = egress_from_env(
         {
             "SOSOAPI_EGRESS_ALLOW": "127.0.0.1:8443, 10.0.0.0/8,[::1]:443,[fd00::/8]",
             "SOSOAPI_EGRESS_RESOLVE": "Origin.Test:127.0.0.1,v6.test:[::1]",
@@ -67,7 +68,7 @@ def test_full_environment(tmp_path) -> None:
 
 
 def test_empty_unsupported_sources_keeps_the_default_list() -> None:
-    settings = EgressSettings.from_env({"SOSOAPI_UNSUPPORTED_SOURCES": ""})
+    settings = egress_from_env({"SOSOAPI_UNSUPPORTED_SOURCES": ""})
     assert settings.unsupported_sources == DEFAULT_PLATFORM_HOSTS
 
 
@@ -95,7 +96,7 @@ def test_empty_unsupported_sources_keeps_the_default_list() -> None:
 )
 def test_bad_values_name_variable_value_and_fix(variable: str, value: str) -> None:
     with pytest.raises(ValueError) as info:
-        EgressSettings.from_env({variable: value})
+        egress_from_env({variable: value})
     message = str(info.value)
     assert variable in message
     assert value.split(",")[-1].split(":")[0] in message

@@ -10,15 +10,16 @@ import anyio
 import mcp
 import pytest
 
+import sosoapi.contract
 from sosoapi.app import Application
 from sosoapi.contract.schemas import tool
 from sosoapi.mcp.framing import TAG
 from sosoapi.mcp.server import build_server
+from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.loop import research_loop
 from tests.support.origin import HTTPSOrigin, Route
 
-RETRIEVE = "sosoapi_research_evidence_retrieve"
 SEED_TOOLS = (RETRIEVE, "sosoapi_research_corpora_get")
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "contract"
 
@@ -57,12 +58,35 @@ async def test_tools_list_publishes_the_contract_verbatim(
             assert "outputSchema" not in listed[name]
 
 
-def test_package_contract_equals_the_shared_contract() -> None:
-    if not SHARED.is_dir():
-        pytest.skip("no ../shared/contract beside this clone")
-    for path in SHARED.glob("*.json"):
+PACKAGE = Path(sosoapi.contract.__file__).parent / "published"
+
+
+async def test_the_full_profile_lists_the_package_contract_verbatim(
+    application: Application, owner: tuple[str, str]
+) -> None:
+    """The package's JSON files are the reference on every clone; the served list must be
+    them, byte for byte once parsed, and nothing else."""
+    _, token = owner
+    files = {p.stem: json.loads(p.read_text("utf-8")) for p in PACKAGE.glob("*.json")}
+    assert files and all(name == c["name"] for name, c in files.items())
+    async with mcp.Client(server_for(application, token, schemas=True)) as client:
+        listed = {
+            t.name: t.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for t in (await client.list_tools()).tools
+        }
+    stdio = {name for name, c in files.items() if "stdio" in c["transports"]}
+    assert set(listed) == {n for n in stdio if "full" in files[n]["profiles"]}
+    for name, served in listed.items():
+        for key in ("inputSchema", "outputSchema", "annotations", "description"):
+            assert served[key] == files[name][key], (name, key)
+
+
+def test_the_shared_contract_where_present_equals_the_package_copy() -> None:
+    shared = sorted(SHARED.glob("*.json")) if SHARED.is_dir() else []
+    for path in shared:  # only beside the project's shared folder; the package is the reference
         published = json.loads(path.read_text(encoding="utf-8"))
-        assert tool(published["name"]) == published, path.name
+        assert (PACKAGE / path.name).is_file(), path.name
+        assert json.loads((PACKAGE / path.name).read_text("utf-8")) == published, path.name
 
 
 async def test_core_profile_hides_the_seed_tools(

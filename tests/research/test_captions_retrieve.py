@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,11 +21,11 @@ from sosoapi.app import Application
 from sosoapi.egress.gate import Egress
 from sosoapi.egress.settings import EgressSettings
 from sosoapi.store.tables import evidence_revisions
-from tests.support.contract import assert_valid_output
+from tests.support.calls import args as retrieve_args
+from tests.support.calls import call as retrieve_call
 from tests.support.hostile import Canary, DialGuard, MapResolver
 from tests.support.origin import HTTPSOrigin, Route
 
-TOOL = "sosoapi_research_evidence_retrieve"
 DATA = Path(__file__).parents[1] / "data" / "captions"
 INTERNAL = "internal.test"  # resolves to 127.0.0.2: loopback, but outside every allow rule
 
@@ -89,20 +88,11 @@ def guard(
 
 
 def args(workspace_id: str, url: str, **extra: str) -> dict[str, str]:
-    return {
-        "url": url,
-        "kind": "published_captions",
-        "workspace_id": workspace_id,
-        "mutation_id": str(uuid.uuid4()),
-        **extra,
-    }
+    return retrieve_args(workspace_id, url, "published_captions", **extra)
 
 
 async def call(app: Application, token: str, arguments: dict) -> dict:
-    outcome = await app.research.call(TOOL, token, arguments)
-    data = outcome.output.wire()
-    assert_valid_output(TOOL, data)
-    receipt = data["retrieval"]
+    receipt = await retrieve_call(app, token, arguments)
     assert receipt["state"] == "completed", receipt
     return receipt
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,18 +15,33 @@ from sosoapi.auth.admin import Admin
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.schemas import all_tools
 from sosoapi.research.corpora import sample
-from tests.support.contract import assert_valid_output
+from tests.support.calls import run as run_tool
 from tests.support.loop import page, research_loop
 from tests.support.origin import HTTPSOrigin, Route
 
 P = "sosoapi_research_"
+CORPUS = "7c2f0c4e-1d7a-4e55-9a0b-3f6e2d1c8b90"
+EIGHT = [f"{i:08x}-0000-4000-8000-{i:012x}" for i in range(1, 9)]
+
+
+def documented_sample(corpus_id: str, project_order: list[str], bound: int) -> list[str]:
+    """`research-corpus/v1` as the docs state it, written here rather than imported."""
+    digest = {e: hashlib.sha256(f"{corpus_id}:{e}".encode()).hexdigest() for e in project_order}
+    smallest = sorted(digest.values())[:bound]
+    return [e for e in project_order if digest[e] in smallest]
+
+
+def test_the_documented_sample_on_a_worked_example() -> None:
+    # sha256("<corpus>:<id>")[:12] ranks ids 4 (07df95...), 2 (07f1ff...), 5 (0ed002...)
+    # lowest; the sample keeps those three in project order, not in hash order.
+    assert documented_sample(CORPUS, EIGHT, 3) == [EIGHT[1], EIGHT[3], EIGHT[4]]
+    assert sample(CORPUS, EIGHT, 3) == [EIGHT[1], EIGHT[3], EIGHT[4]]
+    assert sample(CORPUS, EIGHT[::-1], 3) == [EIGHT[4], EIGHT[3], EIGHT[1]]
+    assert sample(CORPUS, EIGHT, 8) == EIGHT
 
 
 async def run(app: Application, token: str, tool: str, transport: str = "http", **arguments: Any):
-    outcome = await app.research.call(tool, token, arguments, transport=transport)
-    data = outcome.output.wire()
-    assert_valid_output(tool, data)
-    return data, outcome.corpus_revision
+    return await run_tool(app, token, tool, arguments, transport)
 
 
 def mid() -> str:
@@ -174,7 +190,7 @@ async def test_bounded_sample_is_deterministic_and_documented(
     )
     snap = one["snapshot"]
     assert snap["coverage"] == "bounded_sample" and len(snap["evidence"]) == 3
-    assert [e["evidence_id"] for e in snap["evidence"]] == sample(snap["id"], ids, 3)
+    assert [e["evidence_id"] for e in snap["evidence"]] == documented_sample(snap["id"], ids, 3)
     two, _ = await run(
         application,
         token,
@@ -324,7 +340,8 @@ async def test_bad_input_names_the_field(
     with pytest.raises(ServiceError) as caught:
         await run(application, token, P + name, **arguments)
     assert caught.value.code == "invalid_input"
-    assert field in caught.value.message
+    named = caught.value.field or ""
+    assert named == field or named.startswith(f"{field}."), caught.value.message  # items: `f.0`
 
 
 async def test_upload_is_stdio_only_and_reads_through_the_same_extractors(

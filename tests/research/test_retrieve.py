@@ -14,29 +14,10 @@ import sqlalchemy as sa
 from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError
 from sosoapi.store.tables import evidence_revisions, mutations, retrievals
-from tests.support.contract import assert_valid_output
+from tests.support.calls import RETRIEVE, args, call
 from tests.support.lifespan import held_open
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.pages import real_pages
-
-TOOL = "sosoapi_research_evidence_retrieve"
-
-
-def args(workspace_id: str, url: str, **extra: str) -> dict[str, str]:
-    return {
-        "url": url,
-        "kind": "url_text",
-        "workspace_id": workspace_id,
-        "mutation_id": str(uuid.uuid4()),
-        **extra,
-    }
-
-
-async def call(app: Application, token: str, arguments: dict) -> dict:
-    outcome = await app.research.call(TOOL, token, arguments, transport="http")
-    data = outcome.output.wire()
-    assert_valid_output(TOOL, data)
-    return data["retrieval"]
 
 
 def count(app: Application, table: sa.Table) -> int:
@@ -185,12 +166,14 @@ def _claim(app: Application, workspace_id: str, url: str, valid_until: datetime)
     mutation_id, retrieval_id = str(uuid.uuid4()), str(uuid.uuid4())
     arguments = {"url": url, "kind": "url_text", "language": None}
     key = new_mutation(
-        TOOL,
+        RETRIEVE,
         {**arguments, "workspace_id": workspace_id, "mutation_id": mutation_id},
         None,
         datetime.now(UTC),
     )
-    assert app.store.receipts.claim_retrieval(key, retrieval_id, "url_text", url, None, valid_until)
+    assert app.store.retrievals.claim_retrieval(
+        key, retrieval_id, "url_text", url, None, valid_until
+    )
     return mutation_id, retrieval_id
 
 
@@ -204,7 +187,7 @@ async def test_a_lost_lease_is_judged_unconfirmed_on_replay(
         application, workspace_id, url, datetime.now(UTC) + timedelta(hours=1)
     )
     now = datetime.now(UTC)
-    assert application.store.receipts.acquire(retrieval_id, "other-instance", 30)
+    assert application.store.retrievals.acquire(retrieval_id, "other-instance", 30)
     live = await call(application, token, {**args(workspace_id, url), "mutation_id": mutation_id})
     assert live["state"] == "running"  # another instance's live lease is never judged
     with application.store.db.write() as conn:
@@ -295,8 +278,8 @@ async def test_graceful_stop_finishes_running_work_and_leaves_pending_work(
             while (await call(app, token, one))["state"] == "pending":  # noqa: ASYNC110
                 await anyio.sleep(0.05)
         assert (await call(app, token, two))["state"] == "pending"  # queued behind the limit
-    first = app.store.receipts.retrieval(workspace_id, one["mutation_id"])
-    second = app.store.receipts.retrieval(workspace_id, two["mutation_id"])
+    first = app.store.retrievals.retrieval(workspace_id, one["mutation_id"])
+    second = app.store.retrievals.retrieval(workspace_id, two["mutation_id"])
     assert first is not None and first.state == "completed"
     assert second is not None and second.state == "pending"
     assert origin.hits["/two"] == 0

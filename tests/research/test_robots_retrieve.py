@@ -5,10 +5,9 @@ from __future__ import annotations
 import uuid
 
 from sosoapi.app import Application
+from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
-
-TOOL = "sosoapi_research_evidence_retrieve"
 
 
 async def test_a_disallowed_url_is_blocked_and_never_requested(
@@ -25,9 +24,9 @@ async def test_a_disallowed_url_is_blocked_and_never_requested(
         "workspace_id": workspace_id,
         "mutation_id": str(uuid.uuid4()),
     }
-    outcome = await application.research.call(TOOL, token, arguments, transport="http")
+    outcome = await application.research.call(RETRIEVE, token, arguments, transport="http")
     data = outcome.output.wire()
-    assert_valid_output(TOOL, data)
+    assert_valid_output(RETRIEVE, data)
     receipt = data["retrieval"]
     result = receipt["result"]
     assert receipt["state"] == "completed" and receipt["evidence"] is None

@@ -12,12 +12,11 @@ import pytest
 from sosoapi.app import Application
 from sosoapi.config import Settings
 from sosoapi.research.offload import Offload, default_workers
+from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.lifespan import held_open
 from tests.support.origin import HTTPSOrigin
 from tests.support.services import make_settings, owner_token
-
-TOOL = "sosoapi_research_evidence_retrieve"
 
 
 async def test_the_pool_runs_work_in_other_processes() -> None:
@@ -55,9 +54,9 @@ async def _results(settings: Settings, urls: list[str]) -> list[dict]:
                 "workspace_id": workspace_id,
                 "mutation_id": str(uuid.uuid4()),  # a fresh read, never a replay
             }
-            outcome = await app.research.call(TOOL, token, arguments, transport="http")
+            outcome = await app.research.call(RETRIEVE, token, arguments, transport="http")
             data = outcome.output.wire()
-            assert_valid_output(TOOL, data)
+            assert_valid_output(RETRIEVE, data)
             results.append(data["retrieval"]["result"])
     app.store.close()
     return results

@@ -16,8 +16,7 @@ import httpx
 
 from sosoapi.app import Application
 from sosoapi.auth.admin import Admin
-from sosoapi.config import Settings
-from sosoapi.egress.settings import EgressSettings
+from sosoapi.config import Settings, egress_from_env
 from sosoapi.research.settings import ReceiptSettings
 
 SOSOAPI = str(Path(sys.executable).with_name("sosoapi"))
@@ -29,7 +28,7 @@ def make_settings(
     egress_env: Mapping[str, str] | None = None,
     **receipts: float,
 ) -> Settings:
-    egress = EgressSettings.from_env(dict(egress_env or {}))
+    egress = egress_from_env(dict(egress_env or {}))
     egress = replace(egress, per_origin_min_interval=0.0, per_origin_concurrency=64)
     return Settings(
         database_url=database_url,

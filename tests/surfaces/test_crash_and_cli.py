@@ -11,11 +11,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.calls import RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess, cli
-
-RETRIEVE = "/research-api/evidence/retrieve"
 
 
 def test_sigkill_during_a_slow_read_is_unconfirmed_after_the_lease(
@@ -35,7 +34,7 @@ def test_sigkill_during_a_slow_read_is_unconfirmed_after_the_lease(
         deadline = time.monotonic() + 10
         while True:  # wait until the read holds its lease, then kill mid-read
             first = httpx.post(
-                server.base + RETRIEVE, json=request, headers=headers, timeout=30
+                server.base + RETRIEVE_PATH, json=request, headers=headers, timeout=30
             ).json()
             if first["retrieval"]["state"] != "pending" or time.monotonic() > deadline:
                 break
@@ -49,7 +48,7 @@ def test_sigkill_during_a_slow_read_is_unconfirmed_after_the_lease(
         deadline = time.monotonic() + 20
         while True:
             replay = httpx.post(
-                restarted.base + RETRIEVE, json=request, headers=headers, timeout=30
+                restarted.base + RETRIEVE_PATH, json=request, headers=headers, timeout=30
             ).json()
             if replay["retrieval"]["state"] != "running" or time.monotonic() > deadline:
                 break

@@ -13,12 +13,11 @@ import httpx
 import pytest
 
 from sosoapi.contract.schemas import all_tools
+from tests.support.calls import RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
 from tests.support.loop import research_loop
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess, cli
-
-RETRIEVE = "/research-api/evidence/retrieve"
 
 
 def body(env: dict[str, str], url: str, **extra: object) -> dict[str, object]:
@@ -41,10 +40,16 @@ def test_retrieve_and_replay_over_http(
     path = next(iter(pages))
     request = body(initialised, origin.url(path))
     first = httpx.post(
-        served.base + RETRIEVE, json=request, headers=auth(initialised["SOSOAPI_TOKEN"]), timeout=30
+        served.base + RETRIEVE_PATH,
+        json=request,
+        headers=auth(initialised["SOSOAPI_TOKEN"]),
+        timeout=30,
     )
     again = httpx.post(
-        served.base + RETRIEVE, json=request, headers=auth(initialised["SOSOAPI_TOKEN"]), timeout=30
+        served.base + RETRIEVE_PATH,
+        json=request,
+        headers=auth(initialised["SOSOAPI_TOKEN"]),
+        timeout=30,
     )
     assert first.status_code == 200, first.text
     assert_valid_output("sosoapi_research_evidence_retrieve", first.json())
@@ -55,7 +60,7 @@ def test_retrieve_and_replay_over_http(
 
 def test_blocked_receipt_is_http_200(served: ServeProcess, initialised: dict[str, str]) -> None:
     response = httpx.post(
-        served.base + RETRIEVE,
+        served.base + RETRIEVE_PATH,
         json=body(initialised, "https://10.0.0.1/"),
         headers=auth(initialised["SOSOAPI_TOKEN"]),
         timeout=30,
@@ -77,7 +82,7 @@ def test_problem_types_are_distinct_per_cause(
     served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
 ) -> None:
     token = initialised["SOSOAPI_TOKEN"]
-    url = served.base + RETRIEVE
+    url = served.base + RETRIEVE_PATH
     unauth = httpx.post(url, json=body(initialised, "https://example.com/"), timeout=10)
     _problem(unauth, 401, "unauthenticated")
     assert unauth.headers["www-authenticate"].startswith("Bearer")
@@ -135,7 +140,7 @@ def test_corpora_get_unknown_is_not_found(
 def test_openapi_and_health(served: ServeProcess) -> None:
     assert httpx.get(served.base + "/healthz", timeout=10).json()["status"] == "ok"
     spec = httpx.get(served.base + "/openapi.json", timeout=10).json()
-    operation = spec["paths"][RETRIEVE]["post"]
+    operation = spec["paths"][RETRIEVE_PATH]["post"]
     from sosoapi.contract.schemas import tool
 
     schema = operation["requestBody"]["content"]["application/json"]["schema"]
@@ -241,11 +246,11 @@ def test_a_client_that_disconnects_does_not_cancel_the_read(
     request = body(initialised, origin.url("/slow"))
     headers = auth(initialised["SOSOAPI_TOKEN"])
     with pytest.raises(httpx.ReadTimeout):
-        httpx.post(served.base + RETRIEVE, json=request, headers=headers, timeout=0.3)
+        httpx.post(served.base + RETRIEVE_PATH, json=request, headers=headers, timeout=0.3)
     deadline = time.monotonic() + 15
     while True:
         receipt = httpx.post(
-            served.base + RETRIEVE, json=request, headers=headers, timeout=30
+            served.base + RETRIEVE_PATH, json=request, headers=headers, timeout=30
         ).json()
         if receipt["retrieval"]["state"] == "completed" or time.monotonic() > deadline:
             break

@@ -16,10 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.calls import RETRIEVE_PATH
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess
-
-RETRIEVE = "/research-api/evidence/retrieve"
 
 
 @pytest.mark.parametrize("process_env", ["postgres"], indirect=True)
@@ -42,7 +41,9 @@ def test_instances_never_judge_each_others_live_work(
     headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
 
     def replay(server: ServeProcess) -> str:
-        body = httpx.post(server.base + RETRIEVE, json=request, headers=headers, timeout=30).json()
+        body = httpx.post(
+            server.base + RETRIEVE_PATH, json=request, headers=headers, timeout=30
+        ).json()
         return body["retrieval"]["state"]
 
     with ServeProcess(env) as b:
@@ -92,7 +93,7 @@ def test_an_instance_whose_clock_runs_60s_ahead_never_judges_live_work(
             "workspace_id": initialised["WORKSPACE_ID"],
             "mutation_id": mutation_id,
         }
-        answer = httpx.post(server.base + RETRIEVE, json=request, headers=headers, timeout=30)
+        answer = httpx.post(server.base + RETRIEVE_PATH, json=request, headers=headers, timeout=30)
         return answer.json()["retrieval"]
 
     stalled = str(uuid.uuid4())

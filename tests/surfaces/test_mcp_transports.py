@@ -13,11 +13,10 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from sosoapi.contract.schemas import tool
+from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import SOSOAPI, ServeProcess
-
-RETRIEVE = "sosoapi_research_evidence_retrieve"
 
 
 def arguments(env: dict[str, str], url: str) -> dict[str, str]:

@@ -17,12 +17,11 @@ import httpx
 import psutil
 import pytest
 
+from tests.support.calls import RETRIEVE, RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess
 
-RETRIEVE = "/research-api/evidence/retrieve"
-TOOL = "sosoapi_research_evidence_retrieve"
 PAGE = b"<html><head><title>T</title></head><body><p>" + b"Plain words here. " * 40 + b"</p>"
 SETTLED = ("completed", "cancelled", "unconfirmed", "expired")
 
@@ -51,10 +50,10 @@ def _poster(initialised: dict[str, str], origin: HTTPSOrigin) -> Callable[..., d
             "workspace_id": initialised["WORKSPACE_ID"],
             "mutation_id": mutation_id,
         }
-        answer = client.post(base + RETRIEVE, json=request, headers=headers)
+        answer = client.post(base + RETRIEVE_PATH, json=request, headers=headers)
         assert answer.status_code == 200, answer.text
         body = answer.json()
-        assert_valid_output(TOOL, body)
+        assert_valid_output(RETRIEVE, body)
         return body["retrieval"]
 
     return post
@@ -133,12 +132,14 @@ def test_three_instances_200_clients_and_one_killed_mid_load(
         origin.routes[path] = Route(PAGE)
     stalled = [f"/stall/{n}" for n in range(6)]
     for path in stalled:
-        origin.routes[path] = Route(PAGE, delay=120)
+        origin.routes[path] = Route(PAGE, delay=900)
     env = _fast_env(
         initialised,
         SOSOAPI_LEASE_SECONDS="4",
         SOSOAPI_SWEEP_INTERVAL_SECONDS="0.5",
         SOSOAPI_WAIT_BUDGET_SECONDS="5",
+        SOSOAPI_EGRESS_TOTAL_TIMEOUT="900",  # the stalled reads outlive the load, then the kill
+        SOSOAPI_EGRESS_READ_TIMEOUT="900",
     )
     post = _poster(initialised, origin)
     servers = [ServeProcess(env) for _ in range(3)]

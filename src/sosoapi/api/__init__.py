@@ -1,1 +1,2 @@
-"""The HTTP API (/research-api/...), problem+json errors, OpenAPI, and hosting of /mcp."""
+"""The HTTP surface: one POST route per tool (/research-api/...), problem+json, OpenAPI;
+it mounts the MCP app it is handed at /mcp without importing `mcp`."""

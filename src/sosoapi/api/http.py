@@ -9,45 +9,38 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from typing import Any
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Protocol
 
 from fastapi import FastAPI, Request
-from mcp.server.auth.provider import AccessToken
-from mcp.server.auth.settings import AuthSettings
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sosoapi import __version__
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
+from sosoapi.auth.errors import BadToken, Fixes, NoToken
+from sosoapi.contract.catalog import visible_tools
 from sosoapi.contract.errors import ServiceError, invalid_input
-from sosoapi.mcp.catalog import visible_tools
-from sosoapi.mcp.server import build_server, http_token
 
 log = logging.getLogger("sosoapi.api")
 BEARER = "bearer "
+# An HTTP caller fixes its token in the Authorization header.
+AUTH_FIXES: Fixes = {
+    NoToken: "send `Authorization: Bearer <token>`; an operator mints one with "
+    "`sosoapi tokens create`.",
+    BadToken: "send a current token as `Authorization: Bearer <token>`; an operator mints "
+    "one with `sosoapi tokens create`.",
+}
 
 
-class StoreTokenVerifier:
-    """The SDK's bearer check for /mcp, backed by our token store."""
+class Mounted(Protocol):
+    """An app served beside the routes (MCP at /mcp), its running context, its auth metadata."""
 
-    def __init__(self, application: Application) -> None:
-        self.application = application
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        try:
-            principal = await self.application.research.authenticate(token)
-        except ServiceError:
-            return None
-        expires = int(principal.expires_at.timestamp()) if principal.expires_at else None
-        return AccessToken(
-            token=token,
-            client_id=principal.user_id,
-            scopes=sorted(principal.scopes),
-            expires_at=expires,
-        )
+    app: ASGIApp
+    running: AbstractAsyncContextManager[None]
+    metadata_url: str
 
 
 def _bearer(request: Request) -> str | None:
@@ -63,12 +56,12 @@ def _route(
             try:
                 arguments: Any = json.loads(await request.body() or b"null")
             except ValueError as exc:
-                await application.research.authenticate(_bearer(request))  # 401 comes first
+                await application.research.authenticate(_bearer(request), AUTH_FIXES)  # 401 first
                 raise invalid_input(
                     f"The request body is not JSON ({exc}); send a JSON object."
                 ) from None
             outcome = await application.research.call(
-                tool, _bearer(request), arguments, transport="http"
+                tool, _bearer(request), arguments, transport="http", fixes=AUTH_FIXES
             )
         except ServiceError as error:
             log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)
@@ -108,30 +101,20 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def public_base(host: str, port: int, public_url: str | None) -> str:
+    """How clients reach us: `public_url` when given (behind a proxy, say), else host:port."""
+    return (public_url or f"http://{'[' + host + ']' if ':' in host else host}:{port}").rstrip("/")
+
+
 def create_http_app(
-    application: Application, *, host: str, port: int, profile: str, public_url: str | None = None
+    application: Application, *, mcp: Mounted, host: str, port: int, profile: str
 ) -> FastAPI:
-    """The HTTP API and /mcp; `public_url` is how clients reach us (behind a proxy, say)."""
-    base = (public_url or f"http://{'[' + host + ']' if ':' in host else host}:{port}").rstrip("/")
-    mcp_server = build_server(
-        application.research,
-        transport="http",
-        profile=profile,
-        output_schemas=application.settings.output_schemas,
-        token_source=http_token,
-    )
-    mcp_app = mcp_server.streamable_http_app(
-        streamable_http_path="/mcp",
-        host=host,
-        json_response=True,
-        auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[]),
-        token_verifier=StoreTokenVerifier(application),
-    )
-    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+    """The HTTP API, with the MCP app `mcp` mounted beside it at /mcp."""
+    metadata_url = mcp.metadata_url
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with application.running(), mcp_server.session_manager.run():
+        async with application.running(), mcp.running:
             log.info("serving host=%s port=%d profile=%s", host, port, profile)
             yield
 
@@ -160,7 +143,7 @@ def create_http_app(
             include_in_schema=True,
         )
     _refuse_other_methods(api)
-    api.mount("/", mcp_app)
+    api.mount("/", mcp.app)
     return api
 
 

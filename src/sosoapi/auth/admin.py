@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from sosoapi.auth.errors import NoSuchWorkspace, UnknownRole, UnknownScope
 from sosoapi.auth.permission import ROLES
 from sosoapi.auth.tokens import KNOWN_SCOPES, RESEARCH_SCOPE, hash_token, new_token
 from sosoapi.store.auth_repo import AuthRepository
@@ -23,8 +24,30 @@ class MintedToken:
 
 
 class Admin:
+    """The operator's verbs; refusals are `AdminRefused`, worded by the CLI."""
+
     def __init__(self, repo: AuthRepository) -> None:
         self.repo = repo
+
+    def workspaces(self) -> list[WorkspaceRecord]:
+        return self.repo.list_workspaces()
+
+    def local_workspace(self) -> WorkspaceRecord | None:
+        return self.repo.local_workspace()
+
+    def create_workspace(self, name: str, now: datetime, *, research: bool) -> WorkspaceRecord:
+        return self.repo.create_workspace(name, now, research_enabled=research)
+
+    def set_research(self, workspace_id: str, enabled: bool) -> None:
+        if not self.repo.set_research_enabled(workspace_id, enabled):
+            raise NoSuchWorkspace(workspace_id)
+
+    def tokens(self) -> list[TokenRecord]:
+        return self.repo.list_tokens()
+
+    def revoke(self, token_id: str, now: datetime) -> bool:
+        """False when the token does not exist or is already revoked."""
+        return self.repo.revoke_token(token_id, now)
 
     def mint(
         self,
@@ -37,10 +60,7 @@ class Admin:
     ) -> MintedToken:
         unknown = scopes - KNOWN_SCOPES
         if unknown:
-            raise ValueError(
-                f"--scope {', '.join(sorted(unknown))} is unknown; use one of "
-                f"{', '.join(sorted(KNOWN_SCOPES))}"
-            )
+            raise UnknownScope(sorted(unknown), sorted(KNOWN_SCOPES))
         token = new_token()
         expires_at = now + timedelta(seconds=expires_in) if expires_in else None
         record = self.repo.create_token(user_id, hash_token(token), scopes, label, now, expires_at)
@@ -48,19 +68,15 @@ class Admin:
 
     def add_member(self, workspace_id: str, user_id: str, role: str, now: datetime) -> None:
         if role not in ROLES:
-            raise ValueError(f"--role {role!r} is unknown; use one of {', '.join(ROLES)}")
+            raise UnknownRole(role, list(ROLES))
         if self.repo.workspace(workspace_id) is None:
-            raise ValueError(
-                f"workspace {workspace_id} does not exist; see `sosoapi workspaces list`"
-            )
+            raise NoSuchWorkspace(workspace_id)
         self.repo.set_role(workspace_id, user_id, role, now)
 
     def create_member(self, workspace_id: str, name: str, role: str, now: datetime) -> str:
         """A new user with `role` in the workspace; returns the user id."""
         if self.repo.workspace(workspace_id) is None:
-            raise ValueError(
-                f"workspace {workspace_id} does not exist; see `sosoapi workspaces list`"
-            )
+            raise NoSuchWorkspace(workspace_id)
         user_id = self.repo.create_user(name, now)
         self.add_member(workspace_id, user_id, role, now)
         return user_id
@@ -71,12 +87,9 @@ class Admin:
         if workspace is None:
             workspace = self.repo.create_workspace(LOCAL_WORKSPACE, now, is_local=True)
         owner = next(
-            (user_id for user_id, role in self._members(workspace.id) if role == "owner"),
+            (user_id for user_id, role in self.repo.members(workspace.id) if role == "owner"),
             None,
         )
         if owner is None:
             owner = self.create_member(workspace.id, LOCAL_OWNER, "owner", now)
         return workspace, self.mint(owner, now, label="sosoapi init")
-
-    def _members(self, workspace_id: str) -> list[tuple[str, str]]:
-        return self.repo.members(workspace_id)

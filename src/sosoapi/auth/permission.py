@@ -1,18 +1,25 @@
 """The one permission check every operation goes through, in the order of SPEC section 3.
 
-authentication -> scope -> role in the workspace -> resource access -> feature permission.
+authentication -> scope -> role in the workspace -> feature permission; resource access
+is the workspace in every repository query (see `Guard`).
 A caller who is not a member learns nothing: "not found", never "forbidden".
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, TypeVar
+from typing import Literal
 
+from sosoapi.auth.errors import (
+    BadToken,
+    MissingScope,
+    NotAMember,
+    NoToken,
+    ReadOnlyRole,
+    ResearchDisabled,
+)
 from sosoapi.auth.tokens import RESEARCH_SCOPE, Principal, hash_token, principal_of
-from sosoapi.contract.errors import forbidden, not_found, unauthenticated
 from sosoapi.store.auth_repo import AuthRepository
 from sosoapi.store.records import WorkspaceRecord
 
@@ -22,7 +29,6 @@ ROLES: dict[str, frozenset[Action]] = {
     "editor": frozenset({"read", "write"}),
     "owner": frozenset({"read", "write"}),
 }
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,59 +41,50 @@ class Access:
 
 
 class Guard:
-    """Authenticates bearer tokens and authorises calls against the auth repository."""
+    """Authenticates bearer tokens and authorises calls against the auth repository.
+
+    Resource scoping is not here: every repository query names the workspace this check
+    admitted (its WHERE clause), so a resource of another workspace is simply not found.
+    """
 
     def __init__(self, repo: AuthRepository) -> None:
         self.repo = repo
 
     def authenticate(self, token: str | None, now: datetime) -> Principal:
         if not token:
-            raise unauthenticated(
-                "No bearer token was sent; send `Authorization: Bearer <token>` "
-                "(stdio: set SOSOAPI_TOKEN). Mint one with `sosoapi tokens create`."
+            raise NoToken(
+                "No bearer token was sent", "send a token; mint one with `sosoapi tokens create`."
             )
         principal = principal_of(self.repo.token_by_hash(hash_token(token)), now)
         if principal is None:
-            raise unauthenticated(
-                "The bearer token is unknown, expired or revoked; mint a new one with "
-                "`sosoapi tokens create`."
+            raise BadToken(
+                "The bearer token is unknown, expired or revoked",
+                "mint a new one with `sosoapi tokens create`.",
             )
         return principal
 
-    def check(
-        self,
-        principal: Principal,
-        workspace_id: str,
-        action: Action,
-        resource: Callable[[], T | None] | None = None,
-        *,
-        scope: str = RESEARCH_SCOPE,
-        what: str = "resource",
-    ) -> tuple[Access, T | None]:
-        """Authorise `action` in `workspace_id`; load `resource` inside that workspace."""
-        if scope not in principal.scopes:
-            raise forbidden(
-                f"The token lacks the `{scope}` scope; mint a token with "
-                f"`sosoapi tokens create --scope {scope}`."
+    def check(self, principal: Principal, workspace_id: str, action: Action) -> Access:
+        """Authorise `action` in `workspace_id` (scope, membership, role, feature)."""
+        if RESEARCH_SCOPE not in principal.scopes:
+            raise MissingScope(
+                f"The token lacks the `{RESEARCH_SCOPE}` scope",
+                f"mint a token with `sosoapi tokens create --scope {RESEARCH_SCOPE}`.",
             )
         member = self.repo.membership(workspace_id, principal.user_id)
         if member is None:
-            raise not_found(
-                f"workspace_id {workspace_id} was not found for this caller; use a workspace "
-                "you are a member of (`sosoapi_whoami` lists them)."
+            raise NotAMember(
+                f"workspace_id {workspace_id} was not found for this caller",
+                "use a workspace you are a member of (`sosoapi_whoami` lists them).",
             )
         workspace, role = member
         if action not in ROLES.get(role, frozenset()):
-            raise forbidden(
-                f"Your role `{role}` in workspace {workspace_id} may only read; ask an owner "
-                "for the `editor` role to retrieve or seal."
+            raise ReadOnlyRole(
+                f"Your role `{role}` in workspace {workspace_id} may only read",
+                "ask an owner for the `editor` role to retrieve or seal.",
             )
-        loaded = resource() if resource is not None else None
-        if resource is not None and loaded is None:
-            raise not_found(f"The {what} was not found in workspace {workspace_id}; check the id.")
         if not workspace.research_enabled:
-            raise forbidden(
-                f"Research is not enabled for workspace {workspace_id}; an operator can enable "
-                "it with `sosoapi workspaces enable-research`."
+            raise ResearchDisabled(
+                f"Research is not enabled for workspace {workspace_id}",
+                "an operator can enable it with `sosoapi workspaces enable-research`.",
             )
-        return Access(principal, workspace, role), loaded
+        return Access(principal, workspace, role)

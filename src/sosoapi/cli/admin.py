@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from sosoapi.auth.tokens import RESEARCH_SCOPE
-from sosoapi.cli.common import checked, emit, main, now, open_admin
+from sosoapi.cli.common import admin_session, emit, main, now
 
 
 @main.group()
@@ -15,7 +15,8 @@ def workspaces() -> None:
 
 @workspaces.command("list")
 def workspaces_list() -> None:
-    store, _ = open_admin()
+    with admin_session() as admin:
+        listed = admin.workspaces()
     emit(
         [
             {
@@ -24,7 +25,7 @@ def workspaces_list() -> None:
                 "research_enabled": w.research_enabled,
                 "local": w.is_local,
             }
-            for w in store.auth.list_workspaces()
+            for w in listed
         ]
     )
 
@@ -33,17 +34,14 @@ def workspaces_list() -> None:
 @click.argument("name")
 @click.option("--research/--no-research", default=True, show_default=True)
 def workspaces_create(name: str, research: bool) -> None:
-    store, _ = open_admin()
-    workspace = store.auth.create_workspace(name, now(), research_enabled=research)
+    with admin_session() as admin:
+        workspace = admin.create_workspace(name, now(), research=research)
     emit({"id": workspace.id, "name": workspace.name, "research_enabled": research})
 
 
 def _set_research(workspace_id: str, enabled: bool) -> None:
-    store, _ = open_admin()
-    if not store.auth.set_research_enabled(workspace_id, enabled):
-        raise click.UsageError(
-            f"workspace {workspace_id} does not exist; see `sosoapi workspaces list`"
-        )
+    with admin_session() as admin:
+        admin.set_research(workspace_id, enabled)
     emit({"id": workspace_id, "research_enabled": enabled})
 
 
@@ -65,11 +63,11 @@ def workspaces_disable(workspace_id: str) -> None:
 @click.option("--name", default="member", show_default=True, help="name of a new user")
 @click.option("--role", type=click.Choice(["owner", "editor", "viewer"]), required=True)
 def workspaces_add_member(workspace_id: str, user_id: str | None, name: str, role: str) -> None:
-    _, admin = open_admin()
-    if user_id:
-        checked(lambda: admin.add_member(workspace_id, user_id, role, now()))
-    else:
-        user_id = checked(lambda: admin.create_member(workspace_id, name, role, now()))
+    with admin_session() as admin:
+        if user_id:
+            admin.add_member(workspace_id, user_id, role, now())
+        else:
+            user_id = admin.create_member(workspace_id, name, role, now())
     emit({"workspace_id": workspace_id, "user_id": user_id, "role": role})
 
 
@@ -99,15 +97,14 @@ def tokens_create(
     expires_in: float | None,
     label: str,
 ) -> None:
-    _, admin = open_admin()
-    if user_id is None:
-        if not (workspace_id and role):
-            raise click.UsageError("give --user, or --workspace with --role to create a member")
-        user_id = checked(lambda: admin.create_member(workspace_id, name, role, now()))
+    if user_id is None and not (workspace_id and role):
+        raise click.UsageError("give --user, or --workspace with --role to create a member")
     chosen = frozenset() if no_scope else frozenset(scopes)
-    minted = checked(
-        lambda: admin.mint(user_id, now(), scopes=chosen, label=label, expires_in=expires_in)
-    )
+    with admin_session() as admin:
+        if user_id is None:
+            assert workspace_id and role
+            user_id = admin.create_member(workspace_id, name, role, now())
+        minted = admin.mint(user_id, now(), scopes=chosen, label=label, expires_in=expires_in)
     emit(
         {
             "id": minted.record.id,
@@ -120,7 +117,8 @@ def tokens_create(
 
 @tokens.command("list")
 def tokens_list() -> None:
-    store, _ = open_admin()
+    with admin_session() as admin:
+        listed = admin.tokens()
     emit(
         [
             {
@@ -132,7 +130,7 @@ def tokens_list() -> None:
                 "expires_at": t.expires_at.isoformat() if t.expires_at else None,
                 "revoked": t.revoked_at is not None,
             }
-            for t in store.auth.list_tokens()
+            for t in listed
         ]
     )
 
@@ -140,7 +138,8 @@ def tokens_list() -> None:
 @tokens.command("revoke")
 @click.argument("token_id")
 def tokens_revoke(token_id: str) -> None:
-    store, _ = open_admin()
-    if not store.auth.revoke_token(token_id, now()):
+    with admin_session() as admin:
+        revoked = admin.revoke(token_id, now())
+    if not revoked:
         raise click.UsageError(f"token {token_id} does not exist or is already revoked")
     emit({"id": token_id, "revoked": True})

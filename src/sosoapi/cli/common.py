@@ -1,9 +1,10 @@
-"""The `sosoapi` command group and what its verbs share: settings, JSON out, the store."""
+"""The `sosoapi` command group and what its verbs share: settings, JSON out, admin."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,7 +12,8 @@ import click
 
 from sosoapi import logs
 from sosoapi.auth.admin import Admin
-from sosoapi.config import Settings
+from sosoapi.auth.errors import AdminRefused, NoSuchWorkspace, UnknownRole, UnknownScope
+from sosoapi.config import Settings, log_level
 from sosoapi.store.store import Store
 
 
@@ -30,21 +32,35 @@ def emit(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, ensure_ascii=False))
 
 
-def open_admin() -> tuple[Store, Admin]:
+def _in_cli_words(refused: AdminRefused) -> str:
+    """An admin refusal as a CLI user fixes it: by the flag or the verb to run."""
+    if isinstance(refused, UnknownScope):
+        unknown, known = ", ".join(refused.unknown), ", ".join(refused.known)
+        return f"--scope {unknown} is unknown; use one of {known}"
+    if isinstance(refused, UnknownRole):
+        return f"--role {refused.role!r} is unknown; use one of {', '.join(refused.known)}"
+    if isinstance(refused, NoSuchWorkspace):
+        return f"workspace {refused.workspace_id} does not exist; see `sosoapi workspaces list`"
+    return str(refused)
+
+
+@contextmanager
+def admin_session() -> Iterator[Admin]:
+    """The admin verbs over the configured store, closed after; refusals as usage errors."""
     store = Store(settings_from_env().database_url)
-    return store, Admin(store.auth)
-
-
-def checked(fn: Callable[[], Any]) -> Any:
-    """Run an admin verb; its ValueError becomes a usage error naming the fix."""
     try:
-        return fn()
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+        yield Admin(store.auth)
+    except AdminRefused as refused:
+        raise click.UsageError(_in_cli_words(refused)) from None
+    finally:
+        store.close()
 
 
 @click.group()
 @click.version_option(package_name="sosoapi")
 def main() -> None:
     """SosoAPI Research: safe, bounded, durable public-source retrieval for research agents."""
-    logs.configure()
+    try:
+        logs.configure(log_level())
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None

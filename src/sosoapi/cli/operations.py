@@ -10,16 +10,21 @@ from typing import Any
 import anyio
 import click
 
-from sosoapi.cli.common import emit, main, settings_from_env
-from sosoapi.config import Settings
+from sosoapi.auth.errors import BadToken, Fixes, NoToken
+from sosoapi.cli.common import admin_session, emit, main, settings_from_env
 from sosoapi.contract.errors import ServiceError
-from sosoapi.store.store import Store
+
+# A CLI user fixes the token in the shell's environment.
+AUTH_FIXES: Fixes = {
+    NoToken: "export SOSOAPI_TOKEN=<token>; `sosoapi init` prints one for the local workspace.",
+    BadToken: "export a current SOSOAPI_TOKEN; `sosoapi init` or `sosoapi tokens create` "
+    "mints one.",
+}
 
 
-def _local_workspace(settings: Settings) -> str:
-    store = Store(settings.database_url)
-    workspace = store.auth.local_workspace()
-    store.close()
+def _local_workspace() -> str:
+    with admin_session() as admin:
+        workspace = admin.local_workspace()
     if workspace is None:
         raise click.UsageError("no local workspace yet; run `sosoapi init` or pass --workspace")
     return workspace.id
@@ -35,7 +40,7 @@ def _call(tool: str, arguments: dict[str, Any]) -> None:
         async with application.running():
             try:
                 outcome = await application.research.call(
-                    tool, settings.token, arguments, transport="stdio"
+                    tool, settings.token, arguments, transport="stdio", fixes=AUTH_FIXES
                 )
             except ServiceError as error:
                 return error
@@ -82,9 +87,8 @@ def corpora_get(corpus_id: str, workspace_id: str | None, revision: int | None) 
 
 def _workspace_call(tool: str, workspace_id: str | None, arguments: dict[str, Any]) -> None:
     """Call `tool` in the given or local workspace, dropping options left unset."""
-    settings = settings_from_env()
     given = {k: v for k, v in arguments.items() if v not in (None, [], ())}
-    _call(tool, {"workspace_id": workspace_id or _local_workspace(settings), **given})
+    _call(tool, {"workspace_id": workspace_id or _local_workspace(), **given})
 
 
 def _mutation(mutation_id: str | None) -> str:
@@ -191,9 +195,8 @@ def _sources_command(name: str, tool: str, note_help: str) -> None:
         evidence_ids: tuple[str, ...],
         notes: tuple[str, ...],
     ) -> None:
-        settings = settings_from_env()
         arguments: dict[str, Any] = {
-            "workspace_id": workspace_id or _local_workspace(settings),
+            "workspace_id": workspace_id or _local_workspace(),
             "mutation_id": _mutation(mutation_id),
             "project_id": project_id,
         }

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import anyio
 import click
 
-from sosoapi.cli.common import emit, main, now, open_admin, settings_from_env
+from sosoapi.cli.common import admin_session, emit, main, now, settings_from_env
 from sosoapi.config import PROFILES, Settings
 
 if TYPE_CHECKING:
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--public-url",
-    envvar="SOSOAPI_PUBLIC_URL",
     default=None,
-    help="the URL clients use to reach this server (names /mcp in the auth metadata)",
+    help="the URL clients use to reach this server (names /mcp in the auth metadata); "
+    "default: SOSOAPI_PUBLIC_URL",
 )
 @click.option(
     "--workers",
@@ -50,14 +50,20 @@ def serve(host: str, port: int, profile: str | None, public_url: str | None, wor
 def _http_app(
     host: str, port: int, profile: str, public_url: str | None, settings: Settings | None = None
 ) -> FastAPI:
-    from sosoapi.api.http import create_http_app
+    from sosoapi.api.http import create_http_app, public_base
     from sosoapi.app import Application
+    from sosoapi.mcp.http import mcp_http
 
     settings = settings or settings_from_env(profile)
     application = Application(settings)
-    return create_http_app(
-        application, host=host, port=port, profile=profile, public_url=public_url
+    mcp = mcp_http(
+        application.research,
+        host=host,
+        base=public_base(host, port, public_url or settings.public_url),
+        profile=profile,
+        output_schemas=settings.output_schemas,
     )
+    return create_http_app(application, mcp=mcp, host=host, port=port, profile=profile)
 
 
 def _serve_processes(
@@ -113,9 +119,8 @@ def mcp_command(profile: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print {workspace_id, token} as JSON")
 def init(as_json: bool) -> None:
     """Create the local workspace once and mint a new owner token (shown once)."""
-    store, admin = open_admin()
-    workspace, minted = admin.init_local(now())
-    store.close()
+    with admin_session() as admin:
+        workspace, minted = admin.init_local(now())
     if as_json:
         emit({"workspace_id": workspace.id, "token": minted.token})
     else:

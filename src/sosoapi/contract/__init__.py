@@ -1,1 +1,2 @@
-"""Wire models of the published contract; the only definition of the JSON shapes."""
+"""The published contract: tool JSON (verbatim), its pydantic models, the one vocabulary of
+reasons, statuses and states, the tool catalog, and the `ServiceError` codes."""

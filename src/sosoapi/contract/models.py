@@ -12,43 +12,9 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
+from sosoapi.contract.vocabulary import Reason, State, Status
+
 Kind = Literal["url_text", "published_captions"]
-State = Literal["pending", "running", "completed", "cancelled", "unconfirmed", "expired"]
-Status = Literal[
-    "ready",
-    "partial",
-    "blocked",
-    "unsupported",
-    "empty",
-    "rate_limited",
-    "unavailable",
-    "cancelled",
-]
-Reason = Literal[
-    "unsafe_url",
-    "unsupported_source",
-    "unsupported_media",
-    "unsupported_content",
-    "access_denied",
-    "login_required",
-    "no_text",
-    "metadata_only",
-    "no_captions",
-    "invalid_captions",
-    "not_found",
-    "rate_limited",
-    "response_too_large",
-    "text_limited",
-    "nodes_limited",
-    "cues_limited",
-    "invalid_cues",
-    "language_mismatch",
-    "source_partial",
-    "timeout",
-    "cancelled",
-    "egress_unavailable",
-    "unavailable",
-]
 MimeType = Literal[
     "text/html",
     "application/xhtml+xml",
@@ -66,6 +32,7 @@ Coverage = Literal["supplied_set", "bounded_sample", "partial"]
 PARSER_VERSION = "research-public-retrieval/v1"
 METHOD_VERSION = "research-corpus/v1"
 MAX_SAFE_INT = 2**53 - 1
+MAX_CORPUS_ITEMS = 500  # the bound of a corpus sample, and the default of `max_items`
 
 
 def format_timestamp(value: datetime) -> str:
@@ -74,10 +41,6 @@ def format_timestamp(value: datetime) -> str:
         value = value.replace(tzinfo=UTC)
     text = value.astimezone(UTC).isoformat()
     return text.removesuffix("+00:00") + "Z"
-
-
-def utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 Timestamp = Annotated[datetime, PlainSerializer(format_timestamp, return_type=str)]
@@ -177,7 +140,7 @@ class Snapshot(Wire):
     workspace_id: UUIDStr
     project_id: UUIDStr
     project_revision: Revision
-    evidence: Annotated[list[EvidenceRef], Field(max_length=500)]
+    evidence: Annotated[list[EvidenceRef], Field(max_length=MAX_CORPUS_ITEMS)]
     sealed_at: Timestamp
     coverage: Coverage
     missing_sources: Annotated[
@@ -224,12 +187,17 @@ class EvidenceGetOutput(Wire):
     evidence: Evidence
 
 
-class EvidenceListInput(Wire):
+class PageInput(Wire):
+    """The input of every list tool: a workspace and where the page starts."""
+
     workspace_id: UUIDStr
-    kind: Kind | None = None
-    language: str | None = None
     cursor: Cursor | None = None
     limit: Limit = 50
+
+
+class EvidenceListInput(PageInput):
+    kind: Kind | None = None
+    language: str | None = None
 
 
 class EvidenceItem(Wire):
@@ -254,6 +222,46 @@ class UploadInput(Wire):
     path: Annotated[str, Field(min_length=1, max_length=4096)]
     kind: Kind
     language: str | None = None
+
+
+class ProjectCreateInput(Wire):
+    workspace_id: UUIDStr
+    mutation_id: UUIDStr
+    title: Title
+
+
+class ProjectGetInput(Wire):
+    workspace_id: UUIDStr
+    project_id: UUIDStr
+
+
+class ProjectUpdateInput(Wire):
+    workspace_id: UUIDStr
+    mutation_id: UUIDStr
+    project_id: UUIDStr
+    title: Title
+
+
+class ProjectSourcesInput(Wire):
+    """add_sources (either list may be absent) and remove_sources (`evidence_ids` required)."""
+
+    workspace_id: UUIDStr
+    mutation_id: UUIDStr
+    project_id: UUIDStr
+    evidence_ids: Annotated[list[UUIDStr], Field(max_length=500)] = []
+    missing_notes: Annotated[list[Note], Field(max_length=100)] = []
+
+
+class CorporaSealInput(Wire):
+    workspace_id: UUIDStr
+    mutation_id: UUIDStr
+    project_id: UUIDStr
+    corpus_id: UUIDStr | None = None
+    max_items: Annotated[int, Field(ge=1, le=MAX_CORPUS_ITEMS)] = MAX_CORPUS_ITEMS
+
+
+class WhoamiInput(Wire):
+    pass
 
 
 class ProjectSource(Wire):

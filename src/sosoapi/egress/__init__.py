@@ -1,1 +1,2 @@
-"""The only code that opens network connections. See `gate.Egress`."""
+"""The only code that opens network connections: URL and address policy, pinned dialling,
+bounded bodies, status codes to reasons. See `gate.Egress`."""

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 import certifi
 import httpcore
 
+from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
 from sosoapi.egress.network import Pin, PinnedBackend, Proxy, UnpinnedDial, pinned
 from sosoapi.egress.policy import is_admitted, judge_url
@@ -34,9 +35,9 @@ from sosoapi.egress.resolver import (
 )
 from sosoapi.egress.robots import ACCEPT as ROBOTS_ACCEPT
 from sosoapi.egress.robots import Robots
-from sosoapi.egress.settings import EgressSettings, IPAddress
+from sosoapi.egress.settings import EgressSettings
 from sosoapi.egress.statuses import REDIRECT_STATUSES, clamp_retry_after, reason_for_status
-from sosoapi.egress.types import FetchOutcome
+from sosoapi.egress.types import FetchOutcome, IPAddress
 from sosoapi.egress.urls import Target, join_location
 
 log = logging.getLogger("sosoapi.egress")
@@ -145,9 +146,9 @@ class Egress:
             if progress.waiting_for_slot:  # politeness or process capacity: retry later
                 retry = clamp_retry_after(self._settings.per_origin_min_interval)
                 return FetchOutcome(
-                    "rate_limited", final_url=progress.url, retry_after_seconds=retry
+                    Reason.RATE_LIMITED, final_url=progress.url, retry_after_seconds=retry
                 )
-            return FetchOutcome("timeout", final_url=progress.url)
+            return FetchOutcome(Reason.TIMEOUT, final_url=progress.url)
 
     async def _fetch_robots(self, url: str) -> FetchOutcome:
         """robots.txt through this same gate, inside the asking fetch's deadline."""
@@ -168,7 +169,7 @@ class Egress:
                     if verdict.failure is None:
                         log.info("fetch refused robots_txt=disallow agent=%s", self._robots.agent)
                     return FetchOutcome(
-                        verdict.failure or "access_denied",
+                        verdict.failure or Reason.ACCESS_DENIED,
                         final_url=judged.url,
                         robots_disallowed=verdict.failure is None,
                     )
@@ -177,7 +178,7 @@ class Egress:
             if isinstance(answer, FetchOutcome):
                 return answer
             url = join_location(judged, answer.location)
-        return FetchOutcome("unavailable", final_url=progress.url)
+        return FetchOutcome(Reason.UNAVAILABLE, final_url=progress.url)
 
     async def _hop(
         self,
@@ -204,20 +205,20 @@ class Egress:
                 raise
             return FetchOutcome(reason, final_url=target.url)
 
-    async def _admit(self, target: Target) -> IPAddress | str:
+    async def _admit(self, target: Target) -> IPAddress | Reason:
         """The checked address to dial, or the reason there is none."""
         if target.ip is not None:
             return target.ip
         try:
             addresses = await self._resolver.resolve(target.host, target.port)
         except NameNotFound:
-            return "not_found"
+            return Reason.NOT_FOUND
         except (ResolverUnavailable, OSError):
-            return "egress_unavailable"
+            return Reason.EGRESS_UNAVAILABLE
         if not addresses:
-            return "not_found"
+            return Reason.NOT_FOUND
         if not all(is_admitted(ip, target.port, self._settings) for ip in addresses):
-            return "unsafe_url"
+            return Reason.UNSAFE_URL
         return addresses[0]
 
     async def _request(self, target: Target, accept: tuple[str, ...]) -> FetchOutcome | _Redirect:
@@ -269,11 +270,11 @@ class Egress:
             reason, retry_after = reason_for_status(status, header("retry-after"))
             return FetchOutcome(reason, retry_after_seconds=retry_after, **common)
         if not media_accepted(header("content-type"), accept):
-            return FetchOutcome("unsupported_media", **common)
+            return FetchOutcome(Reason.UNSUPPORTED_MEDIA, **common)
         try:
             body = BoundedBody(header("content-encoding"), self._settings.max_body_bytes)
         except UnsupportedEncoding:
-            return FetchOutcome("unavailable", **common)
+            return FetchOutcome(Reason.UNAVAILABLE, **common)
         short = await _read_body(response, body, _content_length(header("content-length")))
         return FetchOutcome(
             None, body=body.body, truncated=body.truncated, short_body=short, **common
@@ -329,33 +330,41 @@ def media_accepted(content_type: str | None, accept: Sequence[str]) -> bool:
     return any(a in (media, "*/*", f"{kind}/*") for a in accept)
 
 
-def reason_for_error(exc: BaseException) -> str | None:
+def reason_for_error(exc: BaseException) -> Reason | None:
     """The contract reason for a network exception; None for anything else (a bug)."""
-    if isinstance(exc, UnpinnedDial):
-        return "unsafe_url"
-    if isinstance(exc, httpcore.ProxyError):
-        return "egress_unavailable"
-    if isinstance(exc, httpcore.ConnectTimeout | httpcore.TimeoutException):
-        return "timeout"
-    if isinstance(exc, httpcore.ConnectError):
-        return _connect_failure(exc)
-    if isinstance(exc, httpcore.NetworkError | httpcore.ProtocolError | DecodingFailed):
-        return "unavailable"
-    if isinstance(exc, OSError):
-        return "egress_unavailable"
+    for kinds, reason in ERROR_REASONS:
+        if isinstance(exc, kinds):
+            return reason(exc) if callable(reason) else reason
     return None
 
 
-def _connect_failure(exc: BaseException) -> str:
+def _connect_failure(exc: BaseException) -> Reason:
     """Certificate failures are unsafe; other TLS failures unavailable; the rest
     (refused, unreachable, reset before TLS) mean we cannot get out: egress_unavailable."""
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, ssl.SSLCertVerificationError):
-            return "unsafe_url"
+            return Reason.UNSAFE_URL
         if isinstance(seen, ssl.SSLError):
-            return "unavailable"
+            return Reason.UNAVAILABLE
         seen = seen.__cause__ or seen.__context__
     if "CERTIFICATE_VERIFY_FAILED" in str(exc):
-        return "unsafe_url"
-    return "egress_unavailable"
+        return Reason.UNSAFE_URL
+    return Reason.EGRESS_UNAVAILABLE
+
+
+# Foreign exceptions to reasons, first match wins (a subclass before its base).
+ERROR_REASONS: tuple[
+    tuple[
+        type[BaseException] | tuple[type[BaseException], ...],
+        Reason | Callable[[BaseException], Reason],
+    ],
+    ...,
+] = (
+    (UnpinnedDial, Reason.UNSAFE_URL),
+    (httpcore.ProxyError, Reason.EGRESS_UNAVAILABLE),
+    ((httpcore.ConnectTimeout, httpcore.TimeoutException), Reason.TIMEOUT),
+    (httpcore.ConnectError, _connect_failure),
+    ((httpcore.NetworkError, httpcore.ProtocolError, DecodingFailed), Reason.UNAVAILABLE),
+    (OSError, Reason.EGRESS_UNAVAILABLE),
+)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import httpcore
 from httpcore import AsyncNetworkBackend, AsyncNetworkStream
 
-from sosoapi.egress.settings import IPAddress
+from sosoapi.egress.types import IPAddress
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,10 +9,10 @@ form that embeds an IPv4 address is blocked outright, whatever it embeds.
 from __future__ import annotations
 
 import ipaddress
-import re
-from functools import cache
 
-from sosoapi.egress.settings import EgressSettings, IPAddress
+from sosoapi.contract.vocabulary import Reason
+from sosoapi.egress.settings import AllowRule, EgressSettings
+from sosoapi.egress.types import IPAddress
 from sosoapi.egress.urls import Target, URLRefused, parse_url
 
 _V4 = ipaddress.IPv4Network
@@ -79,15 +79,29 @@ def is_blocked_address(ip: IPAddress) -> bool:
     return any(ip in net for net in BLOCKED_V6)
 
 
+def admits(rule: AllowRule, ip: IPAddress, port: int) -> bool:
+    """Whether an operator's allow rule lets `ip:port` past the public-address rule."""
+    if ip.version != rule.network.version or ip not in rule.network:
+        return False
+    return rule.port is None or rule.port == port
+
+
 def is_admitted(ip: IPAddress, port: int, settings: EgressSettings) -> bool:
     """True when the gate may connect to `ip:port`.
 
-    An allow rule admits exactly the addresses (and port) it names, even blocked ones;
-    it never opens anything else, and a public address needs no rule.
+    A rule with a port admits its addresses on that port by itself; a rule without one
+    admits them on the SOSOAPI_EGRESS_PORTS ports. A public address needs no rule, but
+    only on those ports: a rule's port never opens a port on any other host.
     """
-    if any(rule.admits(ip, port) for rule in settings.allow):
-        return True
-    return not is_blocked_address(ip)
+    for rule in settings.allow:
+        if admits(rule, ip, port) and (rule.port is not None or port in settings.ports):
+            return True
+    return port in settings.ports and not is_blocked_address(ip)
+
+
+def may_admit_port(port: int, settings: EgressSettings) -> bool:
+    """False when no address at all could be admitted on `port` (refused before lookup)."""
+    return port in settings.ports or any(rule.port == port for rule in settings.allow)
 
 
 def is_unsupported_source(host: str, settings: EgressSettings) -> bool:
@@ -95,60 +109,16 @@ def is_unsupported_source(host: str, settings: EgressSettings) -> bool:
     return any(host == s or host.endswith("." + s) for s in settings.unsupported_sources)
 
 
-def judge_url(url: str, settings: EgressSettings) -> Target | str:
+def judge_url(url: str, settings: EgressSettings) -> Target | Reason:
     """The parsed target, or the reason it is refused before any lookup."""
     try:
         target = parse_url(url)
     except URLRefused:
-        return "unsafe_url"
-    if target.port not in settings.ports:
-        return "unsafe_url"
+        return Reason.UNSAFE_URL
+    if not may_admit_port(target.port, settings):
+        return Reason.UNSAFE_URL
     if target.ip is not None:
-        return target if is_admitted(target.ip, target.port, settings) else "unsafe_url"
+        return target if is_admitted(target.ip, target.port, settings) else Reason.UNSAFE_URL
     if is_unsupported_source(target.host, settings):
-        return "unsupported_source"
+        return Reason.UNSUPPORTED_SOURCE
     return target
-
-
-def check_url(url: str, settings: EgressSettings) -> str | None:
-    """URL-level reason before any lookup: "unsafe_url", "unsupported_source" or None."""
-    judged = judge_url(url, settings)
-    return judged if isinstance(judged, str) else None
-
-
-# RFC 3986 "URI" (absolute, fragment allowed): the fallback when jsonschema's checker
-# for the "uri" format is not installed.
-_RFC3986 = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.\-]*:"
-    r"(?://(?:(?:[A-Za-z0-9\-._~!$&'()*+,;=:]|%[0-9A-Fa-f]{2})*@)?"
-    r"(?:\[[0-9A-Fa-f:.]+\]|\[v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+\]"
-    r"|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::[0-9]*)?"
-    r"(?:/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*)*"
-    r"|(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*"
-    r"(?:/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*)*)"
-    r"(?:\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"
-    r"(?:#(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"
-)
-
-
-@cache
-def _uri_checker() -> object | None:
-    try:
-        from jsonschema import FormatChecker
-    except ImportError:
-        return None
-    checker = FormatChecker()
-    return checker if "uri" in checker.checkers else None
-
-
-def is_valid_uri(url: str) -> bool:
-    """True when jsonschema's "uri" format accepts `url` (rfc3987 rule URI).
-
-    The surfaces refuse other strings as invalid input; every valid URI gets a receipt.
-    Delegates to jsonschema's own checker so the two can never disagree; falls back to an
-    RFC 3986 pattern when that checker is not installed.
-    """
-    checker = _uri_checker()
-    if checker is not None:
-        return bool(checker.conforms(url, "uri"))  # type: ignore[attr-defined]
-    return _RFC3986.fullmatch(url) is not None

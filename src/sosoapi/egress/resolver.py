@@ -12,7 +12,7 @@ import socket
 from collections.abc import Mapping
 from typing import Protocol
 
-from sosoapi.egress.settings import IPAddress
+from sosoapi.egress.types import IPAddress
 
 _NOT_FOUND_ERRORS = frozenset(
     code

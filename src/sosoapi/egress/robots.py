@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from protego import Protego
 
+from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
 
 PARSE_LIMIT = 512 * 1024
@@ -38,7 +39,7 @@ class RobotsVerdict:
 
     allowed: bool
     crawl_delay: float | None = None
-    failure: str | None = None
+    failure: Reason | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +87,7 @@ class Robots:
         delay = rules.parser.crawl_delay(self._agent)
         return RobotsVerdict(bool(allowed), float(delay) if delay else None)
 
-    async def _rules_for(self, origin: str) -> _Rules | str:
+    async def _rules_for(self, origin: str) -> _Rules | Reason:
         fresh = self._fresh(origin)
         if fresh is not None:
             return fresh
@@ -105,24 +106,24 @@ class Robots:
         self._rules.move_to_end(origin)
         return cached
 
-    async def _load(self, origin: str) -> _Rules | str:
+    async def _load(self, origin: str) -> _Rules | Reason:
         answer = await self._fetch(f"{origin}/robots.txt")
         rules = self._judge(answer)
         if isinstance(rules, _Rules):
             self._remember(origin, rules)
         return rules
 
-    def _judge(self, answer: FetchOutcome) -> _Rules | str:
+    def _judge(self, answer: FetchOutcome) -> _Rules | Reason:
         now = self._clock()
         code = answer.status_code
-        if answer.ok:
+        if answer.reason is None:
             text = answer.body[:PARSE_LIMIT].decode("utf-8", "replace")
             return _Rules(Protego.parse(text), True, now + self._cache_seconds)
         if code is not None and 400 <= code < 500 and code != 429:
             return _Rules(None, True, now + self._cache_seconds)
         if code is not None:  # 5xx, 429: unreachable, complete disallow for a while
             return _Rules(None, False, now + self._error_seconds)
-        return answer.reason or "unavailable"
+        return answer.reason
 
     def _remember(self, origin: str, rules: _Rules) -> None:
         self._rules[origin] = rules

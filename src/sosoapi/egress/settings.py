@@ -1,4 +1,4 @@
-"""Egress settings from SOSOAPI_EGRESS_* variables: parsed once, validated loudly.
+"""Egress settings, and the parsers of their SOSOAPI_EGRESS_* values (read by `config`).
 
 Every parse error names the variable, the bad value and how to fix it, because a
 mistyped allow rule or pin silently changes what the gate lets through.
@@ -7,15 +7,12 @@ mistyped allow rule or pin silently changes what the gate lets through.
 from __future__ import annotations
 
 import ipaddress
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
-T = TypeVar("T", int, float)
+from sosoapi.egress.types import IPAddress, IPNetwork
+from sosoapi.egress.urls import normalize_host
 
 DEFAULT_CONTACT_URL = "https://github.com/sosoapi/sosoapi-research"
 DEFAULT_PLATFORM_HOSTS: tuple[str, ...] = (
@@ -51,15 +48,10 @@ class AllowRule:
     network: IPNetwork
     port: int | None = None
 
-    def admits(self, ip: IPAddress, port: int) -> bool:
-        if ip.version != self.network.version or ip not in self.network:
-            return False
-        return self.port is None or self.port == port
-
 
 @dataclass(frozen=True)
 class EgressSettings:
-    """Everything the gate needs; `from_env` reads it from SOSOAPI_* variables."""
+    """Everything the gate needs; `config.egress_from_env` reads it from SOSOAPI_* variables."""
 
     allow: tuple[AllowRule, ...] = ()
     resolve: Mapping[str, IPAddress] = field(default_factory=dict)
@@ -80,83 +72,8 @@ class EgressSettings:
     robots_cache_seconds: float = 86400.0
     robots_error_seconds: float = 300.0
 
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str]) -> EgressSettings:
-        """Build settings from `environ`; raise ValueError naming variable, value and fix."""
-        defaults = cls()
-        get = environ.get
-        contact = get("SOSOAPI_EGRESS_CONTACT_URL", "").strip()
-        if contact and not contact.startswith(("https://", "http://", "mailto:")):
-            raise ValueError(
-                f"SOSOAPI_EGRESS_CONTACT_URL={contact!r} is not a URL: give an https:// page "
-                "or a mailto: address where site operators can reach you"
-            )
-        return cls(
-            allow=parse_allow(get("SOSOAPI_EGRESS_ALLOW", "")),
-            resolve=parse_resolve(get("SOSOAPI_EGRESS_RESOLVE", "")),
-            ca_bundle=_ca_bundle(get("SOSOAPI_EGRESS_CA_BUNDLE", "")),
-            ports=_ports(get("SOSOAPI_EGRESS_PORTS", "")) or defaults.ports,
-            unsupported_sources=_hosts(get("SOSOAPI_UNSUPPORTED_SOURCES"))
-            or defaults.unsupported_sources,
-            proxy=_proxy(get("SOSOAPI_EGRESS_PROXY", "")),
-            max_body_bytes=_number(
-                environ, "SOSOAPI_EGRESS_MAX_BODY_BYTES", defaults.max_body_bytes, int, 1
-            ),
-            total_timeout=_number(
-                environ, "SOSOAPI_EGRESS_TOTAL_TIMEOUT", defaults.total_timeout, float, 0.001
-            ),
-            connect_timeout=_number(
-                environ, "SOSOAPI_EGRESS_CONNECT_TIMEOUT", defaults.connect_timeout, float, 0.001
-            ),
-            read_timeout=_number(
-                environ, "SOSOAPI_EGRESS_READ_TIMEOUT", defaults.read_timeout, float, 0.001
-            ),
-            max_redirects=_number(
-                environ, "SOSOAPI_EGRESS_MAX_REDIRECTS", defaults.max_redirects, int, 0
-            ),
-            user_agent=user_agent_for(contact) if contact else defaults.user_agent,
-            per_origin_concurrency=_number(
-                environ,
-                "SOSOAPI_EGRESS_PER_ORIGIN_CONCURRENCY",
-                defaults.per_origin_concurrency,
-                int,
-                1,
-            ),
-            per_origin_min_interval=_number(
-                environ,
-                "SOSOAPI_EGRESS_PER_ORIGIN_MIN_INTERVAL",
-                defaults.per_origin_min_interval,
-                float,
-                0.0,
-            ),
-            max_concurrent_fetches=_number(
-                environ,
-                "SOSOAPI_EGRESS_MAX_CONCURRENCY",
-                defaults.max_concurrent_fetches,
-                int,
-                1,
-            ),
-            robots_txt=_robots_mode(get("SOSOAPI_ROBOTS_TXT", "")) or defaults.robots_txt,
-            robots_cache_seconds=_number(
-                environ, "SOSOAPI_ROBOTS_CACHE_SECONDS", defaults.robots_cache_seconds, float, 1.0
-            ),
-            robots_error_seconds=_number(
-                environ, "SOSOAPI_ROBOTS_ERROR_SECONDS", defaults.robots_error_seconds, float, 1.0
-            ),
-        )
-
 
 ROBOTS_MODES = ("obey", "user_triggered")
-
-
-def _robots_mode(value: str) -> str | None:
-    mode = value.strip().lower()
-    if mode and mode not in ROBOTS_MODES:
-        raise ValueError(
-            f"SOSOAPI_ROBOTS_TXT={value!r} is unknown; use `obey` (default) or "
-            "`user_triggered` (only when every fetch is a person's explicit request)"
-        )
-    return mode or None
 
 
 def _items(value: str) -> list[str]:
@@ -209,8 +126,6 @@ def parse_allow(value: str) -> tuple[AllowRule, ...]:
 
 def parse_resolve(value: str) -> dict[str, IPAddress]:
     """SOSOAPI_EGRESS_RESOLVE: "origin.test:127.0.0.1,v6.test:[::1]" -> {host: address}."""
-    from sosoapi.egress.urls import normalize_host
-
     pins: dict[str, IPAddress] = {}
     for item in _items(value):
         host, sep, addr = item.partition(":")
@@ -230,7 +145,7 @@ def parse_resolve(value: str) -> dict[str, IPAddress]:
     return pins
 
 
-def _ca_bundle(value: str) -> str | None:
+def ca_bundle(value: str) -> str | None:
     path = value.strip()
     if not path:
         return None
@@ -242,15 +157,13 @@ def _ca_bundle(value: str) -> str | None:
     return path
 
 
-def _ports(value: str) -> frozenset[int]:
+def ports(value: str) -> frozenset[int]:
     return frozenset(_port(p, "SOSOAPI_EGRESS_PORTS", value) for p in _items(value))
 
 
-def _hosts(value: str | None) -> tuple[str, ...]:
+def hosts(value: str | None) -> tuple[str, ...]:
     if value is None:
         return ()
-    from sosoapi.egress.urls import normalize_host
-
     hosts = []
     for item in _items(value):
         try:
@@ -263,7 +176,7 @@ def _hosts(value: str | None) -> tuple[str, ...]:
     return tuple(hosts)
 
 
-def _proxy(value: str) -> str | None:
+def proxy(value: str) -> str | None:
     proxy = value.strip()
     if not proxy:
         return None
@@ -277,20 +190,3 @@ def _proxy(value: str) -> str | None:
             "(or https://host:port) of an HTTP CONNECT proxy"
         )
     return proxy.rstrip("/")
-
-
-def _number(
-    environ: Mapping[str, str], name: str, default: T, kind: Callable[[str], T], minimum: T
-) -> T:
-    raw = environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = kind(raw)
-    except ValueError:
-        value = None
-    if value is None or not math.isfinite(value) or value < minimum:
-        raise ValueError(
-            f"{name}={raw!r} is not a valid {kind.__name__}: use a number >= {minimum}"
-        )
-    return value

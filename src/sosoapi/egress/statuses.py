@@ -6,31 +6,32 @@ import math
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
+from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason
+
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-DEFAULT_RETRY_AFTER = 60
 MIN_RETRY_AFTER = 1
 MAX_RETRY_AFTER = 86_400
 
-_REASONS = {
-    401: "login_required",
-    403: "access_denied",
-    404: "not_found",
-    406: "unsupported_media",  # nothing in our Accept list is available
-    407: "egress_unavailable",  # a proxy on the way wants credentials we do not have
-    410: "not_found",
-    415: "unsupported_media",
-    451: "access_denied",  # unavailable for legal reasons: access is refused, not missing
+_REASONS: dict[int, Reason] = {
+    401: Reason.LOGIN_REQUIRED,
+    403: Reason.ACCESS_DENIED,
+    404: Reason.NOT_FOUND,
+    406: Reason.UNSUPPORTED_MEDIA,  # nothing in our Accept list is available
+    407: Reason.EGRESS_UNAVAILABLE,  # a proxy on the way wants credentials we do not have
+    410: Reason.NOT_FOUND,
+    415: Reason.UNSUPPORTED_MEDIA,
+    451: Reason.ACCESS_DENIED,  # unavailable for legal reasons: access is refused, not missing
 }
 
 
-def reason_for_status(status: int, retry_after: str | None) -> tuple[str, int | None]:
+def reason_for_status(status: int, retry_after: str | None) -> tuple[Reason, int | None]:
     """(reason, retry_after_seconds) for a non-2xx, non-redirect final status."""
     if status == 429:
-        return "rate_limited", parse_retry_after(retry_after) or DEFAULT_RETRY_AFTER
+        return Reason.RATE_LIMITED, parse_retry_after(retry_after) or DEFAULT_RETRY_AFTER
     if status == 503:
         seconds = parse_retry_after(retry_after)
-        return ("rate_limited", seconds) if seconds is not None else ("unavailable", None)
-    return _REASONS.get(status, "unavailable"), None
+        return (Reason.RATE_LIMITED, seconds) if seconds is not None else (Reason.UNAVAILABLE, None)
+    return _REASONS.get(status, Reason.UNAVAILABLE), None
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> int | None:

@@ -7,8 +7,14 @@ network condition; every condition is a contract reason code).
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
+
+from sosoapi.contract.vocabulary import Reason
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,9 +22,7 @@ class FetchOutcome:
     """The result of one bounded fetch, redirects included.
 
     `reason` is None when a 2xx body was read (fully, or a bounded prefix when
-    `truncated`). Otherwise it is one contract reason code: `unsafe_url`,
-    `unsupported_source`, `unsupported_media`, `not_found`, `access_denied`,
-    `login_required`, `rate_limited`, `timeout`, `egress_unavailable`, `unavailable`.
+    `truncated`). Otherwise it is the contract reason for the failure.
 
     With reason None, two flags qualify the body: `truncated` (the source was larger
     than the cap; `body` is the first `max_body_bytes` decoded bytes: the caller reports
@@ -29,7 +33,7 @@ class FetchOutcome:
     `access_denied` decided by the origin's robots.txt, not by the origin's answer.
     """
 
-    reason: str | None
+    reason: Reason | None
     final_url: str | None = None
     status_code: int | None = None
     content_type: str | None = None
@@ -40,7 +44,3 @@ class FetchOutcome:
     retry_after_seconds: int | None = None
     retrieved_at: datetime | None = None
     robots_disallowed: bool = False  # access_denied because robots.txt disallows the URL
-
-    @property
-    def ok(self) -> bool:
-        return self.reason is None

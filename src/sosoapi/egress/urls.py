@@ -16,13 +16,19 @@ from dataclasses import dataclass
 
 import idna
 
-from sosoapi.egress.settings import IPAddress
+from sosoapi.egress.types import IPAddress
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
 _LABEL = re.compile(r"[a-z0-9_](?:[a-z0-9_\-]{0,61}[a-z0-9_])?")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _PATH_SAFE = "/:@!$&'()*+,;=-._~%"
 _QUERY_SAFE = _PATH_SAFE + "?"
+MAX_SOURCE_URL = 2048  # the longest source URL a result records (the contract's bound)
+
+
+def is_recordable(url: str) -> bool:
+    """Whether a final URL fits the result's `source_url`; a longer one is unsupported."""
+    return len(url) <= MAX_SOURCE_URL
 
 
 class URLRefused(ValueError):

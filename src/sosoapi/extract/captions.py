@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 from typing import Literal
 
+from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.limits import SEGMENT_TEXT_MAX, SEGMENTS_MAX, TEXT_MAX, cut_text
 from sosoapi.extract.subrip import looks_like_subrip, parse_subrip
@@ -73,23 +74,23 @@ def _webvtt_text(body: bytes, charset: str | None) -> str:
 
 def cues_to_document(file: CaptionFile) -> CaptionDocument:
     """Map parsed cues to contract segments, recording each reason code once."""
-    conditions: list[str] = []
+    conditions: list[Reason] = []
     segments: list[Segment] = []
     for cue in file.cues:
         text = cue.text.strip()
         if not (cue.start_ms < cue.end_ms <= MAX_MS and cue.start_ms >= 0 and text):
-            _note(conditions, "invalid_cues")
+            _note(conditions, Reason.INVALID_CUES)
             continue
         if len(segments) == SEGMENTS_MAX:
-            _note(conditions, "cues_limited")
+            _note(conditions, Reason.CUES_LIMITED)
             break
         if len(text) > SEGMENT_TEXT_MAX:
             text, _ = cut_text(text, SEGMENT_TEXT_MAX)
-            _note(conditions, "text_limited")
+            _note(conditions, Reason.TEXT_LIMITED)
         segments.append(Segment(start_ms=cue.start_ms, end_ms=cue.end_ms, text=text))
     joined, cut = cut_text("\n".join(s.text for s in segments), TEXT_MAX)
     if cut:
-        _note(conditions, "text_limited")
+        _note(conditions, Reason.TEXT_LIMITED)
     return CaptionDocument(
         format=file.format,
         segments=tuple(segments),
@@ -99,6 +100,6 @@ def cues_to_document(file: CaptionFile) -> CaptionDocument:
     )
 
 
-def _note(conditions: list[str], code: str) -> None:
+def _note(conditions: list[Reason], code: Reason) -> None:
     if code not in conditions:
         conditions.append(code)

@@ -8,6 +8,7 @@ from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser
 
+from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html_bounds import bound_markup
 from sosoapi.extract.html_main import extract_main
@@ -64,7 +65,7 @@ def _plain_document(text: str, content_language: str | None) -> TextDocument:
         title=None,
         description=None,
         language=normalize_language(content_language),
-        conditions=("text_limited",) if limited else (),
+        conditions=(Reason.TEXT_LIMITED,) if limited else (),
     )
 
 
@@ -77,7 +78,10 @@ def _html_document(
     text, limited = cut_text(_main_text(tree, bounded.markup, url, extractor), TEXT_MAX)
     conditions = tuple(
         name
-        for name, hit in (("text_limited", limited), ("nodes_limited", bounded.nodes_limited))
+        for name, hit in (
+            (Reason.TEXT_LIMITED, limited),
+            (Reason.NODES_LIMITED, bounded.nodes_limited),
+        )
         if hit
     )
     return TextDocument(

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from sosoapi.contract.vocabulary import Reason
+
 CaptionFormat = Literal["webvtt", "subrip"]
 
 
@@ -20,7 +22,7 @@ class TextDocument:
     title: str | None
     description: str | None
     language: str | None
-    conditions: tuple[str, ...] = ()
+    conditions: tuple[Reason, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +64,7 @@ class CaptionDocument:
     segments: tuple[Segment, ...]
     text: str
     language: str | None
-    conditions: tuple[str, ...] = ()
+    conditions: tuple[Reason, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,1 +1,2 @@
-"""The MCP face: tool catalog, profiles, presenters, framing, stdio and streamable HTTP."""
+"""The MCP surface: the low-level server over the contract catalog, presenters, the fence for
+untrusted text, stdio, and streamable HTTP at /mcp."""

@@ -21,6 +21,7 @@ from sosoapi.contract.models import (
     WhoamiOutput,
     Wire,
 )
+from sosoapi.contract.vocabulary import State
 from sosoapi.mcp.framing import content_text
 
 Parts = list[tuple[str, str]]
@@ -47,10 +48,10 @@ def _retrieval(output: RetrieveOutput, _: int | None) -> tuple[str, Parts]:
     head = f"Retrieval {r.id} (mutation_id {r.mutation_id}): state {r.state}"
     if r.result is None:
         hint = {
-            "pending": "call again with the same mutation_id to read the outcome.",
-            "running": "call again with the same mutation_id to read the outcome.",
-            "unconfirmed": "the outcome cannot be confirmed; retry with a new mutation_id.",
-            "expired": "it never ran inside its window; retry with a new mutation_id.",
+            State.PENDING: "call again with the same mutation_id to read the outcome.",
+            State.RUNNING: "call again with the same mutation_id to read the outcome.",
+            State.UNCONFIRMED: "the outcome cannot be confirmed; retry with a new mutation_id.",
+            State.EXPIRED: "it never ran inside its window; retry with a new mutation_id.",
         }.get(r.state, "")
         return f"{head}; {hint}", []
     res = r.result

@@ -13,17 +13,24 @@ from typing import Any
 
 import mcp.types as types
 from mcp.server import Server
-from mcp.server.auth.middleware.auth_context import get_access_token
 
 from sosoapi import __version__
+from sosoapi.auth.errors import BadToken, Fixes, NoToken
+from sosoapi.contract.catalog import Transport, listed_tools
 from sosoapi.contract.errors import TITLES, ServiceError
-from sosoapi.mcp.catalog import Transport, list_tools, visible_tools
 from sosoapi.mcp.presenters import render
 from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.mcp")
 TokenSource = Callable[[], str | None]
 CORPUS_REVISION_META = "sosoapi/corpus_revision"
+# An MCP user fixes the token where the client starts or reaches this server.
+AUTH_FIXES: Fixes = {
+    NoToken: "set SOSOAPI_TOKEN in this server's `env` in your MCP client config "
+    "(`sosoapi init` prints a token for the local workspace).",
+    BadToken: "put a current token in the MCP client config (SOSOAPI_TOKEN for stdio, the "
+    "bearer token for HTTP); mint one with `sosoapi tokens create`.",
+}
 INSTRUCTIONS = (
     "SosoAPI Research reads public HTTPS sources safely and keeps them as revisioned "
     "evidence. Every write takes a client-chosen mutation_id (a UUID): reuse it to read the "
@@ -43,11 +50,6 @@ def error_result(error: ServiceError) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
-def http_token() -> str | None:
-    access = get_access_token()
-    return access.token if access else None
-
-
 def build_server(
     research: ResearchService,
     *,
@@ -56,23 +58,15 @@ def build_server(
     output_schemas: bool,
     token_source: TokenSource,
 ) -> Server:
-    tools = list_tools(profile, transport, output_schemas=output_schemas)
-    # A profile chooses what is listed, never what is allowed: every tool of the transport
-    # stays callable (the permission check decides), and a tool of another transport is not.
-    names = set(visible_tools("full", transport))
+    tools = [
+        types.Tool.model_validate(entry)
+        for entry in listed_tools(profile, transport, output_schemas=output_schemas)
+    ]
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        if params.name not in names:
-            return error_result(
-                ServiceError(
-                    "not_found",
-                    f"Unknown tool `{params.name}` on this server ({transport}); call "
-                    "tools/list to see the tools offered.",
-                )
-            )
         try:
             outcome = await research.call(
                 params.name,
@@ -80,6 +74,7 @@ def build_server(
                 params.arguments or {},
                 lambda: _cancel_requested(ctx),
                 transport=transport,
+                fixes=AUTH_FIXES,
             )
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)

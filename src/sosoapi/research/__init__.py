@@ -1,1 +1,2 @@
-"""The use cases: retrieve, evidence, projects, corpora. No HTTP, no SQL, no MCP here."""
+"""The use cases behind every surface: retrieve and upload receipts, evidence, projects,
+corpora. They see egress, extract and storage ports, never HTTP, SQL or MCP."""

@@ -15,24 +15,25 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import anyio
-from sqlalchemy import Connection
 
 from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.models import (
+    CorporaGetInput,
     CorporaGetOutput,
     CorporaListOutput,
+    CorporaSealInput,
     CorpusItem,
     EvidenceRef,
+    PageInput,
     SealOutput,
     Snapshot,
 )
 from sosoapi.research.mutations import new_mutation, write_once
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
+from sosoapi.research.ports import Transaction, UnitOfWork
 from sosoapi.research.projects import project_not_found
-from sosoapi.store.store import Store
 
-MAX_ITEMS = 500
 MAX_NOTES = 20
 
 
@@ -61,25 +62,25 @@ def corpus_not_found(corpus_id: str, workspace_id: str, revision: int | None = N
 
 
 class CorpusService:
-    def __init__(self, store: Store, clock: Callable[[], datetime]) -> None:
-        self.store = store
+    def __init__(self, uow: UnitOfWork, clock: Callable[[], datetime]) -> None:
+        self.uow = uow
         self.clock = clock
 
-    async def seal(self, call: Call) -> Outcome:
+    async def seal(self, call: Call[CorporaSealInput]) -> Outcome:
         workspace_id = call.workspace_id
-        project_id = call.arguments["project_id"].lower()
-        reseal = call.arguments.get("corpus_id")
-        bound = call.arguments.get("max_items", MAX_ITEMS)
+        project_id = str(call.input.project_id)
+        reseal = str(call.input.corpus_id) if call.input.corpus_id else None
+        bound = call.input.max_items
         now = self.clock()
         key = new_mutation("sosoapi_research_corpora_seal", call.arguments, call.token_id, now)
 
-        def change(conn: Connection) -> SealOutput:
-            project = self.store.projects.lock(conn, workspace_id, project_id)
+        def change(tx: Transaction) -> SealOutput:
+            project = tx.projects.lock(workspace_id, project_id)
             if project is None:
                 raise project_not_found(project_id, workspace_id)
-            corpus_id = reseal.lower() if reseal else str(uuid.uuid4())
+            corpus_id = reseal or str(uuid.uuid4())
             if reseal:
-                owner = self.store.corpora.owner_project(conn, workspace_id, corpus_id)
+                owner = tx.corpora.owner_project(workspace_id, corpus_id)
                 if owner is None:
                     raise corpus_not_found(corpus_id, workspace_id)
                 if owner != project_id:
@@ -91,7 +92,7 @@ class CorpusService:
             supplied = [s.evidence_id for s in project.sources if s.evidence_id]
             notes = [s.note for s in project.sources if s.note]
             kept = sample(corpus_id, supplied, bound)
-            revisions = self.store.projects.latest_revisions(conn, kept)
+            revisions = tx.projects.latest_revisions(kept)
             snapshot = Snapshot(
                 id=corpus_id,
                 workspace_id=workspace_id,
@@ -102,27 +103,27 @@ class CorpusService:
                 coverage=coverage(len(supplied), bound, notes),  # type: ignore[arg-type]
                 missing_sources=notes[:MAX_NOTES],
             )
-            revision = self.store.corpora.seal(
-                conn, workspace_id, corpus_id, project_id, snapshot.model_dump_json(), now
+            revision = tx.corpora.seal(
+                workspace_id, corpus_id, project_id, snapshot.model_dump_json(), now
             )
             return SealOutput(snapshot=snapshot, revision=revision)
 
-        output = await write_once(self.store, key, SealOutput, change)
+        output = await write_once(self.uow, key, SealOutput, change)
         return Outcome(output, corpus_revision=output.revision)
 
-    async def get(self, call: Call) -> Outcome:
-        workspace_id, corpus_id = call.workspace_id, call.arguments["id"].lower()
-        revision = call.arguments.get("revision")
+    async def get(self, call: Call[CorporaGetInput]) -> Outcome:
+        workspace_id, corpus_id = call.workspace_id, str(call.input.id)
+        revision = call.input.revision
         row = await anyio.to_thread.run_sync(
-            self.store.corpora.get, workspace_id, corpus_id, revision
+            self.uow.corpora.get, workspace_id, corpus_id, revision
         )
         if row is None:
             raise corpus_not_found(corpus_id, workspace_id, revision)
         snapshot = Snapshot.model_validate_json(row.snapshot)
         return Outcome(CorporaGetOutput(snapshot=snapshot), corpus_revision=row.revision)
 
-    async def list_page(self, call: Call) -> Outcome:
-        rows, next_cursor = await read_page(call, self.store.corpora.list_page)
+    async def list_page(self, call: Call[PageInput]) -> Outcome:
+        rows, next_cursor = await read_page(call, self.uow.corpora.list_page)
         items = []
         for row in rows:
             snapshot = Snapshot.model_validate_json(row.snapshot)

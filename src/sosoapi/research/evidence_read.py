@@ -9,8 +9,10 @@ import anyio
 from sosoapi.contract.errors import not_found
 from sosoapi.contract.models import (
     Evidence,
+    EvidenceGetInput,
     EvidenceGetOutput,
     EvidenceItem,
+    EvidenceListInput,
     EvidenceListOutput,
     RetrieveResult,
 )
@@ -23,9 +25,9 @@ class EvidenceReader:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    async def get(self, call: Call) -> Outcome:
-        evidence_id = call.arguments["evidence_id"].lower()
-        revision = call.arguments.get("revision")
+    async def get(self, call: Call[EvidenceGetInput]) -> Outcome:
+        evidence_id = str(call.input.evidence_id)
+        revision = call.input.revision
         record = await anyio.to_thread.run_sync(
             self.store.evidence.revision, call.workspace_id, evidence_id, revision
         )
@@ -55,12 +57,9 @@ class EvidenceReader:
             )
         )
 
-    async def list_page(self, call: Call) -> Outcome:
+    async def list_page(self, call: Call[EvidenceListInput]) -> Outcome:
         rows, next_cursor = await read_page(
-            call,
-            self.store.evidence.list_page,
-            kind=call.arguments.get("kind"),
-            language=call.arguments.get("language"),
+            call, self.store.evidence.list_page, kind=call.input.kind, language=call.input.language
         )
         items = [
             EvidenceItem(

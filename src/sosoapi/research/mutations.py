@@ -12,14 +12,13 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import anyio
-from sqlalchemy import Connection
 
 from sosoapi.contract.errors import ServiceError, conflict
 from sosoapi.contract.models import Wire
 from sosoapi.research.evidence import canonical_json, sha256_hex
-from sosoapi.store.receipts import NewMutation
+from sosoapi.research.ports import Transaction, UnitOfWork
+from sosoapi.store.mutations_repo import KeyTaken, NewMutation
 from sosoapi.store.records import MutationRecord
-from sosoapi.store.store import Store
 
 KEY_FIELDS = ("workspace_id", "mutation_id")
 W = TypeVar("W", bound=Wire)
@@ -72,19 +71,30 @@ def ensure_same(existing: MutationRecord, key: NewMutation) -> None:
 
 
 async def write_once(
-    store: Store,
-    key: NewMutation,
-    model: type[W],
-    change: Callable[[Connection], W],
+    uow: UnitOfWork, key: NewMutation, model: type[W], change: Callable[[Transaction], W]
 ) -> W:
-    """Run `change` once under `key`; a replay returns the stored result of that mutation."""
+    """Run `change` once under `key`, with its stored result, in one transaction.
+
+    A replay (or the loser of a race for the key) returns the stored result of the first
+    call instead; the same key with another tool or other arguments is a `conflict`.
+    """
 
     def run() -> W:
-        record, created = store.mutations.run_once(key, lambda conn: change(conn).model_dump_json())
-        if not created:
-            ensure_same(record, key)
-        if record.result is None:
+        existing = uow.mutations.get(key.workspace_id, key.mutation_id)
+        if existing is None:
+            try:
+                with uow.transaction() as tx:
+                    tx.mutations.claim(key)
+                    result = change(tx).model_dump_json()
+                    tx.mutations.store_result(key, result)
+                return model.model_validate_json(result)
+            except KeyTaken:
+                existing = uow.mutations.get(key.workspace_id, key.mutation_id)
+                if existing is None:
+                    raise
+        ensure_same(existing, key)
+        if existing.result is None:
             raise ServiceError("unavailable", "The stored mutation has no result; retry shortly.")
-        return model.model_validate_json(record.result)
+        return model.model_validate_json(existing.result)
 
     return await anyio.to_thread.run_sync(run)

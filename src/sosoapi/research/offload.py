@@ -22,7 +22,7 @@ import anyio
 
 T = TypeVar("T")
 log = logging.getLogger("sosoapi.offload")
-PRELOAD = ["sosoapi.research.sources"]
+PRELOAD = ["sosoapi.research.reading"]
 
 
 def default_workers() -> int:

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sosoapi.auth.permission import Access, Action
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.models import Wire
 
+I = TypeVar("I", bound=Wire)  # noqa: E741
+
 
 @dataclass(frozen=True, slots=True)
-class Call:
-    """One authorised call as an operation sees it."""
+class Call(Generic[I]):
+    """One authorised call as an operation sees it: the input parsed once, at the door.
+
+    `arguments` is the validated JSON as sent; only the write-once fingerprint reads it,
+    so a key's stored fingerprint stays what earlier versions wrote.
+    """
 
     principal: Principal
     access: Access | None
+    input: I
     arguments: dict[str, Any]
     cancel_requested: Callable[[], bool]
 
@@ -38,13 +45,14 @@ class Outcome:
     corpus_revision: int | None = None
 
 
-Handler = Callable[[Call], Awaitable[Outcome]]
+Handler = Callable[[Call[Any]], Awaitable[Outcome]]
 
 
 @dataclass(frozen=True, slots=True)
 class Operation:
-    """A tool's use case: `action` None means authentication alone (no workspace)."""
+    """A tool's use case and its input model; `action` None means authentication alone."""
 
     tool: str
     action: Action | None
+    input_model: type[Wire]
     handler: Handler

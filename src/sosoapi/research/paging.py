@@ -8,23 +8,23 @@ from typing import Any, TypeVar
 import anyio
 
 from sosoapi.contract.errors import invalid_input
+from sosoapi.contract.models import PageInput
 from sosoapi.research.operation import Call
 from sosoapi.store.pages import BadCursor
 
 T = TypeVar("T")
-DEFAULT_LIMIT = 50
 
 
 async def read_page(
-    call: Call, lister: Callable[..., tuple[list[T], str | None]], **filters: Any
+    call: Call[PageInput], lister: Callable[..., tuple[list[T], str | None]], **filters: Any
 ) -> tuple[list[T], str | None]:
     """`lister(workspace_id, cursor=, limit=, **filters)` in a worker thread."""
     try:
         return await anyio.to_thread.run_sync(
             lambda: lister(
                 call.workspace_id,
-                cursor=call.arguments.get("cursor"),
-                limit=call.arguments.get("limit", DEFAULT_LIMIT),
+                cursor=call.input.cursor,
+                limit=call.input.limit,
                 **filters,
             )
         )

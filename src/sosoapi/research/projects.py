@@ -12,21 +12,25 @@ from collections.abc import Callable
 from datetime import datetime
 
 import anyio
-from sqlalchemy import Connection
 
 from sosoapi.contract.errors import not_found
 from sosoapi.contract.models import (
+    PageInput,
     Project,
+    ProjectCreateInput,
+    ProjectGetInput,
     ProjectItem,
     ProjectListOutput,
     ProjectOutput,
     ProjectSource,
+    ProjectSourcesInput,
+    ProjectUpdateInput,
 )
 from sosoapi.research.mutations import new_mutation, write_once
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
+from sosoapi.research.ports import Transaction, UnitOfWork
 from sosoapi.store.projects_repo import ProjectRow
-from sosoapi.store.store import Store
 
 
 def project_model(row: ProjectRow) -> Project:
@@ -57,60 +61,60 @@ def project_not_found(project_id: str, workspace_id: str) -> Exception:
 
 
 class ProjectService:
-    def __init__(self, store: Store, clock: Callable[[], datetime]) -> None:
-        self.store = store
+    def __init__(self, uow: UnitOfWork, clock: Callable[[], datetime]) -> None:
+        self.uow = uow
         self.clock = clock
 
-    def _locked(self, conn: Connection, workspace_id: str, project_id: str) -> ProjectRow:
-        row = self.store.projects.lock(conn, workspace_id, project_id)
+    @staticmethod
+    def _locked(tx: Transaction, workspace_id: str, project_id: str) -> ProjectRow:
+        row = tx.projects.lock(workspace_id, project_id)
         if row is None:
             raise project_not_found(project_id, workspace_id)
         return row
 
-    def _reread(self, conn: Connection, workspace_id: str, project_id: str) -> ProjectOutput:
-        row = self.store.projects.get(workspace_id, project_id, conn)
+    @staticmethod
+    def _reread(tx: Transaction, workspace_id: str, project_id: str) -> ProjectOutput:
+        row = tx.projects.get(workspace_id, project_id)
         assert row is not None
         return ProjectOutput(project=project_model(row))
 
     async def _write(
-        self, call: Call, tool: str, change: Callable[[Connection, datetime], ProjectOutput]
+        self, call: Call, tool: str, change: Callable[[Transaction, datetime], ProjectOutput]
     ) -> Outcome:
         now = self.clock()
         key = new_mutation(tool, call.arguments, call.token_id, now)
-        output = await write_once(self.store, key, ProjectOutput, lambda conn: change(conn, now))
+        output = await write_once(self.uow, key, ProjectOutput, lambda tx: change(tx, now))
         return Outcome(output)
 
-    async def create(self, call: Call) -> Outcome:
-        workspace_id, title = call.workspace_id, call.arguments["title"]
+    async def create(self, call: Call[ProjectCreateInput]) -> Outcome:
+        workspace_id, title = call.workspace_id, call.input.title
 
-        def change(conn: Connection, now: datetime) -> ProjectOutput:
+        def change(tx: Transaction, now: datetime) -> ProjectOutput:
             project_id = str(uuid.uuid4())
-            self.store.projects.create(conn, workspace_id, project_id, title, now)
-            return self._reread(conn, workspace_id, project_id)
+            tx.projects.create(workspace_id, project_id, title, now)
+            return self._reread(tx, workspace_id, project_id)
 
         return await self._write(call, "sosoapi_research_projects_create", change)
 
-    async def update(self, call: Call) -> Outcome:
-        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
-        title = call.arguments["title"]
+    async def update(self, call: Call[ProjectUpdateInput]) -> Outcome:
+        workspace_id, project_id = call.workspace_id, str(call.input.project_id)
+        title = call.input.title
 
-        def change(conn: Connection, now: datetime) -> ProjectOutput:
-            if self._locked(conn, workspace_id, project_id).title != title:
-                self.store.projects.bump(conn, project_id, now, title=title)
-            return self._reread(conn, workspace_id, project_id)
+        def change(tx: Transaction, now: datetime) -> ProjectOutput:
+            if self._locked(tx, workspace_id, project_id).title != title:
+                tx.projects.bump(project_id, now, title=title)
+            return self._reread(tx, workspace_id, project_id)
 
         return await self._write(call, "sosoapi_research_projects_update", change)
 
-    async def add_sources(self, call: Call) -> Outcome:
-        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
-        wanted = [e.lower() for e in call.arguments.get("evidence_ids", [])]
-        notes = list(call.arguments.get("missing_notes", []))
+    async def add_sources(self, call: Call[ProjectSourcesInput]) -> Outcome:
+        workspace_id, project_id = call.workspace_id, str(call.input.project_id)
+        wanted = [str(e) for e in call.input.evidence_ids]
+        notes = list(call.input.missing_notes)
 
-        def change(conn: Connection, now: datetime) -> ProjectOutput:
-            row = self._locked(conn, workspace_id, project_id)
-            unknown = sorted(
-                set(wanted) - self.store.projects.existing_evidence(conn, workspace_id, wanted)
-            )
+        def change(tx: Transaction, now: datetime) -> ProjectOutput:
+            row = self._locked(tx, workspace_id, project_id)
+            unknown = sorted(set(wanted) - tx.projects.existing_evidence(workspace_id, wanted))
             if unknown:
                 raise not_found(
                     f"evidence_ids {', '.join(unknown)} were not found in workspace "
@@ -119,19 +123,19 @@ class ProjectService:
             present = {s.evidence_id for s in row.sources}
             fresh = [e for e in dict.fromkeys(wanted) if e not in present]
             if fresh or notes:
-                self.store.projects.add_sources(conn, project_id, fresh, notes, now)
-                self.store.projects.bump(conn, project_id, now)
-            return self._reread(conn, workspace_id, project_id)
+                tx.projects.add_sources(project_id, fresh, notes, now)
+                tx.projects.bump(project_id, now)
+            return self._reread(tx, workspace_id, project_id)
 
         return await self._write(call, "sosoapi_research_projects_add_sources", change)
 
-    async def remove_sources(self, call: Call) -> Outcome:
-        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
-        removing = [e.lower() for e in call.arguments["evidence_ids"]]
-        notes = list(call.arguments.get("missing_notes", []))
+    async def remove_sources(self, call: Call[ProjectSourcesInput]) -> Outcome:
+        workspace_id, project_id = call.workspace_id, str(call.input.project_id)
+        removing = [str(e) for e in call.input.evidence_ids]
+        notes = list(call.input.missing_notes)
 
-        def change(conn: Connection, now: datetime) -> ProjectOutput:
-            row = self._locked(conn, workspace_id, project_id)
+        def change(tx: Transaction, now: datetime) -> ProjectOutput:
+            row = self._locked(tx, workspace_id, project_id)
             absent = sorted(set(removing) - {s.evidence_id for s in row.sources})
             absent += sorted(set(notes) - {s.note for s in row.sources})
             if absent:
@@ -140,21 +144,21 @@ class ProjectService:
                     "read the project to see its sources."
                 )
             if removing or notes:
-                self.store.projects.remove_sources(conn, project_id, removing, notes)
-                self.store.projects.bump(conn, project_id, now)
-            return self._reread(conn, workspace_id, project_id)
+                tx.projects.remove_sources(project_id, removing, notes)
+                tx.projects.bump(project_id, now)
+            return self._reread(tx, workspace_id, project_id)
 
         return await self._write(call, "sosoapi_research_projects_remove_sources", change)
 
-    async def get(self, call: Call) -> Outcome:
-        workspace_id, project_id = call.workspace_id, call.arguments["project_id"].lower()
-        row = await anyio.to_thread.run_sync(self.store.projects.get, workspace_id, project_id)
+    async def get(self, call: Call[ProjectGetInput]) -> Outcome:
+        workspace_id, project_id = call.workspace_id, str(call.input.project_id)
+        row = await anyio.to_thread.run_sync(self.uow.projects.get, workspace_id, project_id)
         if row is None:
             raise project_not_found(project_id, workspace_id)
         return Outcome(ProjectOutput(project=project_model(row)))
 
-    async def list_page(self, call: Call) -> Outcome:
-        rows, next_cursor = await read_page(call, self.store.projects.list_page)
+    async def list_page(self, call: Call[PageInput]) -> Outcome:
+        rows, next_cursor = await read_page(call, self.uow.projects.list_page)
         items = [
             ProjectItem(
                 id=r.id,

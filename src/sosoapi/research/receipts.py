@@ -27,18 +27,18 @@ from sosoapi.contract.models import (
     RetrieveResult,
     UploadInput,
 )
+from sosoapi.contract.vocabulary import OPEN_STATES, SETTLED_STATES, Reason, State
 from sosoapi.research.evidence import evidence_write
 from sosoapi.research.mutations import ensure_same, new_mutation
-from sosoapi.research.outcome import Draft
 from sosoapi.research.settings import ReceiptSettings
-from sosoapi.store.receipts import NewMutation
+from sosoapi.research.status import Draft
+from sosoapi.store.mutations_repo import NewMutation
 from sosoapi.store.records import RetrievalRecord
 from sosoapi.store.store import Store
 
 log = logging.getLogger("sosoapi.receipts")
 TOOL = "sosoapi_research_evidence_retrieve"
 UPLOAD_TOOL = "sosoapi_research_evidence_upload"
-SETTLED = ("completed", "cancelled", "unconfirmed", "expired")
 Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult]]
 
 
@@ -126,11 +126,11 @@ class ReceiptService:
 
     async def sweep_and_resume(self) -> None:
         """Judge expired leases and windows, then start any durable pending work."""
-        counts = await anyio.to_thread.run_sync(self.store.receipts.sweep)
+        counts = await anyio.to_thread.run_sync(self.store.retrievals.sweep)
         if counts.unconfirmed or counts.expired:
             log.info("receipt sweep unconfirmed=%d expired=%d", counts.unconfirmed, counts.expired)
         pending = await anyio.to_thread.run_sync(
-            self.store.receipts.pending_ids, self.settings.max_concurrent_retrievals * 4
+            self.store.retrievals.pending_ids, self.settings.max_concurrent_retrievals * 4
         )
         for retrieval_id in pending:
             self._start(retrieval_id)
@@ -149,7 +149,7 @@ class ReceiptService:
         )
         if created:
             self._start(record.id)
-        elif record.state in ("pending", "running"):
+        elif record.state in OPEN_STATES:
             record = await self._judge_on_replay(record)
         try:
             record = await self._wait(record)
@@ -164,7 +164,7 @@ class ReceiptService:
         self, key: NewMutation, kind: str, url: str, language: str | None, source: str
     ) -> tuple[RetrievalRecord, bool]:
         """Claim the key with a pending receipt, or load the receipt it already has."""
-        repo = self.store.receipts
+        repo = self.store.retrievals
         existing, record = repo.lookup(key.workspace_id, key.mutation_id)
         if existing is None:
             valid_until = key.created_at + timedelta(
@@ -195,7 +195,7 @@ class ReceiptService:
         """
         key = new_mutation(UPLOAD_TOOL, request.model_dump(mode="json"), token_id, self.clock())
         existing, _ = await anyio.to_thread.run_sync(
-            self.store.receipts.lookup, key.workspace_id, key.mutation_id
+            self.store.retrievals.lookup, key.workspace_id, key.mutation_id
         )
         if existing is None:
             await anyio.to_thread.run_sync(check_new)
@@ -205,15 +205,15 @@ class ReceiptService:
         if created:
             await self._run_leased(record.id, reader)
             record = await self._load(record.id)
-        elif record.state in ("pending", "running"):
+        elif record.state in OPEN_STATES:
             record = await self._judge_on_replay(record)
         return receipt_of(record)
 
     async def _judge_on_replay(self, record: RetrievalRecord) -> RetrievalRecord:
         """Judge this receipt's lease and window by the database clock, or resume it."""
-        counts = await anyio.to_thread.run_sync(self.store.receipts.sweep, record.id)
+        counts = await anyio.to_thread.run_sync(self.store.retrievals.sweep, record.id)
         judged = counts.unconfirmed or counts.expired
-        if not judged and record.state == "pending" and self._resumable(record):
+        if not judged and record.state == State.PENDING and self._resumable(record):
             self._start(record.id)
         return await self._load(record.id)
 
@@ -222,13 +222,13 @@ class ReceiptService:
         return record.source == "url"
 
     async def _load(self, retrieval_id: str) -> RetrievalRecord:
-        record = await anyio.to_thread.run_sync(self.store.receipts.retrieval_by_id, retrieval_id)
+        record = await anyio.to_thread.run_sync(self.store.retrievals.retrieval_by_id, retrieval_id)
         assert record is not None
         return record
 
     async def _wait(self, record: RetrievalRecord) -> RetrievalRecord:
         """Wait up to the budget for a settled state; poll so other instances' work shows."""
-        if record.state in SETTLED:
+        if record.state in SETTLED_STATES:
             return record
         interval = 0.02
         with anyio.move_on_after(self.settings.wait_budget_seconds):
@@ -237,7 +237,7 @@ class ReceiptService:
                 with anyio.move_on_after(interval):
                     await event.wait()
                 record = await self._load(record.id)
-                if record.state in SETTLED:
+                if record.state in SETTLED_STATES:
                     return record
                 interval = min(interval * 2, 0.5)
         return await self._load(record.id)
@@ -249,10 +249,10 @@ class ReceiptService:
             scope.cancel()
         now = self.clock()
         record = await self._load(retrieval_id)
-        result = Draft(kind=record.kind).add("cancelled").finish(now)
+        result = Draft(kind=record.kind).add(Reason.CANCELLED).finish(now)
         settled = await anyio.to_thread.run_sync(
-            lambda: self.store.receipts.settle(
-                retrieval_id, None, "cancelled", result.model_dump_json(), now
+            lambda: self.store.retrievals.settle(
+                retrieval_id, None, State.CANCELLED, result.model_dump_json(), now
             )
         )
         if settled:
@@ -284,7 +284,7 @@ class ReceiptService:
 
     async def _run_leased(self, retrieval_id: str, reader: Reader | None = None) -> None:
         acquired = await anyio.to_thread.run_sync(
-            self.store.receipts.acquire, retrieval_id, self.owner, self.settings.lease_seconds
+            self.store.retrievals.acquire, retrieval_id, self.owner, self.settings.lease_seconds
         )
         if not acquired:
             return
@@ -304,13 +304,13 @@ class ReceiptService:
             return await reader(record.kind, record.url, record.language)
         except Exception:
             log.exception("retrieval reader failed id=%s", record.id)
-            return Draft(kind=record.kind).add("unavailable").finish(self.clock())
+            return Draft(kind=record.kind).add(Reason.UNAVAILABLE).finish(self.clock())
 
     async def _renew(self, retrieval_id: str, work: anyio.CancelScope) -> None:
         while True:
             await anyio.sleep(self.settings.renew_interval_seconds)
             kept = await anyio.to_thread.run_sync(
-                self.store.receipts.renew, retrieval_id, self.owner, self.settings.lease_seconds
+                self.store.retrievals.renew, retrieval_id, self.owner, self.settings.lease_seconds
             )
             if not kept:
                 log.warning("retrieval lease lost id=%s; abandoning work", retrieval_id)
@@ -321,8 +321,8 @@ class ReceiptService:
         now = self.clock()
         item = evidence_write(record.workspace_id, result)
         settled = await anyio.to_thread.run_sync(
-            lambda: self.store.receipts.settle(
-                record.id, self.owner, "completed", result.model_dump_json(), now, item
+            lambda: self.store.retrievals.settle(
+                record.id, self.owner, State.COMPLETED, result.model_dump_json(), now, item
             )
         )
         log.info(

@@ -10,15 +10,31 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 
-from sosoapi.auth.permission import Access, Guard
+from sosoapi.auth.errors import AuthRefused, Fixes
+from sosoapi.auth.permission import Guard
 from sosoapi.auth.tokens import Principal
+from sosoapi.contract.catalog import Transport, callable_on
 from sosoapi.contract.errors import not_found
-from sosoapi.contract.models import RetrieveInput, UploadInput, WhoamiOutput, WhoamiWorkspace
-from sosoapi.contract.schemas import tool as contract_of
+from sosoapi.contract.models import (
+    CorporaGetInput,
+    CorporaSealInput,
+    EvidenceGetInput,
+    EvidenceListInput,
+    PageInput,
+    ProjectCreateInput,
+    ProjectGetInput,
+    ProjectSourcesInput,
+    ProjectUpdateInput,
+    RetrieveInput,
+    UploadInput,
+    WhoamiInput,
+    WhoamiOutput,
+    WhoamiWorkspace,
+)
 from sosoapi.contract.schemas import validate_input
 from sosoapi.research.corpora import CorpusService
 from sosoapi.research.evidence_read import EvidenceReader
@@ -28,7 +44,9 @@ from sosoapi.research.receipts import ReceiptService, utcnow
 from sosoapi.research.uploads import check_upload, read_upload
 from sosoapi.store.store import Store
 
-Transport = Literal["stdio", "http"]
+EVIDENCE = "sosoapi_research_evidence"
+PROJECTS = "sosoapi_research_projects"
+CORPORA = "sosoapi_research_corpora"
 
 
 class ResearchService:
@@ -52,25 +70,33 @@ class ResearchService:
         evidence = EvidenceReader(store)
         self.operations: dict[str, Operation] = {}
         for operation in (
-            Operation("sosoapi_research_evidence_retrieve", "write", self._retrieve),
-            Operation("sosoapi_research_evidence_upload", "write", self._upload),
-            Operation("sosoapi_research_evidence_get", "read", evidence.get),
-            Operation("sosoapi_research_evidence_list", "read", evidence.list_page),
-            Operation("sosoapi_research_projects_create", "write", projects.create),
-            Operation("sosoapi_research_projects_get", "read", projects.get),
-            Operation("sosoapi_research_projects_list", "read", projects.list_page),
-            Operation("sosoapi_research_projects_update", "write", projects.update),
-            Operation("sosoapi_research_projects_add_sources", "write", projects.add_sources),
-            Operation("sosoapi_research_projects_remove_sources", "write", projects.remove_sources),
-            Operation("sosoapi_research_corpora_seal", "write", corpora.seal),
-            Operation("sosoapi_research_corpora_get", "read", corpora.get),
-            Operation("sosoapi_research_corpora_list", "read", corpora.list_page),
-            Operation("sosoapi_whoami", None, self._whoami),
+            Operation(f"{EVIDENCE}_retrieve", "write", RetrieveInput, self._retrieve),
+            Operation(f"{EVIDENCE}_upload", "write", UploadInput, self._upload),
+            Operation(f"{EVIDENCE}_get", "read", EvidenceGetInput, evidence.get),
+            Operation(f"{EVIDENCE}_list", "read", EvidenceListInput, evidence.list_page),
+            Operation(f"{PROJECTS}_create", "write", ProjectCreateInput, projects.create),
+            Operation(f"{PROJECTS}_get", "read", ProjectGetInput, projects.get),
+            Operation(f"{PROJECTS}_list", "read", PageInput, projects.list_page),
+            Operation(f"{PROJECTS}_update", "write", ProjectUpdateInput, projects.update),
+            Operation(
+                f"{PROJECTS}_add_sources", "write", ProjectSourcesInput, projects.add_sources
+            ),
+            Operation(
+                f"{PROJECTS}_remove_sources", "write", ProjectSourcesInput, projects.remove_sources
+            ),
+            Operation(f"{CORPORA}_seal", "write", CorporaSealInput, corpora.seal),
+            Operation(f"{CORPORA}_get", "read", CorporaGetInput, corpora.get),
+            Operation(f"{CORPORA}_list", "read", PageInput, corpora.list_page),
+            Operation("sosoapi_whoami", None, WhoamiInput, self._whoami),
         ):
             self.operations[operation.tool] = operation
 
-    async def authenticate(self, token: str | None) -> Principal:
-        return await anyio.to_thread.run_sync(self.guard.authenticate, token, utcnow())
+    async def authenticate(self, token: str | None, fixes: Fixes | None = None) -> Principal:
+        """The token's principal; `ServiceError` (the fix in `fixes`' words) if none."""
+        try:
+            return await anyio.to_thread.run_sync(self.guard.authenticate, token, utcnow())
+        except AuthRefused as refused:
+            raise refused.service_error(fixes) from None
 
     async def call(
         self,
@@ -80,39 +106,53 @@ class ResearchService:
         cancel_requested: Callable[[], bool] = lambda: False,
         *,
         transport: Transport = "http",
+        fixes: Fixes | None = None,
     ) -> Outcome:
-        """Authenticate, validate, authorise and run `tool`; raise `ServiceError` if no result."""
+        """Authenticate, validate, authorise and run `tool`; raise `ServiceError` if no result.
+
+        `fixes` words an auth refusal's fix for the calling surface's user.
+        """
         operation = self.operations.get(tool)
-        if operation is None or transport not in contract_of(tool)["transports"]:
+        if operation is None or not callable_on(tool, transport):
             raise not_found(
                 f"Unknown tool `{tool}` on {transport}; list the tools this server offers."
             )
-        principal, access, arguments = await anyio.to_thread.run_sync(
-            self._admit, operation, token, arguments
-        )
-        return await operation.handler(Call(principal, access, arguments, cancel_requested))
+        try:
+            call = await anyio.to_thread.run_sync(
+                self._admit, operation, token, arguments, cancel_requested
+            )
+        except AuthRefused as refused:
+            raise refused.service_error(fixes) from None
+        return await operation.handler(call)
 
     def _admit(
-        self, operation: Operation, token: str | None, arguments: Any
-    ) -> tuple[Principal, Access | None, dict[str, Any]]:
-        """The checks of SPEC section 3 in order, input validation after authentication."""
+        self,
+        operation: Operation,
+        token: str | None,
+        arguments: Any,
+        cancel_requested: Callable[[], bool],
+    ) -> Call[Any]:
+        """The checks of SPEC section 3 in order; the one parse of the input, after
+        validation against the contract (which words every refusal)."""
         principal = self.guard.authenticate(token, utcnow())
         arguments = validate_input(operation.tool, arguments)
-        if operation.action is None:
-            return principal, None, arguments
-        access, _ = self.guard.check(principal, arguments["workspace_id"].lower(), operation.action)
-        return principal, access, arguments
+        request = operation.input_model.model_validate(arguments)
+        access = None
+        if operation.action is not None:
+            workspace_id = str(request.workspace_id)  # type: ignore[attr-defined]
+            access = self.guard.check(principal, workspace_id, operation.action)
+        return Call(principal, access, request, arguments, cancel_requested)
 
-    async def _retrieve(self, call: Call) -> Outcome:
-        request = RetrieveInput.model_validate(call.arguments)
+    async def _retrieve(self, call: Call[RetrieveInput]) -> Outcome:
+        request = call.input
         output = await self.receipts.retrieve(request, call.token_id, call.cancel_requested)
         return Outcome(output)
 
-    async def _upload(self, call: Call) -> Outcome:
-        request = UploadInput.model_validate(call.arguments)
+    async def _upload(self, call: Call[UploadInput]) -> Outcome:
+        request = call.input
 
         async def reader(kind: str, path: str, language: str | None):
-            return await read_upload(path, kind, language, self.max_upload_bytes)
+            return await read_upload(path, kind, language, self.max_upload_bytes, self.upload_roots)
 
         output = await self.receipts.upload(
             request,
@@ -122,7 +162,7 @@ class ResearchService:
         )
         return Outcome(output)
 
-    async def _whoami(self, call: Call) -> Outcome:
+    async def _whoami(self, call: Call[WhoamiInput]) -> Outcome:
         principal = call.principal
 
         def load() -> WhoamiOutput:

@@ -7,16 +7,19 @@ that answers for that one file and refuses anything else.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
 
-from sosoapi.contract.errors import invalid_input
+from sosoapi.contract.errors import ServiceError, invalid_input
 from sosoapi.contract.models import RetrieveResult
+from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
-from sosoapi.research.sources import read_source
+from sosoapi.research.reading import read_source
 
 UPLOAD_URL = "upload:local-file"
 MEDIA_BY_SUFFIX = {
@@ -40,45 +43,108 @@ def media_type_of(path: Path, kind: str) -> str:
     return media
 
 
-def check_upload(path_text: str, kind: str, roots: Sequence[Path]) -> None:
-    """Refuse a path that is not a regular file of the kind's suffixes inside an upload root.
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
-    The path is resolved first (symlinks and `..` included), so a link cannot lead out of
-    the roots: a model driven by injected text must not be able to read arbitrary files.
+
+class Unreadable(Exception):
+    """Outside the roots, missing, a link swapped in, not a regular file: one answer for all."""
+
+
+def _refuse_broad(roots: Sequence[Path]) -> None:
+    """A root of `/` or the home directory itself would expose every secret the user has."""
+    broad = {Path("/"), Path(os.path.realpath(Path.home()))}
+    for root in roots:
+        if Path(os.path.realpath(root)) in broad:
+            raise ServiceError(
+                "unavailable",
+                f"the upload root {str(root)!r} is the whole disk or the home directory, so "
+                "uploads are off; set SOSOAPI_UPLOAD_ROOTS to the directories (`:`-separated) "
+                "that hold the files to read, and restart the server.",
+            )
+
+
+def _open_below(base: Path, parts: Sequence[str]) -> int:
+    """Open `base/parts` one component at a time, never following a link below `base`."""
+    fd = os.open(base, _DIR_FLAGS & ~os.O_NOFOLLOW)
+    try:
+        for part in parts[:-1]:
+            child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        return os.open(parts[-1], _FILE_FLAGS, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def open_upload(path_text: str, kind: str, roots: Sequence[Path]) -> tuple[int, str]:
+    """Open the file once and check what was opened; return the descriptor and media type.
+
+    The path is resolved, the resolved path must lie inside a root, and it is then opened
+    component by component with O_NOFOLLOW, so a link swapped in after the check fails
+    instead of leading out of the roots; O_NONBLOCK keeps a FIFO from hanging the call.
+    The suffix judged is the resolved file's, not a link's name.
     """
-    path = Path(path_text).expanduser()
-    media_type_of(path, kind)
-    resolved = path.resolve()
-    if not any(resolved.is_relative_to(root.resolve()) for root in roots):
+    _refuse_broad(roots)
+    media_type_of(Path(path_text), kind)
+    resolved = Path(os.path.realpath(Path(path_text).expanduser()))
+    base = next((b for b in map(_real, roots) if resolved.is_relative_to(b)), None)
+    if base is None or resolved == base:
+        raise Unreadable(path_text)
+    media = MEDIA_BY_SUFFIX[kind].get(resolved.suffix.lower())
+    if media is None:  # a link named .txt to a file that is not one
+        raise Unreadable(path_text)
+    try:
+        fd = _open_below(base, resolved.relative_to(base).parts)
+    except OSError:
+        raise Unreadable(path_text) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise Unreadable(path_text)
+    return fd, media
+
+
+def _real(root: Path) -> Path:
+    return Path(os.path.realpath(root.expanduser()))
+
+
+def check_upload(path_text: str, kind: str, roots: Sequence[Path]) -> None:
+    """Refuse, before anything is written, a path `open_upload` would not read."""
+    try:
+        os.close(open_upload(path_text, kind, roots)[0])
+    except Unreadable:
         allowed = ", ".join(str(r) for r in roots)
         raise invalid_input(
-            f"`path` {path_text!r} is outside the upload roots ({allowed}); move the file "
-            "there or set SOSOAPI_UPLOAD_ROOTS.",
+            f"`path` {path_text!r} is not a readable file inside the upload roots ({allowed}); "
+            "give the path of a regular file there, or set SOSOAPI_UPLOAD_ROOTS.",
             "path",
-        )
-    if not resolved.is_file():
-        raise invalid_input(
-            f"`path` {path_text!r} is not a readable file; give the path of a local file.",
-            "path",
-        )
+        ) from None
 
 
-def _read_bounded(path_text: str, max_bytes: int) -> tuple[bytes, bool]:
-    with Path(path_text).expanduser().open("rb") as handle:
+def _read_bounded(fd: int, max_bytes: int) -> tuple[bytes, bool]:
+    with os.fdopen(fd, "rb") as handle:
         body = handle.read(max_bytes + 1)
     return body[:max_bytes], len(body) > max_bytes
 
 
 async def read_upload(
-    path_text: str, kind: str, language: str | None, max_bytes: int
+    path_text: str, kind: str, language: str | None, max_bytes: int, roots: Sequence[Path]
 ) -> RetrieveResult:
-    media = media_type_of(Path(path_text), kind)
-    body, truncated = await anyio.to_thread.run_sync(_read_bounded, path_text, max_bytes)
+    """Read the file through the page pipeline; gone or swapped since the check: not_found."""
+    try:
+        fd, media = await anyio.to_thread.run_sync(open_upload, path_text, kind, roots)
+    except (Unreadable, ServiceError):
+        fd, media = -1, ""
+    body, truncated = (b"", False)
+    if fd >= 0:
+        body, truncated = await anyio.to_thread.run_sync(_read_bounded, fd, max_bytes)
     read_at = datetime.now(UTC)
 
     async def fetch(url: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         if url != UPLOAD_URL:  # a page's <track> must never reach the network from an upload
-            return FetchOutcome(reason="unsupported_source", retrieved_at=datetime.now(UTC))
+            return FetchOutcome(reason=Reason.UNSUPPORTED_SOURCE, retrieved_at=datetime.now(UTC))
+        if fd < 0:
+            return FetchOutcome(reason=Reason.NOT_FOUND, retrieved_at=read_at)
         return FetchOutcome(
             reason=None,
             final_url=None,

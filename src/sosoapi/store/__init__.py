@@ -1,1 +1,2 @@
-"""Persistence behind small repositories: SQLite embedded by default, PostgreSQL shared."""
+"""Persistence: SQLAlchemy Core tables, Alembic migrations, one repository per aggregate, and
+the write transaction (`Store.transaction`); SQLite by default, PostgreSQL shared."""

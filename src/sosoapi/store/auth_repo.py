@@ -98,13 +98,6 @@ class AuthRepository:
             row = conn.execute(query).first()
         return (from_row(WorkspaceRecord, row), row._mapping["role"]) if row else None
 
-    def role(self, workspace_id: str, user_id: str) -> str | None:
-        query = select(memberships.c.role).where(
-            memberships.c.workspace_id == workspace_id, memberships.c.user_id == user_id
-        )
-        with self.db.read() as conn:
-            return conn.execute(query).scalar()
-
     def members(self, workspace_id: str) -> list[tuple[str, str]]:
         """(user_id, role) of every member, oldest first."""
         query = (

@@ -1,52 +1,81 @@
-"""Write-once mutations: a change and its stored result, recorded in one transaction.
+"""Mutation keys: one (workspace_id, mutation_id) key space for every write tool.
 
-Every write tool but retrieve runs its change through `run_once`: the (workspace_id,
-mutation_id) primary key makes a second call with the same key return the stored result
-of the first, never run the change again.
+The primary key of `mutations` decides races: of two transactions inserting the same key
+one commits, the other raises `KeyTaken` (from `Store.transaction`) and re-reads the key.
+The write-once rule itself (replay, conflict) lives in `research/mutations.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
-from sqlalchemy import Connection, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import ColumnElement, Connection, Table, and_, select, update
 
 from sosoapi.store.database import Database
-from sosoapi.store.receipts import NewMutation, ReceiptRepository, keyed, mutation_values
-from sosoapi.store.records import MutationRecord
+from sosoapi.store.records import MutationRecord, from_row
 from sosoapi.store.tables import mutations
 
-Change = Callable[[Connection], str]
+
+class KeyTaken(Exception):
+    """A transaction lost a race on a unique key; nothing it wrote was kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewMutation:
+    workspace_id: str
+    mutation_id: str
+    tool: str
+    fingerprint: str
+    arguments: str
+    token_id: str | None
+    created_at: datetime
+
+
+def keyed(table: Table, workspace_id: str, mutation_id: str) -> ColumnElement[bool]:
+    """The row of `table` under one (workspace_id, mutation_id) key."""
+    return and_(table.c.workspace_id == workspace_id, table.c.mutation_id == mutation_id)
+
+
+def mutation_values(key: NewMutation) -> dict[str, object]:
+    return {
+        "workspace_id": key.workspace_id,
+        "mutation_id": key.mutation_id,
+        "tool": key.tool,
+        "fingerprint": key.fingerprint,
+        "arguments": key.arguments,
+        "token_id": key.token_id,
+        "result": None,
+        "created_at": key.created_at,
+    }
+
+
+def read_mutation(conn: Connection, workspace_id: str, mutation_id: str) -> MutationRecord | None:
+    row = conn.execute(select(mutations).where(keyed(mutations, workspace_id, mutation_id))).first()
+    return from_row(MutationRecord, row) if row else None
 
 
 class MutationRepository:
-    def __init__(self, db: Database, receipts: ReceiptRepository) -> None:
+    def __init__(self, db: Database) -> None:
         self.db = db
-        self.receipts = receipts
 
-    def run_once(self, key: NewMutation, change: Change) -> tuple[MutationRecord, bool]:
-        """(the mutation, True) after running `change`; (the stored mutation, False) on replay.
+    def get(self, workspace_id: str, mutation_id: str) -> MutationRecord | None:
+        with self.db.read() as conn:
+            return read_mutation(conn, workspace_id, mutation_id)
 
-        `change` returns the result JSON; if it raises, nothing is written.
-        """
-        existing = self.receipts.mutation(key.workspace_id, key.mutation_id)
-        if existing is not None:
-            return existing, False
-        try:
-            with self.db.write() as conn:
-                conn.execute(mutations.insert().values(**mutation_values(key)))
-                result = change(conn)
-                conn.execute(
-                    update(mutations)
-                    .where(keyed(mutations, key.workspace_id, key.mutation_id))
-                    .values(result=result)
-                )
-        except IntegrityError:
-            existing = self.receipts.mutation(key.workspace_id, key.mutation_id)
-            if existing is None:
-                raise
-            return existing, False
-        record = self.receipts.mutation(key.workspace_id, key.mutation_id)
-        assert record is not None
-        return record, True
+
+class MutationsInTx:
+    """Mutation writes inside one transaction: the claim and, later, its stored result."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+
+    def claim(self, key: NewMutation) -> None:
+        self.conn.execute(mutations.insert().values(**mutation_values(key)))
+
+    def store_result(self, key: NewMutation, result: str) -> None:
+        self.conn.execute(
+            update(mutations)
+            .where(keyed(mutations, key.workspace_id, key.mutation_id))
+            .values(result=result)
+        )

@@ -11,7 +11,9 @@ from datetime import UTC, datetime
 from typing import TypeVar
 
 from sosoapi.contract.models import RetrieveResult, Segment
+from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
+from sosoapi.egress.urls import is_recordable
 from sosoapi.extract import captions as caption_extract
 from sosoapi.extract import tracks as track_extract
 from sosoapi.extract.charset import decode_bytes
@@ -27,11 +29,10 @@ from sosoapi.extract.media import (
 )
 from sosoapi.extract.types import CaptionFile
 from sosoapi.research.offload import off_loop
-from sosoapi.research.outcome import Draft
+from sosoapi.research.status import Draft
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
 T = TypeVar("T")
-MAX_SOURCE_URL = 2048
 CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | {"text/plain"}))
 PAGE_OR_CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | TEXT_TYPES))
 
@@ -45,12 +46,12 @@ def _failed(draft: Draft, outcome: FetchOutcome) -> bool:
     if outcome.retrieved_at is not None:
         draft.retrieved_at = outcome.retrieved_at
     if outcome.reason is None:
-        if outcome.final_url and len(outcome.final_url) > MAX_SOURCE_URL:
-            draft.add("unsupported_source")
+        if outcome.final_url and not is_recordable(outcome.final_url):
+            draft.add(Reason.UNSUPPORTED_SOURCE)
             return True
         return False
     draft.add(outcome.reason)
-    if outcome.reason == "rate_limited":
+    if outcome.reason == Reason.RATE_LIMITED:
         draft.retry_after_seconds = outcome.retry_after_seconds
     return True
 
@@ -61,7 +62,7 @@ def _read_body(draft: Draft, outcome: FetchOutcome) -> None:
     draft.source_url = outcome.final_url
     draft.mime_type = contract_media_type(media)
     if outcome.short_body:
-        draft.add("source_partial")
+        draft.add(Reason.SOURCE_PARTIAL)
 
 
 async def read_url_text(fetch: Fetch, url: str, language: str | None) -> Draft:
@@ -81,18 +82,18 @@ async def read_url_text(fetch: Fetch, url: str, language: str | None) -> Draft:
     )
     if document is None:
         draft.source_url = None
-        return draft.add("unsupported_content")
+        return draft.add(Reason.UNSUPPORTED_CONTENT)
     if is_login_wall(outcome.body, document.text, outcome.final_url, outcome.final_url != url):
         draft.source_url = None  # the wall is not the source's content
-        return draft.add("login_required")
+        return draft.add(Reason.LOGIN_REQUIRED)
     draft.text, draft.title, draft.description = document.text, document.title, document.description
     draft.language = document.language
     for reason in document.conditions:
         draft.add(reason, usable=True)
     if outcome.truncated:
-        draft.add("response_too_large", usable=bool(document.text))
+        draft.add(Reason.RESPONSE_TOO_LARGE, usable=bool(document.text))
     if language and document.language and not language_matches(language, document.language):
-        draft.add("language_mismatch")
+        draft.add(Reason.LANGUAGE_MISMATCH)
     _classify_text(draft)
     return draft
 
@@ -102,9 +103,9 @@ def _classify_text(draft: Draft) -> None:
         draft.content_kind = "document_text"
     elif draft.title or draft.description:
         draft.content_kind = "metadata_only"
-        draft.add("metadata_only")
+        draft.add(Reason.METADATA_ONLY)
     else:
-        draft.add("no_text")
+        draft.add(Reason.NO_TEXT)
 
 
 async def read_captions(fetch: Fetch, url: str, language: str | None) -> Draft:
@@ -135,24 +136,24 @@ def _read_caption_file(
     parsed = caption_extract.parse_caption_bytes(outcome.body, media_type=media, charset=charset)
     if parsed is None and media not in CAPTION_TYPES:
         draft.source_url = None  # not a caption file at all: nothing usable came from it
-        return draft.add("unsupported_content")
+        return draft.add(Reason.UNSUPPORTED_CONTENT)
     if parsed is None or not parsed.valid:
-        return draft.add("invalid_captions")
+        return draft.add(Reason.INVALID_CAPTIONS)
     draft.caption_format = parsed.format
     draft.content_kind = "published_caption_file"
     draft.language = declared or parsed.language or normalize_language(outcome.content_language)
     if language and draft.language and not language_matches(language, draft.language):
-        draft.add("language_mismatch")
+        draft.add(Reason.LANGUAGE_MISMATCH)
     _fill_segments(draft, parsed)
     if outcome.truncated:
-        draft.add("response_too_large", usable=bool(draft.segments))
+        draft.add(Reason.RESPONSE_TOO_LARGE, usable=bool(draft.segments))
     return draft
 
 
 def _fill_segments(draft: Draft, parsed: CaptionFile) -> None:
     """Segments and text from the parsed cues, with the conditions of the mapping."""
     if not parsed.cues:
-        draft.add("no_captions")
+        draft.add(Reason.NO_CAPTIONS)
         return
     document = caption_extract.cues_to_document(parsed)
     draft.segments = [
@@ -162,7 +163,7 @@ def _fill_segments(draft: Draft, parsed: CaptionFile) -> None:
     for reason in document.conditions:
         draft.add(reason)
     if not draft.segments:
-        draft.add("invalid_captions")
+        draft.add(Reason.INVALID_CAPTIONS)
 
 
 async def _follow_track(
@@ -179,7 +180,7 @@ async def _follow_track(
     track = track_extract.choose_track(found.tracks, language)
     if track is None:
         if found.tracks:
-            draft.add("language_mismatch")
+            draft.add(Reason.LANGUAGE_MISMATCH)
         return None, None
     return await fetch(track.src, accept=CAPTION_ACCEPT), normalize_language(track.srclang)
 
@@ -191,11 +192,11 @@ def _tracks_of(body: bytes, charset: str | None, base_url: str) -> track_extract
 def _no_track(draft: Draft, page: FetchOutcome) -> Draft:
     """No track (or none in the asked language): the page's metadata is all there is."""
     if page.truncated:  # the tracks may sit past the bound: absence proves nothing
-        return draft.add("response_too_large")
-    if not any(c.reason == "language_mismatch" for c in draft.conditions):
-        draft.add("no_captions")
+        return draft.add(Reason.RESPONSE_TOO_LARGE)
+    if not any(c.reason == Reason.LANGUAGE_MISMATCH for c in draft.conditions):
+        draft.add(Reason.NO_CAPTIONS)
     if page.short_body:
-        draft.add("source_partial")
+        draft.add(Reason.SOURCE_PARTIAL)
     if not (draft.title or draft.description):
         draft.language = None
         return draft

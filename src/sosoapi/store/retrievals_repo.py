@@ -1,4 +1,4 @@
-"""Mutation keys and retrieval receipts: claim, lease, settle, sweep.
+"""Retrieval receipts: claim (with their mutation key), lease, settle, sweep.
 
 One key space per workspace for every write tool: the (workspace_id, mutation_id) primary
 key of `mutations` makes two racing claims produce one receipt. Only the lease holder can
@@ -11,27 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Table, and_, select, update
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
+from sosoapi.contract.vocabulary import OPEN_STATES, State
 from sosoapi.store.clock import db_time
 from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceWrite, record_revision
+from sosoapi.store.mutations_repo import NewMutation, keyed, mutation_values, read_mutation
 from sosoapi.store.records import MutationRecord, RetrievalRecord, from_row
 from sosoapi.store.tables import mutations, retrievals
-
-OPEN_STATES = ("pending", "running")
-
-
-@dataclass(frozen=True, slots=True)
-class NewMutation:
-    workspace_id: str
-    mutation_id: str
-    tool: str
-    fingerprint: str
-    arguments: str
-    token_id: str | None
-    created_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,38 +29,22 @@ class SweepCounts:
     expired: int
 
 
-def keyed(table: Table, workspace_id: str, mutation_id: str) -> ColumnElement[bool]:
-    """The row of `table` under one (workspace_id, mutation_id) key."""
-    return and_(table.c.workspace_id == workspace_id, table.c.mutation_id == mutation_id)
-
-
-class ReceiptRepository:
+class RetrievalRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
-
-    def mutation(self, workspace_id: str, mutation_id: str) -> MutationRecord | None:
-        query = select(mutations).where(keyed(mutations, workspace_id, mutation_id))
-        with self.db.read() as conn:
-            row = conn.execute(query).first()
-        return from_row(MutationRecord, row) if row else None
 
     def lookup(
         self, workspace_id: str, mutation_id: str
     ) -> tuple[MutationRecord | None, RetrievalRecord | None]:
         """The mutation under a key and its retrieval receipt, read in one transaction."""
         with self.db.read() as conn:
-            mutation = conn.execute(
-                select(mutations).where(keyed(mutations, workspace_id, mutation_id))
-            ).first()
+            mutation = read_mutation(conn, workspace_id, mutation_id)
             if mutation is None:
                 return None, None
             retrieval = conn.execute(
                 select(retrievals).where(keyed(retrievals, workspace_id, mutation_id))
             ).first()
-        return (
-            from_row(MutationRecord, mutation),
-            from_row(RetrievalRecord, retrieval) if retrieval else None,
-        )
+        return mutation, from_row(RetrievalRecord, retrieval) if retrieval else None
 
     def claim_retrieval(
         self,
@@ -95,7 +68,7 @@ class ReceiptRepository:
                         kind=kind,
                         url=url,
                         language=language,
-                        state="pending",
+                        state=State.PENDING,
                         created_at=key.created_at,
                         valid_until=valid_until,
                         source=source,
@@ -126,11 +99,11 @@ class ReceiptRepository:
                 update(retrievals)
                 .where(
                     retrievals.c.id == retrieval_id,
-                    retrievals.c.state == "pending",
+                    retrievals.c.state == State.PENDING,
                     retrievals.c.valid_until > db_time(self.db),
                 )
                 .values(
-                    state="running",
+                    state=State.RUNNING,
                     lease_owner=owner,
                     lease_expires_at=db_time(self.db, lease_seconds),
                 )
@@ -144,7 +117,7 @@ class ReceiptRepository:
                 update(retrievals)
                 .where(
                     retrievals.c.id == retrieval_id,
-                    retrievals.c.state == "running",
+                    retrievals.c.state == State.RUNNING,
                     retrievals.c.lease_owner == owner,
                 )
                 .values(lease_expires_at=db_time(self.db, lease_seconds))
@@ -167,7 +140,7 @@ class ReceiptRepository:
         """
         where = [retrievals.c.id == retrieval_id, retrievals.c.state.in_(OPEN_STATES)]
         if owner is not None:
-            where += [retrievals.c.state == "running", retrievals.c.lease_owner == owner]
+            where += [retrievals.c.state == State.RUNNING, retrievals.c.lease_owner == owner]
         with self.db.write() as conn:
             claimed = conn.execute(
                 update(retrievals)
@@ -196,35 +169,24 @@ class ReceiptRepository:
         with self.db.write() as conn:
             lost = conn.execute(
                 update(retrievals)
-                .where(*only, retrievals.c.state == "running", retrievals.c.lease_expires_at < now)
-                .values(state="unconfirmed", settled_at=now, lease_owner=None)
+                .where(
+                    *only, retrievals.c.state == State.RUNNING, retrievals.c.lease_expires_at < now
+                )
+                .values(state=State.UNCONFIRMED, settled_at=now, lease_owner=None)
             )
             late = conn.execute(
                 update(retrievals)
-                .where(*only, retrievals.c.state == "pending", retrievals.c.valid_until <= now)
-                .values(state="expired", settled_at=now)
+                .where(*only, retrievals.c.state == State.PENDING, retrievals.c.valid_until <= now)
+                .values(state=State.EXPIRED, settled_at=now)
             )
         return SweepCounts(lost.rowcount, late.rowcount)
 
     def pending_ids(self, limit: int) -> list[str]:
         query = (
             select(retrievals.c.id)
-            .where(retrievals.c.state == "pending", retrievals.c.source == "url")
+            .where(retrievals.c.state == State.PENDING, retrievals.c.source == "url")
             .order_by(retrievals.c.created_at)
             .limit(limit)
         )
         with self.db.read() as conn:
             return list(conn.execute(query).scalars())
-
-
-def mutation_values(key: NewMutation) -> dict[str, object]:
-    return {
-        "workspace_id": key.workspace_id,
-        "mutation_id": key.mutation_id,
-        "tool": key.tool,
-        "fingerprint": key.fingerprint,
-        "arguments": key.arguments,
-        "token_id": key.token_id,
-        "result": None,
-        "created_at": key.created_at,
-    }

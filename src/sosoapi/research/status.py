@@ -1,4 +1,4 @@
-"""Turning observed conditions into one status, one reason and the warnings.
+"""A result's status: observed conditions ranked into one status, one reason, warnings.
 
 A condition is a (status, reason) pair: `response_too_large` is `partial` when a bounded
 prefix was usable and `unavailable` when nothing was, `language_mismatch` is `partial` for
@@ -13,49 +13,60 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
+from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
 
-STATUS_ORDER = (
-    "cancelled",
-    "blocked",
-    "unsupported",
-    "rate_limited",
-    "unavailable",
-    "empty",
-    "partial",
+STATUS_ORDER: tuple[Status, ...] = (
+    Status.CANCELLED,
+    Status.BLOCKED,
+    Status.UNSUPPORTED,
+    Status.RATE_LIMITED,
+    Status.UNAVAILABLE,
+    Status.EMPTY,
+    Status.PARTIAL,
 )
-REASONS: dict[str, tuple[str, ...]] = {
-    "partial": (
-        "text_limited",
-        "cues_limited",
-        "invalid_cues",
-        "nodes_limited",
-        "response_too_large",
-        "source_partial",
-        "language_mismatch",
+# The ranking table of SPEC section 4: every reason under each status it can stand for.
+REASONS: dict[Status, tuple[Reason, ...]] = {
+    Status.PARTIAL: (
+        Reason.TEXT_LIMITED,
+        Reason.CUES_LIMITED,
+        Reason.INVALID_CUES,
+        Reason.NODES_LIMITED,
+        Reason.RESPONSE_TOO_LARGE,
+        Reason.SOURCE_PARTIAL,
+        Reason.LANGUAGE_MISMATCH,
     ),
-    "blocked": ("unsafe_url", "access_denied", "login_required"),
-    "unsupported": ("unsupported_source", "unsupported_media", "unsupported_content"),
-    "empty": ("no_text", "metadata_only", "no_captions", "invalid_captions", "language_mismatch"),
-    "rate_limited": ("rate_limited",),
-    "unavailable": (
-        "not_found",
-        "timeout",
-        "egress_unavailable",
-        "unavailable",
-        "response_too_large",
+    Status.BLOCKED: (Reason.UNSAFE_URL, Reason.ACCESS_DENIED, Reason.LOGIN_REQUIRED),
+    Status.UNSUPPORTED: (
+        Reason.UNSUPPORTED_SOURCE,
+        Reason.UNSUPPORTED_MEDIA,
+        Reason.UNSUPPORTED_CONTENT,
     ),
-    "cancelled": ("cancelled",),
+    Status.EMPTY: (
+        Reason.NO_TEXT,
+        Reason.METADATA_ONLY,
+        Reason.NO_CAPTIONS,
+        Reason.INVALID_CAPTIONS,
+        Reason.LANGUAGE_MISMATCH,
+    ),
+    Status.RATE_LIMITED: (Reason.RATE_LIMITED,),
+    Status.UNAVAILABLE: (
+        Reason.NOT_FOUND,
+        Reason.TIMEOUT,
+        Reason.EGRESS_UNAVAILABLE,
+        Reason.UNAVAILABLE,
+        Reason.RESPONSE_TOO_LARGE,
+    ),
+    Status.CANCELLED: (Reason.CANCELLED,),
 }
 MAX_WARNINGS = 10
-DEFAULT_RETRY_AFTER = 60  # seconds, when an origin says 429 without Retry-After
 
 
-def status_of(reason: str, *, usable: bool = False, captions: bool = False) -> str:
+def status_of(reason: Reason, *, usable: bool = False, captions: bool = False) -> Status:
     """The status a reason code stands for, in its context."""
-    if reason == "response_too_large":
-        return "partial" if usable else "unavailable"
-    if reason == "language_mismatch":
-        return "empty" if captions else "partial"
+    if reason == Reason.RESPONSE_TOO_LARGE:
+        return Status.PARTIAL if usable else Status.UNAVAILABLE
+    if reason == Reason.LANGUAGE_MISMATCH:
+        return Status.EMPTY if captions else Status.PARTIAL
     for status, reasons in REASONS.items():
         if reason in reasons:
             return status
@@ -64,20 +75,20 @@ def status_of(reason: str, *, usable: bool = False, captions: bool = False) -> s
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    status: str
-    reason: str
+    status: Status
+    reason: Reason
 
     @property
     def rank(self) -> tuple[int, int]:
         return STATUS_ORDER.index(self.status), REASONS[self.status].index(self.reason)
 
 
-def decide(conditions: list[Condition]) -> tuple[str, str | None, list[str]]:
+def decide(conditions: list[Condition]) -> tuple[Status, Reason | None, list[Reason]]:
     """(status, reason, warnings) for the conditions met; `ready` when there are none."""
     if not conditions:
-        return "ready", None, []
+        return Status.READY, None, []
     winner = min(conditions, key=lambda c: c.rank)
-    warnings: list[str] = []
+    warnings: list[Reason] = []
     for condition in sorted(conditions, key=lambda c: c.rank):
         if condition.reason != winner.reason and condition.reason not in warnings:
             warnings.append(condition.reason)
@@ -102,21 +113,21 @@ class Draft:
     conditions: list[Condition] = field(default_factory=list)
     retry_after_seconds: int | None = None
 
-    def add(self, reason: str, *, usable: bool = False) -> Draft:
+    def add(self, reason: Reason, *, usable: bool = False) -> Draft:
         status = status_of(reason, usable=usable, captions=self.kind == "published_captions")
         self.conditions.append(Condition(status, reason))
         return self
 
     def finish(self, settled_at: datetime) -> RetrieveResult:
         status, reason, warnings = decide(self.conditions)
-        keep_content = status in ("ready", "partial", "empty")
+        keep_content = status in (Status.READY, Status.PARTIAL, Status.EMPTY)
         return RetrieveResult(
             kind=self.kind,  # type: ignore[arg-type]
-            status=status,  # type: ignore[arg-type]
-            text=self.text if status in ("ready", "partial") else "",
+            status=status,
+            text=self.text if status in (Status.READY, Status.PARTIAL) else "",
             title=self.title if keep_content else None,
             description=self.description if keep_content else None,
-            segments=self.segments if status in ("ready", "partial") else [],
+            segments=self.segments if status in (Status.READY, Status.PARTIAL) else [],
             provenance=Provenance(
                 source_url=self.source_url,
                 retrieved_at=self.retrieved_at or settled_at,
@@ -126,11 +137,11 @@ class Draft:
                 language=self.language,
                 language_source="publisher_declared" if self.language else "unknown",
             ),
-            reason=reason,  # type: ignore[arg-type]
-            warnings=warnings,  # type: ignore[arg-type]
+            reason=reason,
+            warnings=warnings,
             retry_after_seconds=(
                 (self.retry_after_seconds or DEFAULT_RETRY_AFTER)
-                if status == "rate_limited"
+                if status == Status.RATE_LIMITED
                 else None
             ),
         )

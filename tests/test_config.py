@@ -1,0 +1,49 @@
+"""The one environment reader: strict booleans and named errors, never a silent default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sosoapi.config import Settings, log_level
+
+
+def _settings(tmp_path: Path, **env: str) -> Settings:
+    return Settings.from_env({"SOSOAPI_HOME": str(tmp_path), **env})
+
+
+@pytest.mark.parametrize("value", ["1", "true", "TRUE", "yes", "on", " On "])
+def test_output_schemas_reads_every_true_spelling(tmp_path: Path, value: str) -> None:
+    assert _settings(tmp_path, SOSOAPI_OUTPUT_SCHEMAS=value).output_schemas is True
+
+
+@pytest.mark.parametrize("value", ["", "0", "false", "No", "off"])
+def test_output_schemas_reads_every_false_spelling(tmp_path: Path, value: str) -> None:
+    assert _settings(tmp_path, SOSOAPI_OUTPUT_SCHEMAS=value).output_schemas is False
+
+
+@pytest.mark.parametrize("value", ["ture", "2", "enabled", "y es"])
+def test_a_misspelt_boolean_is_an_error_naming_the_variable(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        _settings(tmp_path, SOSOAPI_OUTPUT_SCHEMAS=value)
+    message = str(raised.value)
+    assert f"SOSOAPI_OUTPUT_SCHEMAS={value.strip()!r}" in message and "set it to 1 or 0" in message
+
+
+def test_public_url_and_log_level_are_read_here(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, SOSOAPI_PUBLIC_URL="https://research.example/")
+    assert settings.public_url == "https://research.example/"
+    assert log_level({}) == "INFO" and log_level({"SOSOAPI_LOG_LEVEL": "debug"}) == "DEBUG"
+    with pytest.raises(ValueError, match="SOSOAPI_LOG_LEVEL='LOUD' is not a log level"):
+        log_level({"SOSOAPI_LOG_LEVEL": "loud"})
+
+
+def test_no_other_module_reads_the_environment() -> None:
+    src = Path(__file__).resolve().parents[1] / "src" / "sosoapi"
+    readers = sorted(
+        str(p.relative_to(src))
+        for p in src.rglob("*.py")
+        if any(k in p.read_text("utf-8") for k in ("os.environ", "os.getenv", "envvar="))
+    )
+    assert readers == ["config.py"]

@@ -1,0 +1,80 @@
+"""The house rules of DESIGN.md, checked on the import graph of `src/sosoapi`.
+
+Imports point inward (surfaces -> research -> egress, extract, store, auth -> contract);
+`api` and `mcp` are siblings; use cases never see SQL; no module imports itself back.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "sosoapi"
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def _imports() -> dict[str, frozenset[str]]:
+    """Every module and what it imports (any depth, `TYPE_CHECKING` blocks included)."""
+    graph: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+        graph[_module(path)] = frozenset(names)
+    return graph
+
+
+def _importers(package: str, forbidden: str) -> list[str]:
+    return sorted(
+        module
+        for module, names in _imports().items()
+        if module.startswith(package)
+        and any(n == forbidden or n.startswith(forbidden + ".") for n in names)
+    )
+
+
+def test_api_does_not_import_mcp_nor_mcp_api() -> None:
+    assert _importers("sosoapi.api", "sosoapi.mcp") == []
+    assert _importers("sosoapi.mcp", "sosoapi.api") == []
+
+
+def test_research_never_sees_sqlalchemy() -> None:
+    assert _importers("sosoapi.research", "sqlalchemy") == []
+
+
+def test_inner_layers_do_not_import_outer_ones() -> None:
+    inner = ("sosoapi.contract", "sosoapi.egress", "sosoapi.extract", "sosoapi.store")
+    outer = ("sosoapi.research", "sosoapi.api", "sosoapi.mcp", "sosoapi.cli", "sosoapi.app")
+    for package in (*inner, "sosoapi.auth", "sosoapi.research"):
+        for surface in outer:
+            if surface != package:
+                assert _importers(package, surface) == [], (package, surface)
+    assert _importers("sosoapi.contract", "sosoapi.egress") == []
+
+
+def test_no_import_circle_in_src() -> None:
+    modules = _imports()
+    graph = {m: {n for n in names if n in modules and n != m} for m, names in modules.items()}
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> None:
+        if module in path:
+            raise AssertionError("import circle: " + " -> ".join(path[path.index(module) :]))
+        if module in done:
+            return
+        for name in sorted(graph[module]):
+            visit(name, [*path, module])
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, [])
