@@ -7,7 +7,16 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BENCHES = ["replay.py", "corpora.py", "captions.py", "egress.py", "extraction.py", "load.py"]
+BENCHES = [
+    "replay.py",
+    "corpora.py",
+    "search.py",
+    "console.py",
+    "captions.py",
+    "egress.py",
+    "extraction.py",
+    "load.py",
+]
 
 
 def main() -> int:

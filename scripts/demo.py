@@ -2,7 +2,9 @@
 
 Starts a loopback HTTPS origin with a throwaway trustme CA serving real pages, runs
 `sosoapi init --json` and `sosoapi serve`, then an MCP client over streamable HTTP that
-retrieves one page, replays the same mutation_id, and prints both receipts.
+retrieves one page, replays the same mutation_id, and prints both receipts; then
+captions, a sealed corpus, and a search, a quote check that catches a misquotation, and
+the diff of a source that changed.
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ def shorten(receipt: dict) -> dict:
     return receipt
 
 
-async def run_client(base: str, token: str, workspace_id: str, url: str) -> None:
+async def run_client(
+    base: str, token: str, workspace_id: str, url: str, routes: dict[str, Route]
+) -> None:
     headers = {"Authorization": f"Bearer {token}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=60) as http,
@@ -77,6 +81,7 @@ async def run_client(base: str, token: str, workspace_id: str, url: str) -> None
         same = again.structured_content == first.structured_content
         print(f"\nsame receipt on replay: {same}")
         await the_rest_of_the_loop(client, workspace_id, first.structured_content, url)
+        await find_check_compare(client, workspace_id, url.rsplit("/", 1)[0], routes)
 
 
 async def the_rest_of_the_loop(
@@ -115,6 +120,48 @@ async def the_rest_of_the_loop(
     print(json.dumps(read, indent=2))
 
 
+def council(verb: str) -> bytes:
+    said = f"The city council {verb} the budget for public health after a long debate."
+    rest = "Nurses and doctors followed the vote from the public gallery of the town hall."
+    body = f"<p>{said}</p><p>{rest}</p>"
+    title = f"Council {verb} health budget"
+    head = f"<html lang='en'><head><title>{title}</title></head>"
+    return f"{head}<body><article>{body}</article></body></html>".encode()
+
+
+async def find_check_compare(
+    client: mcp.Client, workspace_id: str, base: str, routes: dict[str, Route]
+) -> None:
+    """Find a source again, catch a misquotation of it, and see what changed in it."""
+
+    async def call(tool: str, **arguments: object) -> dict:
+        result = await client.call_tool(tool, {"workspace_id": workspace_id, **arguments})
+        print(f"- {tool}: {result.content[0].text.splitlines()[0]}")
+        return result.structured_content
+
+    print("\n== search, quote check, diff ==")
+    routes["/council"] = Route(council("approved"))
+    read = {"url": f"{base}/council", "kind": "url_text"}
+    first = await call(RETRIEVE, **read, mutation_id=str(uuid.uuid4()))
+    evidence_id = first["retrieval"]["evidence"]["evidence_id"]
+    found = await call("sosoapi_research_evidence_search", query='"public health" budget')
+    for result in found["results"]:
+        for snippet in result["snippets"]:
+            print(f"    {result['title']} [{snippet['start']}:{snippet['end']}] {snippet['text']}")
+    misquote = "The city council rejected the budget for public health after a long debate."
+    quoted = await call("sosoapi_research_evidence_quote", evidence_id=evidence_id, quote=misquote)
+    if quoted["verdict"] not in ("exact", "normalized"):
+        [passage] = quoted["matches"] or [quoted["closest"]]
+        print(f"    misquotation caught: {quoted['verdict']}; the source says: {passage['text']}")
+    routes["/council"] = Route(council("postponed"))
+    await call(RETRIEVE, **read, mutation_id=str(uuid.uuid4()))
+    diff = await call("sosoapi_research_evidence_diff", evidence_id=evidence_id, from_revision=1)
+    for change in diff["changes"]:
+        print(f"    {change['op']} {change['from_text']!r} -> {change['to_text']!r}")
+    title = diff["title_change"]
+    print(f"    title {title['from_text']!r} -> {title['to_text']!r}")
+
+
 def main() -> int:
     home = ROOT / ".demo"
     shutil.rmtree(home, ignore_errors=True)
@@ -129,7 +176,13 @@ def main() -> int:
         with ServeProcess(env) as server:
             print(f"sosoapi serve on {server.base}; origin https://origin.test:{origin.port}\n")
             asyncio.run(
-                run_client(server.base, created["token"], created["workspace_id"], origin.url(page))
+                run_client(
+                    server.base,
+                    created["token"],
+                    created["workspace_id"],
+                    origin.url(page),
+                    origin.routes,
+                )
             )
         print(f"origin requests for {page}: {origin.hits[page]}")
         return 0 if origin.hits[page] == 1 else 1

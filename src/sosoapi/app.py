@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
 
+from sosoapi.auth.oauth import OAuthGrants
 from sosoapi.auth.permission import Guard
 from sosoapi.config import Settings
 from sosoapi.egress.gate import Egress
@@ -27,6 +28,7 @@ class Application:
         self.settings = settings
         self.store = Store(settings.database_url)
         self.guard = Guard(self.store.auth)
+        self.oauth = OAuthGrants(self.store.oauth, self.guard)
         self.egress = egress or Egress(settings.egress, pacing=self.store.pacing.reserve)
         self.offload = Offload(settings.parse_workers)
         reader = partial(_read, self.egress)

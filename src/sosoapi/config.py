@@ -7,12 +7,13 @@ default: `SOSOAPI_OUTPUT_SCHEMAS=ture` stops the start instead of meaning "off".
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sosoapi.egress.settings import (
     ROBOTS_MODES,
@@ -184,6 +185,9 @@ class Settings:
     receipts: ReceiptSettings = field(default_factory=ReceiptSettings)
     upload_roots: tuple[Path, ...] = ()
     parse_workers: int = 0  # processes for CPU-bound parsing; 0: threads (research/offload.py)
+    max_request_bytes: int = 1 << 20
+    mcp_sessions_per_user: int = 100
+    mcp_session_idle_seconds: float = 600.0
 
     @classmethod
     def from_env(cls, environ: Environ | None = None, *, profile: str | None = None) -> Settings:
@@ -198,6 +202,9 @@ class Settings:
             lease_seconds=seconds(env, "SOSOAPI_LEASE_SECONDS", 30),
             sweep_interval_seconds=seconds(env, "SOSOAPI_SWEEP_INTERVAL_SECONDS", 10),
             shutdown_grace_seconds=seconds(env, "SOSOAPI_SHUTDOWN_GRACE_SECONDS", 10),
+            max_concurrent_retrievals=number(env, "SOSOAPI_RETRIEVAL_SLOTS", 16, int, 1),
+            slots_per_workspace=number(env, "SOSOAPI_SLOTS_PER_WORKSPACE", 0, int, 1),
+            max_queued_per_workspace=number(env, "SOSOAPI_MAX_QUEUED_PER_WORKSPACE", 500, int, 1),
         )
         return cls(
             database_url=env.get("SOSOAPI_DATABASE_URL") or sqlite_url(home),
@@ -210,6 +217,9 @@ class Settings:
             receipts=receipts,
             upload_roots=_roots(env),
             parse_workers=_workers(env),
+            max_request_bytes=number(env, "SOSOAPI_MAX_REQUEST_BYTES", 1 << 20, int, 1),
+            mcp_sessions_per_user=number(env, "SOSOAPI_MCP_SESSIONS_PER_USER", 100, int, 1),
+            mcp_session_idle_seconds=seconds(env, "SOSOAPI_MCP_SESSION_IDLE_SECONDS", 600),
         )
 
 
@@ -225,3 +235,21 @@ def _workers(environ: Environ) -> int:
             "or the number of parsing processes, e.g. the number of cores"
         )
     return int(raw)
+
+
+_SERVE_OPTIONS = "SOSOAPI_SERVE_WORKER_OPTIONS"
+
+
+def hand_to_serve_workers(options: list[object]) -> None:
+    """Leave `serve --workers` options where uvicorn's fresh worker processes read them.
+
+    The processes already use the cores, so each parses in threads unless
+    SOSOAPI_PARSE_WORKERS says otherwise.
+    """
+    os.environ.setdefault("SOSOAPI_PARSE_WORKERS", "0")
+    os.environ[_SERVE_OPTIONS] = json.dumps(options)
+
+
+def serve_worker_options() -> list[Any]:
+    """The options `hand_to_serve_workers` left for this worker process."""
+    return list(json.loads(os.environ[_SERVE_OPTIONS]))

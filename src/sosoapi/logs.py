@@ -26,3 +26,8 @@ def configure(level: str) -> None:
     root.handlers[:] = [handler]
     root.setLevel(level)
     root.propagate = False
+    # The SDK's own warnings (a refused Host or Origin: DNS-rebinding protection) in our format.
+    sdk = logging.getLogger("mcp")
+    sdk.handlers[:] = [handler]
+    sdk.setLevel(logging.WARNING)
+    sdk.propagate = False

@@ -23,6 +23,7 @@ from sosoapi.egress.settings import EgressSettings
 from sosoapi.store.tables import evidence_revisions
 from tests.support.calls import args as retrieve_args
 from tests.support.calls import call as retrieve_call
+from tests.support.caption_texts import SAMPLES, UTF16_SAMPLES, Sample, encoded
 from tests.support.hostile import Canary, DialGuard, MapResolver
 from tests.support.origin import HTTPSOrigin, Route
 
@@ -244,6 +245,26 @@ async def test_gb2312_subrip_decodes_with_and_without_a_declared_charset(
     assert outcome(result) == ("ready", None, [])
     assert segments(result)[0] == (27000, 30730, GB2312_TEXT)
     assert result["provenance"]["mime_type"] == "application/x-subrip"
+
+
+@pytest.mark.parametrize("sample", SAMPLES + UTF16_SAMPLES, ids=lambda s: f"{s.language}-{s.codec}")
+@pytest.mark.parametrize("content_type", ["application/x-subrip", "text/plain"])
+async def test_subrip_in_every_encoding_without_a_declared_charset_is_ready(
+    application: Application,
+    owner: tuple[str, str],
+    origin: HTTPSOrigin,
+    sample: Sample,
+    content_type: str,
+) -> None:
+    """Real subtitle files declare no charset: Shift-JIS, GBK, Big5, EUC-KR, cp1251,
+    cp1252 and UTF-16 (with its BOM) all read as the exact text."""
+    url = serve(origin, f"/{sample.language}.srt", encoded(sample), content_type)
+    result, evidence = await retrieve(application, owner, url)
+    assert outcome(result) == ("ready", None, [])
+    assert segments(result) == sample.segments()
+    assert result["text"] == "\n".join(sample.cues)
+    assert result["provenance"]["caption_format"] == "subrip"
+    assert evidence is not None
 
 
 async def test_webvtt_is_utf8_whatever_charset_the_server_claims(

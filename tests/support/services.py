@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,9 +17,11 @@ import httpx
 from sosoapi.app import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.config import Settings, egress_from_env
+from sosoapi.contract.schemas import all_tools
 from sosoapi.research.settings import ReceiptSettings
 
 SOSOAPI = str(Path(sys.executable).with_name("sosoapi"))
+STARTUP_SECONDS = 120  # imports alone took 16 s on a loaded 2-core machine
 
 
 def make_settings(
@@ -63,10 +65,15 @@ class ServeProcess:
     """`sosoapi serve` on a free loopback port, killed on exit."""
 
     def __init__(
-        self, env: Mapping[str, str], *args: str, command: tuple[str, ...] = (SOSOAPI,)
+        self,
+        env: Mapping[str, str],
+        *args: str,
+        command: tuple[str, ...] = (SOSOAPI,),
+        ready_seconds: float = STARTUP_SECONDS,
     ) -> None:
         self.command = command
         self.port = free_port()
+        self.ready_seconds = ready_seconds
         self.env = {**os.environ, **env}
         self.args = args
         self.proc: subprocess.Popen[bytes] | None = None
@@ -82,7 +89,7 @@ class ServeProcess:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        deadline = time.monotonic() + 300  # imports alone take 20-100 s on a loaded machine
+        deadline = time.monotonic() + self.ready_seconds
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"sosoapi serve exited: {self.proc.stderr.read().decode()}")  # type: ignore[union-attr]
@@ -91,7 +98,7 @@ class ServeProcess:
                     return self
             except httpx.HTTPError:
                 time.sleep(0.1)
-        raise RuntimeError("sosoapi serve did not become healthy in 300 s")
+        raise RuntimeError(f"sosoapi serve did not become healthy in {self.ready_seconds} s")
 
     def kill(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -112,3 +119,18 @@ class ServeProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def api_caller(
+    http: httpx.AsyncClient,
+) -> Callable[[str, dict], Awaitable[tuple[dict, int | None]]]:
+    """A scenario's `call(tool, arguments)` over the HTTP API: body and Corpus-Revision."""
+    operations = {n: c["api_operation"] for n, c in all_tools().items() if "api_operation" in c}
+
+    async def call(tool_name: str, arguments: dict) -> tuple[dict, int | None]:
+        response = await http.post(operations[tool_name], json=arguments)
+        assert response.status_code == 200, response.text
+        revision = response.headers.get("corpus-revision")
+        return response.json(), int(revision) if revision else None
+
+    return call

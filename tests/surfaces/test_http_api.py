@@ -12,12 +12,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sosoapi.contract.schemas import all_tools
 from tests.support.calls import RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
 from tests.support.loop import research_loop
 from tests.support.origin import HTTPSOrigin, Route
-from tests.support.services import ServeProcess, cli
+from tests.support.services import ServeProcess, api_caller, cli
 
 
 def body(env: dict[str, str], url: str, **extra: object) -> dict[str, object]:
@@ -224,18 +223,8 @@ async def test_the_research_loop_over_http(
     served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin
 ) -> None:
     headers = auth(initialised["SOSOAPI_TOKEN"])
-    operations = {
-        name: c["api_operation"] for name, c in all_tools().items() if "api_operation" in c
-    }
     async with httpx.AsyncClient(base_url=served.base, headers=headers, timeout=30) as http:
-
-        async def call(tool_name: str, arguments: dict) -> tuple[dict, int | None]:
-            response = await http.post(operations[tool_name], json=arguments)
-            assert response.status_code == 200, response.text
-            revision = response.headers.get("corpus-revision")
-            return response.json(), int(revision) if revision else None
-
-        await research_loop(call, origin, initialised["WORKSPACE_ID"])
+        await research_loop(api_caller(http), origin, initialised["WORKSPACE_ID"])
 
 
 @pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
@@ -276,7 +265,6 @@ def test_public_url_names_the_protected_resource(initialised: dict[str, str]) ->
     assert metadata.json()["resource"] == "https://research.example.org/mcp"
 
 
-@pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
 def test_schemathesis_finds_no_violation_of_our_openapi(
     served: ServeProcess, initialised: dict[str, str]
 ) -> None:

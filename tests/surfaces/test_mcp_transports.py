@@ -11,6 +11,8 @@ import mcp
 import pytest
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 
 from sosoapi.contract.schemas import tool
 from tests.support.calls import RETRIEVE
@@ -41,16 +43,17 @@ async def exercise(
     upload = "sosoapi_research_evidence_upload"
     assert (upload in listed) is (transport == "stdio")  # a remote caller never names a path
     if transport == "http":
-        attempt = await client.call_tool(
-            upload,
-            {
-                "workspace_id": env["WORKSPACE_ID"],
-                "mutation_id": str(uuid.uuid4()),
-                "path": "/etc/hostname",
-                "kind": "url_text",
-            },
-        )
-        assert attempt.is_error is True and "Unknown tool" in attempt.content[0].text
+        with pytest.raises(MCPError) as refused:  # the MCP specification: -32602
+            await client.call_tool(
+                upload,
+                {
+                    "workspace_id": env["WORKSPACE_ID"],
+                    "mutation_id": str(uuid.uuid4()),
+                    "path": "/etc/hostname",
+                    "kind": "url_text",
+                },
+            )
+        assert refused.value.code == INVALID_PARAMS and "Unknown tool" in refused.value.message
     assert (listed[RETRIEVE].output_schema is not None) is schemas
     call = arguments(env, origin.url(path))
     first = await client.call_tool(RETRIEVE, call)

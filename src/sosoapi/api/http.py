@@ -6,26 +6,29 @@ The body is the tool's input and the response body its `structuredContent`; the 
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
 from fastapi import FastAPI, Request
+from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sosoapi import __version__
+from sosoapi.api.bodies import BodyLimit, parse_json_body
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.app import Application
+from sosoapi.auth.challenge import bearer_token
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.contract.catalog import visible_tools
-from sosoapi.contract.errors import ServiceError, invalid_input
+from sosoapi.contract.errors import ServiceError
+from sosoapi.incidents import incident
+from sosoapi.web.docs import OPERATION_SECURITY, security_schemes
 
 log = logging.getLogger("sosoapi.api")
-BEARER = "bearer "
 # An HTTP caller fixes its token in the Authorization header.
 AUTH_FIXES: Fixes = {
     NoToken: "send `Authorization: Bearer <token>`; an operator mints one with "
@@ -44,8 +47,7 @@ class Mounted(Protocol):
 
 
 def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    return header[len(BEARER) :].strip() or None if header.lower().startswith(BEARER) else None
+    return bearer_token(request.headers.get("authorization"))
 
 
 def _route(
@@ -53,18 +55,19 @@ def _route(
 ) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
-            try:
-                arguments: Any = json.loads(await request.body() or b"null")
-            except ValueError as exc:
-                await application.research.authenticate(_bearer(request), AUTH_FIXES)  # 401 first
-                raise invalid_input(
-                    f"The request body is not JSON ({exc}); send a JSON object."
-                ) from None
+            token = _bearer(request)
+            await application.research.authenticate(token, AUTH_FIXES)  # 401 before the body
+            arguments = parse_json_body(await request.body())
             outcome = await application.research.call(
-                tool, _bearer(request), arguments, transport="http", fixes=AUTH_FIXES
+                tool, token, arguments, transport="http", fixes=AUTH_FIXES
             )
         except ServiceError as error:
             log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)
+            return problem_response(error, request.url.path, metadata_url)
+        except ClientDisconnect:
+            raise  # BodyLimit answers a cut-off body; a client that left needs no answer
+        except Exception:
+            error = incident(log, f"surface=http tool={tool}")
             return problem_response(error, request.url.path, metadata_url)
         headers = {}
         if outcome.corpus_revision is not None:
@@ -78,6 +81,7 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
     problem = {"content": {PROBLEM_JSON: {"schema": PROBLEM_SCHEMA}}}
     output = {k: v for k, v in contract["outputSchema"].items() if k != "$schema"}
     return {
+        "security": OPERATION_SECURITY,
         "requestBody": {
             "required": True,
             "content": {"application/json": {"schema": contract["inputSchema"]}},
@@ -94,7 +98,9 @@ def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
                     ("401", "Authentication required"),
                     ("403", "Forbidden"),
                     ("404", "Not found"),
+                    ("413", "Request body larger than SOSOAPI_MAX_REQUEST_BYTES"),
                     ("422", "mutation_id reused with other arguments"),
+                    ("429", "Too many calls queued for the workspace; retry after Retry-After"),
                 )
             },
         },
@@ -107,9 +113,17 @@ def public_base(host: str, port: int, public_url: str | None) -> str:
 
 
 def create_http_app(
-    application: Application, *, mcp: Mounted, host: str, port: int, profile: str
+    application: Application,
+    *,
+    mcp: Mounted,
+    host: str,
+    port: int,
+    profile: str,
+    base: str,
+    pages: Sequence[BaseRoute] = (),
 ) -> FastAPI:
-    """The HTTP API, with the MCP app `mcp` mounted beside it at /mcp."""
+    """The HTTP API, with the MCP app `mcp` mounted beside it at /mcp, and `pages` (the
+    OAuth endpoints and pages, the docs) served before it."""
     metadata_url = mcp.metadata_url
 
     @asynccontextmanager
@@ -123,7 +137,10 @@ def create_http_app(
         version=__version__,
         description="Safe, bounded, durable public-source retrieval for research agents.",
         lifespan=lifespan,
+        docs_url=None,  # served from packaged assets by sosoapi.web.docs, not a CDN
+        redoc_url=None,
     )
+    declare_security(api, security_schemes(base))
 
     @api.get("/healthz", tags=["health"])
     async def healthz() -> dict[str, str]:
@@ -143,8 +160,23 @@ def create_http_app(
             include_in_schema=True,
         )
     _refuse_other_methods(api)
+    api.router.routes.extend(pages)
     api.mount("/", mcp.app)
+    api.add_middleware(BodyLimit, max_bytes=application.settings.max_request_bytes)
     return api
+
+
+def declare_security(api: FastAPI, schemes: dict[str, Any]) -> None:
+    """Add the security schemes to the OpenAPI document (each operation names them)."""
+    generate = api.openapi
+
+    def openapi() -> dict[str, Any]:
+        if api.openapi_schema is None:
+            schema = generate()
+            schema.setdefault("components", {})["securitySchemes"] = schemes
+        return api.openapi_schema or {}
+
+    api.openapi = openapi  # type: ignore[method-assign]
 
 
 class MethodNotAllowed:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.responses import JSONResponse
 
+from sosoapi.auth.challenge import bearer_challenge
 from sosoapi.contract.errors import TITLES, ServiceError
 
 PROBLEM_JSON = "application/problem+json"
@@ -24,9 +25,13 @@ def problem_response(
         body["field"] = error.field
     if error.errors:
         body["errors"] = error.errors
+    if error.incident_id:
+        body["incident_id"] = error.incident_id
     headers = {}
+    if error.retry_after_seconds is not None:
+        headers["Retry-After"] = str(error.retry_after_seconds)
     if error.code == "unauthenticated":
-        challenge = 'Bearer realm="sosoapi", error="invalid_token"'
+        challenge = bearer_challenge(error.message)
         if resource_metadata:
             challenge += f', resource_metadata="{resource_metadata}"'
         headers["WWW-Authenticate"] = challenge
@@ -45,6 +50,7 @@ PROBLEM_SCHEMA = {
         "instance": {"type": "string"},
         "field": {"type": "string"},
         "errors": {"type": "array", "items": {"type": "object"}},
+        "incident_id": {"type": "string"},
     },
     "required": ["type", "title", "status", "detail"],
 }

@@ -9,6 +9,7 @@ from sosoapi.auth.errors import NoSuchWorkspace, UnknownRole, UnknownScope
 from sosoapi.auth.permission import ROLES
 from sosoapi.auth.tokens import KNOWN_SCOPES, RESEARCH_SCOPE, hash_token, new_token
 from sosoapi.store.auth_repo import AuthRepository
+from sosoapi.store.oauth_repo import OAuthRepository
 from sosoapi.store.records import TokenRecord, WorkspaceRecord
 
 LOCAL_WORKSPACE = "local"
@@ -26,8 +27,9 @@ class MintedToken:
 class Admin:
     """The operator's verbs; refusals are `AdminRefused`, worded by the CLI."""
 
-    def __init__(self, repo: AuthRepository) -> None:
+    def __init__(self, repo: AuthRepository, oauth: OAuthRepository | None = None) -> None:
         self.repo = repo
+        self.oauth = oauth
 
     def workspaces(self) -> list[WorkspaceRecord]:
         return self.repo.list_workspaces()
@@ -44,6 +46,10 @@ class Admin:
 
     def tokens(self) -> list[TokenRecord]:
         return self.repo.list_tokens()
+
+    def client_names(self) -> dict[str, str]:
+        """OAuth client id -> the name it registered with (to show beside its tokens)."""
+        return self.oauth.client_names() if self.oauth else {}
 
     def revoke(self, token_id: str, now: datetime) -> bool:
         """False when the token does not exist or is already revoked."""
@@ -81,7 +87,9 @@ class Admin:
         self.add_member(workspace_id, user_id, role, now)
         return user_id
 
-    def init_local(self, now: datetime) -> tuple[WorkspaceRecord, MintedToken]:
+    def init_local(
+        self, now: datetime, label: str = "sosoapi init"
+    ) -> tuple[WorkspaceRecord, MintedToken]:
         """The local workspace (created once) and a new owner token (every run)."""
         workspace = self.repo.local_workspace()
         if workspace is None:
@@ -92,4 +100,4 @@ class Admin:
         )
         if owner is None:
             owner = self.create_member(workspace.id, LOCAL_OWNER, "owner", now)
-        return workspace, self.mint(owner, now, label="sosoapi init")
+        return workspace, self.mint(owner, now, label=label)

@@ -19,7 +19,7 @@ from sosoapi.auth.errors import (
     ReadOnlyRole,
     ResearchDisabled,
 )
-from sosoapi.auth.tokens import RESEARCH_SCOPE, Principal, hash_token, principal_of
+from sosoapi.auth.tokens import RESEARCH_SCOPE, Principal, hash_token, principal_of, refusal
 from sosoapi.store.auth_repo import AuthRepository
 from sosoapi.store.records import WorkspaceRecord
 
@@ -55,13 +55,22 @@ class Guard:
             raise NoToken(
                 "No bearer token was sent", "send a token; mint one with `sosoapi tokens create`."
             )
-        principal = principal_of(self.repo.token_by_hash(hash_token(token)), now)
-        if principal is None:
+        record = self.repo.token_by_hash(hash_token(token))
+        reason = refusal(record, now)
+        if reason == "unknown" or record is None:
             raise BadToken(
-                "The bearer token is unknown, expired or revoked",
-                "mint a new one with `sosoapi tokens create`.",
+                "The bearer token is unknown to this server",
+                "check it was copied whole, or mint a new one with `sosoapi tokens create` "
+                "(OAuth clients: sign in again).",
             )
-        return principal
+        if reason is not None:
+            when = record.revoked_at if reason == "revoked" else record.expires_at
+            raise BadToken(
+                f"The bearer token was {reason} at {when.isoformat() if when else '?'}",
+                "mint a new one with `sosoapi tokens create` (OAuth clients: refresh or sign "
+                "in again).",
+            )
+        return principal_of(record)
 
     def check(self, principal: Principal, workspace_id: str, action: Action) -> Access:
         """Authorise `action` in `workspace_id` (scope, membership, role, feature)."""

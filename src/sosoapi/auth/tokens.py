@@ -12,6 +12,7 @@ from sosoapi.store.records import TokenRecord
 TOKEN_PREFIX = "sosoapi_"  # noqa: S105 - a public prefix, not a secret
 RESEARCH_SCOPE = "agent:research"
 KNOWN_SCOPES = frozenset({RESEARCH_SCOPE})
+BEARER_KINDS = frozenset({"personal", "oauth_access"})  # a refresh token never authenticates
 
 
 def new_token() -> str:
@@ -30,12 +31,37 @@ class Principal:
     user_id: str
     scopes: frozenset[str]
     expires_at: datetime | None
+    kind: str = "personal"
+    resource: str | None = None  # an OAuth token's resource indicator (its audience)
 
 
-def principal_of(record: TokenRecord | None, now: datetime) -> Principal | None:
-    """The principal of a stored token, or None when unknown, revoked or expired."""
-    if record is None or record.revoked_at is not None:
-        return None
+def refusal(record: TokenRecord | None, now: datetime) -> str | None:
+    """Why a stored token does not authenticate (unknown, revoked, expired), or None."""
+    if record is None or record.kind not in BEARER_KINDS:
+        return "unknown"
+    if record.revoked_at is not None:
+        return "revoked"
     if record.expires_at is not None and record.expires_at <= now:
+        return "expired"
+    return None
+
+
+def principal_of(record: TokenRecord) -> Principal:
+    return Principal(
+        record.id, record.user_id, record.scopes, record.expires_at, record.kind, record.resource
+    )
+
+
+def same_resource(a: str, b: str) -> bool:
+    """Resource indicators compare as URLs, a trailing slash aside."""
+    return a.rstrip("/").lower() == b.rstrip("/").lower()
+
+
+def audience_refusal(principal: Principal, resource: str) -> str | None:
+    """Why an OAuth token may not be used at `resource` (it was issued for another)."""
+    if principal.resource is None or same_resource(principal.resource, resource):
         return None
-    return Principal(record.id, record.user_id, record.scopes, record.expires_at)
+    return (
+        f"The bearer token was issued for {principal.resource}, not {resource}; sign in again "
+        f"with resource {resource}."
+    )

@@ -117,8 +117,10 @@ def tokens_create(
 
 @tokens.command("list")
 def tokens_list() -> None:
+    """Every token: personal ones and those issued to OAuth clients (revoke takes the grant)."""
     with admin_session() as admin:
         listed = admin.tokens()
+        clients = admin.client_names()
     emit(
         [
             {
@@ -129,6 +131,10 @@ def tokens_list() -> None:
                 "created_at": t.created_at.isoformat(),
                 "expires_at": t.expires_at.isoformat() if t.expires_at else None,
                 "revoked": t.revoked_at is not None,
+                "kind": t.kind,
+                "client_id": t.client_id,
+                "client_name": clients.get(t.client_id or ""),
+                "resource": t.resource,
             }
             for t in listed
         ]

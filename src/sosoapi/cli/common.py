@@ -49,7 +49,7 @@ def admin_session() -> Iterator[Admin]:
     """The admin verbs over the configured store, closed after; refusals as usage errors."""
     store = Store(settings_from_env().database_url)
     try:
-        yield Admin(store.auth)
+        yield Admin(store.auth, store.oauth)
     except AdminRefused as refused:
         raise click.UsageError(_in_cli_words(refused)) from None
     finally:

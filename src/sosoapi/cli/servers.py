@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import os
 from typing import TYPE_CHECKING
 
 import anyio
 import click
 
 from sosoapi.cli.common import admin_session, emit, main, now, settings_from_env
-from sosoapi.config import PROFILES, Settings
+from sosoapi.config import PROFILES, Settings, hand_to_serve_workers, serve_worker_options
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -36,7 +34,7 @@ if TYPE_CHECKING:
     help="server processes sharing the port and the database (leases keep them honest)",
 )
 def serve(host: str, port: int, profile: str | None, public_url: str | None, workers: int) -> None:
-    """Serve the HTTP API and MCP at /mcp (health at /healthz)."""
+    """Serve the HTTP API, MCP at /mcp and the review console at /console (health at /healthz)."""
     import uvicorn
 
     settings = settings_from_env(profile)
@@ -52,18 +50,35 @@ def _http_app(
 ) -> FastAPI:
     from sosoapi.api.http import create_http_app, public_base
     from sosoapi.app import Application
-    from sosoapi.mcp.http import mcp_http
+    from sosoapi.mcp.http import McpLimits, mcp_http
+    from sosoapi.research.review import Review
+    from sosoapi.web.console import add_console
+    from sosoapi.web.oauth import oauth_server
 
     settings = settings or settings_from_env(profile)
     application = Application(settings)
+    base = public_base(host, port, public_url or settings.public_url)
+    oauth = oauth_server(application.oauth, base)
     mcp = mcp_http(
         application.research,
+        oauth,
         host=host,
-        base=public_base(host, port, public_url or settings.public_url),
-        profile=profile,
+        base=base,
+        profile=settings.profile,
         output_schemas=settings.output_schemas,
+        limits=McpLimits(settings.mcp_sessions_per_user, settings.mcp_session_idle_seconds),
     )
-    return create_http_app(application, mcp=mcp, host=host, port=port, profile=profile)
+    app = create_http_app(
+        application,
+        mcp=mcp,
+        host=host,
+        port=port,
+        profile=settings.profile,
+        base=base,
+        pages=oauth.routes,
+    )
+    add_console(app, Review(application.research), secure_cookie=base.startswith("https://"))
+    return app
 
 
 def _serve_processes(
@@ -79,8 +94,7 @@ def _serve_processes(
     from sosoapi.store.store import Store
 
     Store(database_url).close()
-    os.environ.setdefault("SOSOAPI_PARSE_WORKERS", "0")
-    os.environ[_OPTIONS] = json.dumps([host, port, profile, public_url])
+    hand_to_serve_workers([host, port, profile, public_url])
     uvicorn.run(
         "sosoapi.cli.servers:worker_app",
         factory=True,
@@ -93,12 +107,9 @@ def _serve_processes(
     )
 
 
-_OPTIONS = "SOSOAPI_SERVE_WORKER_OPTIONS"
-
-
 def worker_app() -> FastAPI:
     """The application of one `serve --workers` process (uvicorn imports this)."""
-    host, port, profile, public_url = json.loads(os.environ[_OPTIONS])
+    host, port, profile, public_url = serve_worker_options()
     return _http_app(host, port, profile, public_url)
 
 

@@ -16,6 +16,9 @@ HTTP_STATUS = {
     "not_found": 404,
     "method_not_allowed": 405,
     "conflict": 422,
+    "too_large": 413,
+    "busy": 429,
+    "internal": 500,
     "unavailable": 503,
 }
 TITLES = {
@@ -25,6 +28,9 @@ TITLES = {
     "not_found": "Not found",
     "method_not_allowed": "Method not allowed",
     "conflict": "mutation_id reused with other arguments",
+    "too_large": "Request body too large",
+    "busy": "Too many queued calls",
+    "internal": "Internal error",
     "unavailable": "Service unavailable",
 }
 PROBLEM_BASE = "https://sosoapi.dev/problems/"
@@ -38,6 +44,8 @@ class ServiceError(Exception):
     message: str
     field: str | None = None
     errors: list[dict[str, str]] = dataclasses.field(default_factory=list)
+    retry_after_seconds: int | None = None
+    incident_id: str | None = None
 
     def __str__(self) -> str:
         return self.message

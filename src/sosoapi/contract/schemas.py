@@ -16,6 +16,7 @@ from jsonschema import Draft7Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
 from sosoapi.contract.errors import ServiceError
+from sosoapi.contract.inputs import normalise
 
 _FORMATS = FormatChecker()
 
@@ -88,6 +89,7 @@ def validate_input(name: str, arguments: Any) -> dict[str, Any]:
         raise ServiceError(
             "invalid_input", "arguments must be a JSON object; send an object.", None
         )
+    arguments = normalise(arguments)
     errors = sorted(_input_validator(name).iter_errors(arguments), key=lambda e: list(e.path))
     if not errors:
         return arguments

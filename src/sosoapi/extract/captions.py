@@ -20,6 +20,7 @@ from sosoapi.extract.webvtt import parse_webvtt
 MAX_MS = 2**53 - 1
 _WEBVTT_TYPES = frozenset({"text/vtt"})
 _SUBRIP_TYPES = frozenset({"application/x-subrip", "application/srt", "text/srt"})
+_DETECT_SPAN = 400_000  # bytes of a caption body the charset detector may look at
 
 
 def sniff_caption_format(text: str) -> Literal["webvtt", "subrip"] | None:
@@ -45,7 +46,7 @@ def parse_caption_bytes(
     """
     if body.removeprefix(codecs.BOM_UTF8).startswith(b"WEBVTT"):
         return parse_webvtt(_webvtt_text(body, charset))
-    text = decode_bytes(body, charset)
+    text = decode_bytes(body, charset, sample=_cue_lines)
     if text is None:
         return None
     sniffed = sniff_caption_format(text)
@@ -66,10 +67,26 @@ def _webvtt_text(body: bytes, charset: str | None) -> str:
         try:
             return body.decode("utf-8")
         except UnicodeDecodeError:
-            legacy = decode_bytes(body, charset)
+            legacy = decode_bytes(body, charset, sample=_cue_lines)
             if legacy is not None:
                 return legacy
     return body.decode("utf-8", errors="replace")
+
+
+def _cue_lines(body: bytes) -> bytes:
+    """The lines that carry words, for the charset detector: caption files declare no
+    charset, and a few cues of Shift-JIS or cp1251 drown among the ASCII scaffolding
+    (a three-cue cp1251 file then reads as mac-cyrillic). Scaffolding is blank lines, cue
+    numbers, timing lines and the WebVTT signature."""
+    lines = body[:_DETECT_SPAN].replace(b"\r", b"\n").split(b"\n")
+    return b"\n".join(
+        line
+        for line in lines
+        if line.strip()
+        and not line.strip().isdigit()
+        and b"-->" not in line
+        and not line.startswith(b"WEBVTT")
+    )
 
 
 def cues_to_document(file: CaptionFile) -> CaptionDocument:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 
 import charset_normalizer
 from charset_normalizer.md import mess_ratio
@@ -36,11 +37,19 @@ def _codec(label: str | None) -> str | None:
         return None
 
 
-def decode_bytes(body: bytes, declared: str | None = None, *, html: bool = False) -> str | None:
+def decode_bytes(
+    body: bytes,
+    declared: str | None = None,
+    *,
+    html: bool = False,
+    sample: Callable[[bytes], bytes] | None = None,
+) -> str | None:
     """Decode `body` to text, or None when no charset decodes it.
 
     Order: byte-order mark (always wins), the header's charset, an HTML `<meta charset>`
-    in the first 4 KiB (when `html`), UTF-8, then charset-normalizer's detection.
+    in the first 4 KiB (when `html`), UTF-8, then charset-normalizer's detection. The
+    detector judges `sample(body)` when given (the part of a format's body that is prose:
+    its ASCII scaffolding only dilutes the evidence) or else the body's start.
     """
     for bom, name in _BOMS:
         if body.startswith(bom):
@@ -59,11 +68,12 @@ def decode_bytes(body: bytes, declared: str | None = None, *, html: bool = False
         return body.decode("utf-8")
     except UnicodeDecodeError:
         pass
-    best = charset_normalizer.from_bytes(body[:_DETECT_BYTES]).best()
+    judged = (sample(body) if sample else body)[:_DETECT_BYTES] or body[:_DETECT_BYTES]
+    best = charset_normalizer.from_bytes(judged).best()
     if best is None:
         return None
-    if _prefer_cp1252(body, best.encoding, best.chaos):
-        return body.decode("cp1252")
+    if _prefer_cp1252(judged, best.encoding, best.chaos):
+        return body.decode("cp1252", errors="replace")
     return body.decode(best.encoding, errors="replace")
 
 

@@ -10,6 +10,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.charset import decode_bytes
+from sosoapi.extract.furniture_lines import drop_furniture_lines
 from sosoapi.extract.html_bounds import bound_markup
 from sosoapi.extract.html_main import extract_main
 from sosoapi.extract.html_meta import read_metadata
@@ -30,7 +31,7 @@ _SNIFF_BYTES = 1024
 # "lexbor" is our own extractor alone; "hybrid" is ours, with trafilatura run only on pages
 # where ours is unsure of its container (about a tenth of extraction-dev); "trafilatura"
 # runs trafilatura on every page. "hybrid" meets both targets of issue 4 (F1 at least
-# trafilatura's, CPU at most half): bench/README_extraction.md has the measured figures.
+# trafilatura's, CPU at most half): bench/README.md has the measured figures.
 MainTextExtractor = Literal["hybrid", "lexbor", "trafilatura"]
 DEFAULT_EXTRACTOR: MainTextExtractor = "hybrid"
 
@@ -101,8 +102,8 @@ def _main_text(
         return trafilatura_text(markup, url=url)
     ours = extract_main(tree)
     if extractor == "lexbor" or ours.confident:
-        return ours.text
-    return trafilatura_text(markup, url=url) or ours.text
+        return drop_furniture_lines(ours.text)
+    return drop_furniture_lines(trafilatura_text(markup, url=url) or ours.text)
 
 
 def _looks_like_markup(body: bytes) -> bool:

@@ -1,5 +1,9 @@
-"""MCP over streamable HTTP at /mcp: the SDK's app behind our bearer check.
+"""MCP over streamable HTTP at /mcp: the SDK's app behind our bearer gate and door, with
+the SDK's authorization-server endpoints over our OAuth provider.
 
+Layers, outermost first: `McpBearerGate` (401 naming what is wrong with the token; a
+refused token's sessions are closed), `McpDoor` (the research scope, sessions per user),
+`ClientSecretHasher` (client secrets compared as hashes), the SDK's app.
 The HTTP server (`api`) mounts this app beside its routes; the two never import each
 other, the command that serves (`cli/servers.py`) puts them together.
 """
@@ -10,39 +14,14 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 
-from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.provider import AccessToken
-from mcp.server.auth.settings import AuthSettings
 from starlette.types import ASGIApp
 
-from sosoapi.contract.errors import ServiceError
+from sosoapi.mcp.bearer import McpBearerGate, StoreTokenVerifier, http_token
+from sosoapi.mcp.door import McpDoor
 from sosoapi.mcp.server import build_server
 from sosoapi.research.service import ResearchService
-
-
-class StoreTokenVerifier:
-    """The SDK's bearer check for /mcp, backed by our token store."""
-
-    def __init__(self, research: ResearchService) -> None:
-        self.research = research
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        try:
-            principal = await self.research.authenticate(token)
-        except ServiceError:
-            return None
-        expires = int(principal.expires_at.timestamp()) if principal.expires_at else None
-        return AccessToken(
-            token=token,
-            client_id=principal.user_id,
-            scopes=sorted(principal.scopes),
-            expires_at=expires,
-        )
-
-
-def http_token() -> str | None:
-    access = get_access_token()
-    return access.token if access else None
+from sosoapi.web.client_secrets import ClientSecretHasher
+from sosoapi.web.oauth import OAuthServer
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +33,31 @@ class McpHttp:
     metadata_url: str
 
 
+@dataclass(frozen=True, slots=True)
+class McpLimits:
+    """How many /mcp sessions one user may hold, and how long an idle one lives."""
+
+    sessions_per_user: int = 100
+    session_idle_seconds: float = 600.0
+
+
+# The HTTP server's BodyLimit is the body cap; the SDK's own check, which answers plain text
+# to a declared length, is set past it so every refusal is that problem+json.
+UNBOUNDED_BY_SDK = 1 << 62
+
+
 def mcp_http(
-    research: ResearchService, *, host: str, base: str, profile: str, output_schemas: bool
+    research: ResearchService,
+    oauth: OAuthServer,
+    *,
+    host: str,
+    base: str,
+    profile: str,
+    output_schemas: bool,
+    limits: McpLimits | None = None,
 ) -> McpHttp:
     """MCP at `{base}/mcp`; `base` is how clients reach us (behind a proxy, say)."""
+    limits = limits or McpLimits()
     server = build_server(
         research,
         transport="http",
@@ -65,12 +65,27 @@ def mcp_http(
         output_schemas=output_schemas,
         token_source=http_token,
     )
+    verifier = StoreTokenVerifier(research)
     app = server.streamable_http_app(
         streamable_http_path="/mcp",
         host=host,
         json_response=True,
-        auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", required_scopes=[]),
-        token_verifier=StoreTokenVerifier(research),
+        max_request_body_size=UNBOUNDED_BY_SDK,
+        session_idle_timeout=limits.session_idle_seconds,
+        auth=oauth.settings,
+        token_verifier=verifier,
+        auth_server_provider=oauth.provider,
+    )
+    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+    door = McpDoor(
+        ClientSecretHasher(app),
+        verifier,
+        server.session_manager,
+        resource_metadata=metadata_url,
+        max_per_user=limits.sessions_per_user,
+    )
+    gated = McpBearerGate(
+        door, research, f"{base}/mcp", metadata_url, on_refused=door.close_token_sessions
     )
 
     @asynccontextmanager
@@ -78,4 +93,4 @@ def mcp_http(
         async with server.session_manager.run():
             yield
 
-    return McpHttp(app, running(), f"{base}/.well-known/oauth-protected-resource/mcp")
+    return McpHttp(gated, running(), metadata_url)

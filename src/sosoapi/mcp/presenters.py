@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sosoapi.contract.evidence_tools import DiffOutput, QuoteOutput, SearchOutput
+from sosoapi.contract.guidance import advice
 from sosoapi.contract.models import (
     CorporaGetOutput,
     CorporaListOutput,
@@ -21,7 +23,6 @@ from sosoapi.contract.models import (
     WhoamiOutput,
     Wire,
 )
-from sosoapi.contract.vocabulary import State
 from sosoapi.mcp.framing import content_text
 
 Parts = list[tuple[str, str]]
@@ -37,23 +38,25 @@ def presenter(model: type) -> Callable[[Presenter], Presenter]:
     return register
 
 
-def render(output: Wire, corpus_revision: int | None = None) -> str:
-    line, parts = _PRESENTERS[type(output)](output, corpus_revision)
+def render(
+    output: Wire, corpus_revision: int | None = None, requested_url: str | None = None
+) -> str:
+    if isinstance(output, RetrieveOutput):
+        line, parts = _retrieval(output, requested_url)
+    else:
+        line, parts = _PRESENTERS[type(output)](output, corpus_revision)
     return content_text(line, parts)
 
 
-@presenter(RetrieveOutput)
-def _retrieval(output: RetrieveOutput, _: int | None) -> tuple[str, Parts]:
+def _retrieval(output: RetrieveOutput, requested_url: str | None) -> tuple[str, Parts]:
+    """The source URL named first (ours, never the page's words); when not ready, the
+    reason's meaning and the next step in one sentence from the shared table."""
     r = output.retrieval
-    head = f"Retrieval {r.id} (mutation_id {r.mutation_id}): state {r.state}"
+    source = (r.result.provenance.source_url if r.result else None) or requested_url
+    head = f"Retrieval {r.id} of {source or 'an uploaded file'} (mutation_id {r.mutation_id})"
+    head += f": state {r.state}"
     if r.result is None:
-        hint = {
-            State.PENDING: "call again with the same mutation_id to read the outcome.",
-            State.RUNNING: "call again with the same mutation_id to read the outcome.",
-            State.UNCONFIRMED: "the outcome cannot be confirmed; retry with a new mutation_id.",
-            State.EXPIRED: "it never ran inside its window; retry with a new mutation_id.",
-        }.get(r.state, "")
-        return f"{head}; {hint}", []
+        return f"{head}. {advice(None, r.state)}".rstrip(), []
     res = r.result
     line = (
         f"{head}; status {res.status}, reason {res.reason or 'none'}; "
@@ -65,6 +68,9 @@ def _retrieval(output: RetrieveOutput, _: int | None) -> tuple[str, Parts]:
         line += f"; retry after {res.retry_after_seconds} s"
     if r.evidence:
         line += f"; evidence {r.evidence.evidence_id} revision {r.evidence.revision}"
+    if res.status != "ready":
+        line += ". " + advice(res.reason, r.state, res.retry_after_seconds)
+        line = line.removesuffix(".")
     parts = [
         ("title", res.title or ""),
         ("description", res.description or ""),
@@ -153,3 +159,59 @@ def _whoami(output: WhoamiOutput, _: int | None) -> tuple[str, Parts]:
         f"{' '.join(output.scopes) or 'none'}; workspaces: {spaces or 'none'}."
     )
     return line, []
+
+
+@presenter(SearchOutput)
+def _search(output: SearchOutput, _: int | None) -> tuple[str, Parts]:
+    line = _page_line(len(output.results), "results", output.next_cursor)
+    rows = "; ".join(f"{r.evidence_id} r{r.revision} score {r.score:g}" for r in output.results)
+    snippets = "\n".join(
+        f"{r.evidence_id} r{r.revision} [{s.start}:{s.end}] {s.text}"
+        for r in output.results
+        for s in r.snippets
+    )
+    titles = "\n".join(f"{r.evidence_id} r{r.revision}: {r.title or ''}" for r in output.results)
+    return f"{line}: {rows or 'no matches'}.", [("titles", titles), ("snippets", snippets)]
+
+
+@presenter(QuoteOutput)
+def _quote(output: QuoteOutput, _: int | None) -> tuple[str, Parts]:
+    found = output.matches or ([output.closest] if output.closest else [])
+    where = "; ".join(
+        f"{m.evidence_id} r{m.revision} [{m.start}:{m.end}] similarity {m.similarity:g}"
+        for m in found
+    )
+    label = "closest" if not output.matches and output.closest else "matches"
+    line = f"Verdict {output.verdict}: {len(output.matches)} matches"
+    line += f"; {label}: {where}." if where else "."
+    passages = "\n".join(f"[{m.start}:{m.end}] {m.text}" for m in found)
+    return line, [("passages", passages)]
+
+
+@presenter(DiffOutput)
+def _diff(output: DiffOutput, _: int | None) -> tuple[str, Parts]:
+    st = output.stats
+    line = (
+        f"Evidence {output.evidence_id} revision {output.from_revision} -> "
+        f"{output.to_revision}: {len(output.changes)} changes, {st.chars_added} characters "
+        f"added, {st.chars_removed} removed, unchanged ratio {st.unchanged_ratio:g}"
+    )
+    if output.segment_changes is not None:
+        line += f"; {len(output.segment_changes)} caption segment changes"
+    changed = [
+        n
+        for n, c in (("title", output.title_change), ("description", output.description_change))
+        if c
+    ]
+    line += f"; {' and '.join(changed)} changed." if changed else "."
+    changes = "\n".join(
+        f"{c.op} [{c.from_start}:{c.from_end}]->[{c.to_start}:{c.to_end}] "
+        f"{c.from_text!r} -> {c.to_text!r}"
+        for c in output.changes
+    )
+    fields = "\n".join(
+        f"{name}: {c.from_text!r} -> {c.to_text!r}"
+        for name, c in (("title", output.title_change), ("description", output.description_change))
+        if c
+    )
+    return line, [("changes", changes), ("fields", fields)]

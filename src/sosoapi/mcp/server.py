@@ -13,12 +13,15 @@ from typing import Any
 
 import mcp.types as types
 from mcp.server import Server
+from mcp.shared.exceptions import MCPError
 
 from sosoapi import __version__
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
-from sosoapi.contract.catalog import Transport, listed_tools
+from sosoapi.contract.catalog import Transport, callable_on, listed_tools
 from sosoapi.contract.errors import TITLES, ServiceError
+from sosoapi.incidents import incident
 from sosoapi.mcp.presenters import render
+from sosoapi.research.operation import Outcome
 from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.mcp")
@@ -50,6 +53,26 @@ def error_result(error: ServiceError) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
+def _requested_url(arguments: dict[str, Any] | None) -> str | None:
+    url = (arguments or {}).get("url")
+    return url if isinstance(url, str) else None
+
+
+def success_result(outcome: Outcome, requested_url: str | None = None) -> types.CallToolResult:
+    meta = (
+        {CORPUS_REVISION_META: outcome.corpus_revision}
+        if outcome.corpus_revision is not None
+        else None
+    )
+    text = render(outcome.output, outcome.corpus_revision, requested_url)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=outcome.output.wire(),
+        is_error=False,
+        _meta=meta,
+    )
+
+
 def build_server(
     research: ResearchService,
     *,
@@ -57,7 +80,9 @@ def build_server(
     profile: str,
     output_schemas: bool,
     token_source: TokenSource,
+    unauthenticated_hint: str = "",
 ) -> Server:
+    """The MCP server; `unauthenticated_hint` is added to every refusal of the token."""
     tools = [
         types.Tool.model_validate(entry)
         for entry in listed_tools(profile, transport, output_schemas=output_schemas)
@@ -67,6 +92,12 @@ def build_server(
         return types.ListToolsResult(tools=tools)
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if not callable_on(params.name, transport):  # the MCP specification: -32602
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown tool `{params.name[:100]}` on this server ({transport}); call "
+                "tools/list to see the tools offered.",
+            )
         try:
             outcome = await research.call(
                 params.name,
@@ -76,22 +107,17 @@ def build_server(
                 transport=transport,
                 fixes=AUTH_FIXES,
             )
+            return success_result(outcome, _requested_url(params.arguments))
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)
+            if error.code == "unauthenticated" and unauthenticated_hint:
+                error = ServiceError(error.code, f"{error.message} {unauthenticated_hint}")
             return error_result(error)
-        meta = (
-            {CORPUS_REVISION_META: outcome.corpus_revision}
-            if outcome.corpus_revision is not None
-            else None
-        )
-        return types.CallToolResult(
-            content=[
-                types.TextContent(type="text", text=render(outcome.output, outcome.corpus_revision))
-            ],
-            structured_content=outcome.output.wire(),
-            is_error=False,
-            _meta=meta,
-        )
+        except Exception:  # a bug: a JSON-RPC internal error naming only the incident
+            error = incident(log, f"surface=mcp tool={params.name}")
+            raise MCPError(
+                types.INTERNAL_ERROR, error.message, {"incident_id": error.incident_id}
+            ) from None
 
     return Server(
         "sosoapi-research",

@@ -5,11 +5,23 @@ from __future__ import annotations
 import logging
 
 from mcp.server.stdio import stdio_server
+from sqlalchemy.engine import make_url
 
 from sosoapi.app import Application
 from sosoapi.mcp.server import build_server
 
 log = logging.getLogger("sosoapi.mcp")
+
+
+def database_hint(url: str) -> str:
+    """Which database this server opened: a client that starts us without SOSOAPI_HOME
+    gets the default one, where its token is unknown."""
+    shown = make_url(url).render_as_string(hide_password=True)
+    return (
+        f"This server opened the database {shown}; if the token was minted elsewhere, set "
+        "SOSOAPI_HOME (or SOSOAPI_DATABASE_URL) in the client's `env` to that one "
+        "(`sosoapi connect` prints a block that does)."
+    )
 
 
 async def serve_stdio(application: Application, profile: str) -> None:
@@ -22,6 +34,7 @@ async def serve_stdio(application: Application, profile: str) -> None:
         profile=profile,
         output_schemas=settings.output_schemas,
         token_source=lambda: settings.token,
+        unauthenticated_hint=database_hint(settings.database_url),
     )
     async with application.running(), stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())

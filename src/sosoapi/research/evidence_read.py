@@ -6,7 +6,6 @@ import json
 
 import anyio
 
-from sosoapi.contract.errors import not_found
 from sosoapi.contract.models import (
     Evidence,
     EvidenceGetInput,
@@ -16,6 +15,7 @@ from sosoapi.contract.models import (
     EvidenceListOutput,
     RetrieveResult,
 )
+from sosoapi.research.evidence_scope import evidence_not_found
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
 from sosoapi.store.store import Store
@@ -32,11 +32,7 @@ class EvidenceReader:
             self.store.evidence.revision, call.workspace_id, evidence_id, revision
         )
         if record is None:
-            which = f"revision {revision} of evidence" if revision else "evidence"
-            raise not_found(
-                f"{which} {evidence_id} was not found in workspace {call.workspace_id}; list "
-                "evidence with `sosoapi_research_evidence_list`."
-            )
+            raise evidence_not_found(evidence_id, call.workspace_id, revision)
         stored = RetrieveResult.model_validate_json(record.content)
         return Outcome(
             EvidenceGetOutput(

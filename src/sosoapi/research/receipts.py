@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 import anyio
 from anyio.abc import TaskGroup
 
+from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.models import (
     EvidenceRef,
     Retrieval,
@@ -29,6 +30,7 @@ from sosoapi.contract.models import (
 )
 from sosoapi.contract.vocabulary import OPEN_STATES, SETTLED_STATES, Reason, State
 from sosoapi.research.evidence import evidence_write
+from sosoapi.research.fairness import FairSlots
 from sosoapi.research.mutations import ensure_same, new_mutation
 from sosoapi.research.settings import ReceiptSettings
 from sosoapi.research.status import Draft
@@ -86,7 +88,11 @@ class ReceiptService:
         self.clock = clock
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._tg: TaskGroup | None = None
-        self._slots = anyio.Semaphore(settings.max_concurrent_retrievals)
+        self._slots = FairSlots(
+            settings.max_concurrent_retrievals,
+            settings.slots_per_workspace,
+            settings.max_queued_per_workspace,
+        )
         self._workers: dict[str, anyio.CancelScope] = {}
         self._settled: dict[str, anyio.Event] = {}
         self._accepting = False
@@ -144,13 +150,22 @@ class ReceiptService:
         cancel_requested: Callable[[], bool] = lambda: False,
     ) -> RetrieveOutput:
         key = new_mutation(TOOL, request.model_dump(mode="json"), token_id, self.clock())
-        record, created = await anyio.to_thread.run_sync(
-            self._claim_or_load, key, request.kind, request.url, request.language, "url"
-        )
+        reserved = await self._reserve(key)
+        try:
+            record, created = await anyio.to_thread.run_sync(
+                self._claim_or_load, key, request.kind, request.url, request.language, "url"
+            )
+        except BaseException:
+            if reserved:
+                self._slots.unreserve(key.workspace_id)
+            raise
         if created:
-            self._start(record.id)
-        elif record.state in OPEN_STATES:
-            record = await self._judge_on_replay(record)
+            self._start(record.id, key.workspace_id if reserved else None)
+        else:
+            if reserved:
+                self._slots.unreserve(key.workspace_id)
+            if record.state in OPEN_STATES:
+                record = await self._judge_on_replay(record)
         try:
             record = await self._wait(record)
         except anyio.get_cancelled_exc_class():
@@ -159,6 +174,23 @@ class ReceiptService:
                     await self.cancel(record.id)
             raise
         return receipt_of(record)
+
+    async def _reserve(self, key: NewMutation) -> bool:
+        """Hold a place in the workspace's queue before claiming, or refuse the call.
+
+        Refused only when the key is new: a replay queues nothing, so it always answers.
+        """
+        try:
+            self._slots.reserve(key.workspace_id)
+            return True
+        except ServiceError:
+            existing, _ = await anyio.to_thread.run_sync(
+                self.store.retrievals.lookup, key.workspace_id, key.mutation_id
+            )
+            if existing is None:
+                log.info("retrieval refused code=busy workspace=%s", key.workspace_id)
+                raise
+            return False
 
     def _claim_or_load(
         self, key: NewMutation, kind: str, url: str, language: str | None, source: str
@@ -252,7 +284,12 @@ class ReceiptService:
         result = Draft(kind=record.kind).add(Reason.CANCELLED).finish(now)
         settled = await anyio.to_thread.run_sync(
             lambda: self.store.retrievals.settle(
-                retrieval_id, None, State.CANCELLED, result.model_dump_json(), now
+                retrieval_id,
+                None,
+                State.CANCELLED,
+                result.model_dump_json(),
+                now,
+                outcome=(result.status, result.reason),
             )
         )
         if settled:
@@ -261,17 +298,23 @@ class ReceiptService:
 
     # --- workers -----------------------------------------------------------------------------
 
-    def _start(self, retrieval_id: str) -> None:
+    def _start(self, retrieval_id: str, reserved_for: str | None = None) -> None:
+        """Start a worker; `reserved_for` is the workspace whose queue place it takes."""
         if self._tg is None or not self._accepting or retrieval_id in self._workers:
+            if reserved_for is not None:
+                self._slots.unreserve(reserved_for)
             return
         scope = anyio.CancelScope()
         self._workers[retrieval_id] = scope
-        self._tg.start_soon(self._work, retrieval_id, scope)
+        self._tg.start_soon(self._work, retrieval_id, scope, reserved_for)
 
-    async def _work(self, retrieval_id: str, scope: anyio.CancelScope) -> None:
+    async def _work(
+        self, retrieval_id: str, scope: anyio.CancelScope, reserved_for: str | None
+    ) -> None:
         try:
             with scope:
-                async with self._slots:
+                workspace_id = reserved_for or (await self._load(retrieval_id)).workspace_id
+                async with self._slots.slot(workspace_id, reserved=reserved_for is not None):
                     if self._accepting:  # stopping: queued work stays pending for the next instance
                         await self._run_leased(retrieval_id)
         except Exception:
@@ -322,7 +365,13 @@ class ReceiptService:
         item = evidence_write(record.workspace_id, result)
         settled = await anyio.to_thread.run_sync(
             lambda: self.store.retrievals.settle(
-                record.id, self.owner, State.COMPLETED, result.model_dump_json(), now, item
+                record.id,
+                self.owner,
+                State.COMPLETED,
+                result.model_dump_json(),
+                now,
+                item,
+                outcome=(result.status, result.reason),
             )
         )
         log.info(

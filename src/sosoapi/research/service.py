@@ -19,6 +19,7 @@ from sosoapi.auth.permission import Guard
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.catalog import Transport, callable_on
 from sosoapi.contract.errors import not_found
+from sosoapi.contract.evidence_tools import DiffInput, QuoteInput, SearchInput
 from sosoapi.contract.models import (
     CorporaGetInput,
     CorporaSealInput,
@@ -37,10 +38,13 @@ from sosoapi.contract.models import (
 )
 from sosoapi.contract.schemas import validate_input
 from sosoapi.research.corpora import CorpusService
+from sosoapi.research.diffing import RevisionDiff
 from sosoapi.research.evidence_read import EvidenceReader
 from sosoapi.research.operation import Call, Operation, Outcome
 from sosoapi.research.projects import ProjectService
+from sosoapi.research.quoting import QuoteCheck
 from sosoapi.research.receipts import ReceiptService, utcnow
+from sosoapi.research.search import EvidenceSearch
 from sosoapi.research.uploads import check_upload, read_upload
 from sosoapi.store.store import Store
 
@@ -68,12 +72,18 @@ class ResearchService:
         projects = ProjectService(store, clock)
         corpora = CorpusService(store, clock)
         evidence = EvidenceReader(store)
+        search = EvidenceSearch(store.search, store.corpora)
+        quotes = QuoteCheck(store.evidence, store.corpora)
+        diffs = RevisionDiff(store.evidence)
         self.operations: dict[str, Operation] = {}
         for operation in (
             Operation(f"{EVIDENCE}_retrieve", "write", RetrieveInput, self._retrieve),
             Operation(f"{EVIDENCE}_upload", "write", UploadInput, self._upload),
             Operation(f"{EVIDENCE}_get", "read", EvidenceGetInput, evidence.get),
             Operation(f"{EVIDENCE}_list", "read", EvidenceListInput, evidence.list_page),
+            Operation(f"{EVIDENCE}_search", "read", SearchInput, search.search),
+            Operation(f"{EVIDENCE}_quote", "read", QuoteInput, quotes.quote),
+            Operation(f"{EVIDENCE}_diff", "read", DiffInput, diffs.diff),
             Operation(f"{PROJECTS}_create", "write", ProjectCreateInput, projects.create),
             Operation(f"{PROJECTS}_get", "read", ProjectGetInput, projects.get),
             Operation(f"{PROJECTS}_list", "read", PageInput, projects.list_page),
@@ -117,9 +127,23 @@ class ResearchService:
             raise not_found(
                 f"Unknown tool `{tool}` on {transport}; list the tools this server offers."
             )
+        principal = await self.authenticate(token, fixes)
+        return await self.call_as(principal, tool, arguments, cancel_requested, fixes=fixes)
+
+    async def call_as(
+        self,
+        principal: Principal,
+        tool: str,
+        arguments: Any,
+        cancel_requested: Callable[[], bool] = lambda: False,
+        *,
+        fixes: Fixes | None = None,
+    ) -> Outcome:
+        """`call` for a caller already authenticated (a console session's token)."""
+        operation = self.operations[tool]
         try:
             call = await anyio.to_thread.run_sync(
-                self._admit, operation, token, arguments, cancel_requested
+                self._admit, operation, principal, arguments, cancel_requested
             )
         except AuthRefused as refused:
             raise refused.service_error(fixes) from None
@@ -128,13 +152,12 @@ class ResearchService:
     def _admit(
         self,
         operation: Operation,
-        token: str | None,
+        principal: Principal,
         arguments: Any,
         cancel_requested: Callable[[], bool],
     ) -> Call[Any]:
-        """The checks of SPEC section 3 in order; the one parse of the input, after
-        validation against the contract (which words every refusal)."""
-        principal = self.guard.authenticate(token, utcnow())
+        """The checks of SPEC section 3 after authentication; the one parse of the input,
+        after validation against the contract (which words every refusal)."""
         arguments = validate_input(operation.tool, arguments)
         request = operation.input_model.model_validate(arguments)
         access = None

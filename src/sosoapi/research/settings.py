@@ -13,6 +13,13 @@ class ReceiptSettings:
     sweep_interval_seconds: float = 10.0
     max_concurrent_retrievals: int = 16
     shutdown_grace_seconds: float = 10.0
+    slots_per_workspace: int = 0  # 0: half of max_concurrent_retrievals (at least 1)
+    max_queued_per_workspace: int = 500
+
+    def __post_init__(self) -> None:
+        if not self.slots_per_workspace:
+            share = max(1, self.max_concurrent_retrievals // 2)
+            object.__setattr__(self, "slots_per_workspace", share)
 
     @property
     def renew_interval_seconds(self) -> float:

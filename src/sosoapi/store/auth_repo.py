@@ -12,7 +12,7 @@ from sosoapi.store.records import TokenRecord, WorkspaceRecord, from_row, utc
 from sosoapi.store.tables import memberships, tokens, users, workspaces
 
 
-def _token(row: object) -> TokenRecord:
+def token_record(row: object) -> TokenRecord:
     m = row._mapping  # type: ignore[attr-defined]
     return TokenRecord(
         id=m["id"],
@@ -22,6 +22,10 @@ def _token(row: object) -> TokenRecord:
         created_at=utc(m["created_at"]),  # type: ignore[arg-type]
         expires_at=utc(m["expires_at"]),
         revoked_at=utc(m["revoked_at"]),
+        kind=m["kind"],
+        client_id=m["client_id"],
+        resource=m["resource"],
+        grant_id=m["grant_id"],
     )
 
 
@@ -147,20 +151,28 @@ class AuthRepository:
     def token_by_hash(self, token_hash: str) -> TokenRecord | None:
         with self.db.read() as conn:
             row = conn.execute(select(tokens).where(tokens.c.token_hash == token_hash)).first()
-        return _token(row) if row else None
+        return token_record(row) if row else None
 
     def list_tokens(self) -> list[TokenRecord]:
         with self.db.read() as conn:
             rows = conn.execute(select(tokens).order_by(tokens.c.created_at)).all()
-        return [_token(r) for r in rows]
+        return [token_record(r) for r in rows]
 
     def revoke_token(self, token_id: str, now: datetime) -> bool:
+        """Revoke a token; an OAuth token takes the rest of its grant (access and refresh)."""
         with self.db.write() as conn:
+            grant = conn.execute(select(tokens.c.grant_id).where(tokens.c.id == token_id)).scalar()
             result = conn.execute(
                 update(tokens)
                 .where(tokens.c.id == token_id, tokens.c.revoked_at.is_(None))
                 .values(revoked_at=now)
             )
+            if grant is not None:
+                conn.execute(
+                    update(tokens)
+                    .where(tokens.c.grant_id == grant, tokens.c.revoked_at.is_(None))
+                    .values(revoked_at=now)
+                )
         return result.rowcount == 1
 
 

@@ -50,7 +50,8 @@ class Database:
     def __init__(self, url: str) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
-        kwargs: dict[str, Any] = {}
+        # Errors name the statement, never its arguments (titles, notes: the caller's data).
+        kwargs: dict[str, Any] = {"hide_parameters": True}
         if self.is_sqlite:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 15}
             kwargs["pool_size"] = 8
@@ -63,8 +64,8 @@ class Database:
         if self.is_sqlite:
             _configure_sqlite(self.engine)
 
-    def migrate(self) -> None:
-        """Bring the schema to the newest revision (run on every start; idempotent)."""
+    def migrate(self, target: str = "head") -> None:
+        """Bring the schema to `target`, the newest revision by default (run on every start)."""
         config = Config()
         location = resources.files("sosoapi.store") / "migrations"
         config.set_main_option("script_location", str(location))
@@ -72,7 +73,7 @@ class Database:
             if not self.is_sqlite:  # instances starting together migrate one at a time
                 conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7301955004)")
             config.attributes["connection"] = conn
-            command.upgrade(config, "head")
+            command.upgrade(config, target)
 
     @contextmanager
     def read(self) -> Iterator[Connection]:

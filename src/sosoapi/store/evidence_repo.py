@@ -5,12 +5,14 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, Select, func, select, update
 
 from sosoapi.store.database import Database
 from sosoapi.store.pages import page, split
 from sosoapi.store.records import utc
+from sosoapi.store.search_repo import index_revision
 from sosoapi.store.tables import evidence, evidence_revisions
 
 
@@ -100,6 +102,7 @@ def record_revision(
         .where(evidence.c.id == evidence_id)
         .values(latest_revision=revision, updated_at=now)
     )
+    index_revision(conn, evidence_id, revision, item.content)
     return evidence_id, revision
 
 
@@ -156,32 +159,56 @@ class EvidenceRepository:
         wanted = evidence_revisions.c.revision == (
             revision if revision is not None else evidence.c.latest_revision
         )
-        query = (
-            select(
-                evidence.c.id,
-                evidence.c.workspace_id,
-                evidence.c.kind,
-                evidence.c.latest_revision,
-                evidence_revisions.c.revision,
-                evidence_revisions.c.digest,
-                evidence_revisions.c.content,
-                evidence_revisions.c.created_at,
-            )
-            .join(evidence_revisions, evidence_revisions.c.evidence_id == evidence.c.id)
-            .where(evidence.c.id == evidence_id, evidence.c.workspace_id == workspace_id, wanted)
+        query = _revision_query().where(
+            evidence.c.id == evidence_id, evidence.c.workspace_id == workspace_id, wanted
         )
         with self.db.read() as conn:
             row = conn.execute(query).first()
         if row is None:
             return None
-        m = row._mapping
-        return EvidenceRevisionRecord(
-            evidence_id=m["id"],
-            workspace_id=m["workspace_id"],
-            kind=m["kind"],
-            revision=m["revision"],
-            latest_revision=m["latest_revision"],
-            digest=m["digest"],
-            content=m["content"],
-            created_at=utc(m["created_at"]),  # type: ignore[arg-type]
+        return _record(row._mapping)
+
+    def revisions(
+        self, workspace_id: str, pairs: list[tuple[str, int]]
+    ) -> list[EvidenceRevisionRecord]:
+        """The (evidence_id, revision) pairs that exist in the workspace, in the given order."""
+        if not pairs:
+            return []
+        query = _revision_query().where(
+            evidence.c.workspace_id == workspace_id,
+            evidence.c.id.in_(sorted({e for e, _ in pairs})),
         )
+        wanted = set(pairs)
+        with self.db.read() as conn:
+            rows = [r._mapping for r in conn.execute(query)]
+        found = {
+            (m["id"], m["revision"]): _record(m) for m in rows if (m["id"], m["revision"]) in wanted
+        }
+        return [found[p] for p in pairs if p in found]
+
+
+def _revision_query() -> Select[Any]:
+    """Evidence joined with its revisions: the columns of an `EvidenceRevisionRecord`."""
+    return select(
+        evidence.c.id,
+        evidence.c.workspace_id,
+        evidence.c.kind,
+        evidence.c.latest_revision,
+        evidence_revisions.c.revision,
+        evidence_revisions.c.digest,
+        evidence_revisions.c.content,
+        evidence_revisions.c.created_at,
+    ).join(evidence_revisions, evidence_revisions.c.evidence_id == evidence.c.id)
+
+
+def _record(m: Any) -> EvidenceRevisionRecord:
+    return EvidenceRevisionRecord(
+        evidence_id=m["id"],
+        workspace_id=m["workspace_id"],
+        kind=m["kind"],
+        revision=m["revision"],
+        latest_revision=m["latest_revision"],
+        digest=m["digest"],
+        content=m["content"],
+        created_at=utc(m["created_at"]),  # type: ignore[arg-type]
+    )

@@ -32,6 +32,10 @@ class TokenRecord:
     created_at: datetime
     expires_at: datetime | None
     revoked_at: datetime | None
+    kind: str = "personal"  # personal | oauth_access | oauth_refresh
+    client_id: str | None = None
+    resource: str | None = None
+    grant_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,11 +132,13 @@ class RetrievalRepository:
         result: str | None,
         now: datetime,
         evidence_item: EvidenceWrite | None = None,
+        outcome: tuple[str | None, str | None] = (None, None),
     ) -> bool:
         """Settle an open receipt (and record its evidence) in one transaction.
 
         With an `owner`, only that lease holder's running receipt settles; with None, any
         open receipt does (cancellation by its creator). False when it was already settled.
+        `outcome` is the result's (status, reason), kept in columns for filtering.
         """
         where = [retrievals.c.id == retrieval_id, retrievals.c.state.in_(OPEN_STATES)]
         if owner is not None:
@@ -145,7 +147,14 @@ class RetrievalRepository:
             claimed = conn.execute(
                 update(retrievals)
                 .where(*where)
-                .values(state=state, result=result, settled_at=now, lease_owner=None)
+                .values(
+                    state=state,
+                    result=result,
+                    settled_at=now,
+                    lease_owner=None,
+                    status=outcome[0],
+                    reason=outcome[1],
+                )
             )
             if claimed.rowcount != 1:
                 return False

@@ -18,9 +18,13 @@ from sosoapi.store.corpora_repo import CorporaInTx, CorpusRepository
 from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceRepository
 from sosoapi.store.mutations_repo import KeyTaken, MutationRepository, MutationsInTx
+from sosoapi.store.oauth_repo import OAuthRepository
 from sosoapi.store.pacing_repo import PacingRepository
 from sosoapi.store.projects_repo import ProjectRepository, ProjectsInTx
 from sosoapi.store.retrievals_repo import RetrievalRepository
+from sosoapi.store.review_repo import ReviewRepository
+from sosoapi.store.search_repo import SearchRepository
+from sosoapi.store.sessions_repo import SessionRepository
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,10 @@ class Store:
         self.projects = ProjectRepository(self.db)
         self.corpora = CorpusRepository(self.db)
         self.pacing = PacingRepository(self.db)
+        self.search = SearchRepository(self.db)
+        self.oauth = OAuthRepository(self.db)
+        self.sessions = SessionRepository(self.db)
+        self.review = ReviewRepository(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     DateTime,
@@ -21,6 +22,9 @@ from sqlalchemy import (
 metadata = MetaData()
 
 ID = 36  # canonical lower-case UUID text
+# Revisions and counters hold the contract's whole integer range (up to 2^53 - 1); SQLite's
+# INTEGER is 64-bit already and only `INTEGER PRIMARY KEY` autoincrements there.
+WIDE = BigInteger().with_variant(Integer, "sqlite")
 
 
 def _ts(name: str, nullable: bool = False) -> Column:
@@ -65,6 +69,11 @@ tokens = Table(
     _ts("created_at"),
     _ts("expires_at", nullable=True),
     _ts("revoked_at", nullable=True),
+    # personal | oauth_access | oauth_refresh; OAuth tokens name their client, resource, grant
+    Column("kind", String(16), nullable=False, server_default="personal"),
+    Column("client_id", String(64), nullable=True),
+    Column("resource", Text, nullable=True),
+    Column("grant_id", String(ID), nullable=True, index=True),
 )
 
 mutations = Table(
@@ -97,7 +106,7 @@ retrievals = Table(
     _ts("lease_expires_at", nullable=True),
     Column("result", Text, nullable=True),
     Column("evidence_id", String(ID), nullable=True),
-    Column("evidence_revision", Integer, nullable=True),
+    Column("evidence_revision", WIDE, nullable=True),
     UniqueConstraint("workspace_id", "mutation_id", name="uq_retrievals_key"),
     ForeignKeyConstraint(
         ["workspace_id", "mutation_id"], ["mutations.workspace_id", "mutations.mutation_id"]
@@ -114,7 +123,7 @@ evidence = Table(
     Column("kind", String(32), nullable=False),
     Column("source_url", Text, nullable=True),
     Column("language", String(35), nullable=True),
-    Column("latest_revision", Integer, nullable=False),
+    Column("latest_revision", WIDE, nullable=False),
     _ts("created_at"),
     _ts("updated_at"),
     UniqueConstraint("workspace_id", "identity", name="uq_evidence_identity"),
@@ -124,7 +133,7 @@ evidence_revisions = Table(
     "evidence_revisions",
     metadata,
     Column("evidence_id", String(ID), ForeignKey("evidence.id"), primary_key=True),
-    Column("revision", Integer, primary_key=True),
+    Column("revision", WIDE, primary_key=True),
     Column("digest", String(64), nullable=False),
     Column("content", Text, nullable=False),
     _ts("created_at"),
@@ -138,7 +147,7 @@ projects = Table(
     Column("id", String(ID), primary_key=True),
     Column("workspace_id", String(ID), ForeignKey("workspaces.id"), nullable=False),
     Column("title", String(200), nullable=False),
-    Column("revision", Integer, nullable=False),
+    Column("revision", WIDE, nullable=False),
     _ts("created_at"),
     _ts("updated_at"),
     Index("ix_projects_workspace", "workspace_id", "created_at"),
@@ -147,7 +156,7 @@ projects = Table(
 project_sources = Table(
     "project_sources",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("id", WIDE, primary_key=True, autoincrement=True),
     Column("project_id", String(ID), ForeignKey("projects.id"), nullable=False),
     Column("evidence_id", String(ID), ForeignKey("evidence.id"), nullable=True),
     Column("note", String(100), nullable=True),
@@ -161,7 +170,7 @@ corpora = Table(
     Column("id", String(ID), primary_key=True),
     Column("workspace_id", String(ID), ForeignKey("workspaces.id"), nullable=False),
     Column("project_id", String(ID), ForeignKey("projects.id"), nullable=False),
-    Column("latest_revision", Integer, nullable=False),
+    Column("latest_revision", WIDE, nullable=False),
     _ts("created_at"),
     _ts("updated_at"),
     Index("ix_corpora_workspace", "workspace_id", "created_at"),
@@ -171,7 +180,7 @@ corpus_revisions = Table(
     "corpus_revisions",
     metadata,
     Column("corpus_id", String(ID), ForeignKey("corpora.id"), primary_key=True),
-    Column("revision", Integer, primary_key=True),
+    Column("revision", WIDE, primary_key=True),
     Column("snapshot", Text, nullable=False),
     _ts("sealed_at"),
 )
@@ -184,4 +193,71 @@ origin_pacing = Table(
     Column("origin", String(300), primary_key=True),
     Column("last_start", Float, nullable=False),  # epoch seconds, database clock
     Index("ix_origin_pacing_last_start", "last_start"),
+)
+
+# The search index (migration 0003): one row per passage of every evidence revision. The
+# full-text part is dialect-specific and not in this metadata: an FTS5 table
+# `evidence_fts` keyed by `id` on SQLite, a `tsv` tsvector column with a GIN index on
+# PostgreSQL (see `search_repo`).
+evidence_passages = Table(
+    "evidence_passages",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("evidence_id", String(ID), ForeignKey("evidence.id"), nullable=False),
+    Column("revision", WIDE, nullable=False),
+    Column("part", String(16), nullable=False),
+    Column("pos_start", Integer, nullable=False),
+    Column("pos_end", Integer, nullable=False),
+    Column("start_ms", BigInteger, nullable=True),
+    Column("end_ms", BigInteger, nullable=True),
+    Column("config", String(32), nullable=False),
+    Index("ix_evidence_passages_revision", "evidence_id", "revision"),
+)
+
+
+oauth_clients = Table(
+    "oauth_clients",
+    metadata,
+    Column("client_id", String(64), primary_key=True),
+    Column("secret_hash", String(64), nullable=True),
+    Column("client_name", String(200), nullable=False),
+    Column("info", Text, nullable=False),  # the registration as JSON, without its secret
+    _ts("created_at"),
+)
+
+# One sign-in: the /authorize request (pending), the person's decision, the code, its use.
+oauth_authorizations = Table(
+    "oauth_authorizations",
+    metadata,
+    Column("id_hash", String(64), primary_key=True),
+    Column("client_id", String(64), ForeignKey("oauth_clients.client_id"), nullable=False),
+    Column("params", Text, nullable=False),
+    Column("user_id", String(ID), ForeignKey("users.id"), nullable=True),
+    Column("code_hash", String(64), nullable=True, unique=True),
+    _ts("created_at"),
+    _ts("expires_at"),
+    _ts("decided_at", nullable=True),
+    _ts("exchanged_at", nullable=True),
+)
+
+
+retrievals.append_column(Column("status", String(16), nullable=True))
+retrievals.append_column(Column("reason", String(32), nullable=True))
+for _name, _columns in (
+    ("ix_retrievals_workspace_created", ("created_at", "id")),
+    ("ix_retrievals_workspace_status", ("status", "created_at", "id")),
+    ("ix_retrievals_workspace_reason", ("reason", "created_at", "id")),
+    ("ix_retrievals_workspace_outcome", ("state", "status")),
+):
+    Index(_name, retrievals.c.workspace_id, *(retrievals.c[c] for c in _columns))
+
+console_sessions = Table(
+    "console_sessions",
+    metadata,
+    Column("id", String(ID), primary_key=True),
+    Column("session_hash", String(64), nullable=False, unique=True),
+    Column("token_id", String(ID), ForeignKey("tokens.id"), nullable=False),
+    _ts("created_at"),
+    _ts("expires_at"),
+    _ts("revoked_at", nullable=True),
 )

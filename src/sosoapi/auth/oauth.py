@@ -1,0 +1,205 @@
+"""OAuth 2.1 grants: a consent request, the person's decision, codes and rotating tokens.
+
+The SDK's authorization-server handlers validate the protocol (PKCE, redirect URIs,
+client authentication); this module decides what is granted and stores it. A person
+approves by pasting one of their personal tokens, so an OAuth grant never exceeds the
+rights of a token that person already holds.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sosoapi.auth.errors import AuthRefused
+from sosoapi.auth.permission import Guard
+from sosoapi.auth.tokens import hash_token, new_token
+from sosoapi.store.oauth_repo import AuthorizationRecord, ClientRecord, GrantToken, OAuthRepository
+from sosoapi.store.records import TokenRecord
+
+ACCESS_TTL = timedelta(hours=1)
+REFRESH_TTL = timedelta(days=30)
+REQUEST_TTL = timedelta(minutes=10)
+CODE_TTL = timedelta(minutes=5)
+
+
+class ConsentRefused(Exception):
+    """The pasted token cannot approve this request; the message says why and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A consent request as the page shows it."""
+
+    client_id: str
+    client_name: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Issued:
+    access_token: str
+    refresh_token: str
+    expires_in: int
+    scopes: list[str]
+
+
+def _handle() -> str:
+    """An unguessable one-time handle (request id, code): 256 random bits."""
+    return secrets.token_urlsafe(32)
+
+
+class OAuthGrants:
+    def __init__(self, repo: OAuthRepository, guard: Guard) -> None:
+        self.repo = repo
+        self.guard = guard
+
+    def register(self, client_id: str, secret: str | None, name: str, info: str, now: datetime):
+        secret_hash = hash_token(secret) if secret else None
+        self.repo.add_client(ClientRecord(client_id, secret_hash, name, info), now)
+
+    def ensure_client(self, client_id: str, name: str, now: datetime) -> None:
+        """A built-in public client (the API docs), recorded once so grants can name it."""
+        self.repo.add_client(ClientRecord(client_id, None, name, "{}"), now, if_absent=True)
+
+    def client(self, client_id: str) -> ClientRecord | None:
+        return self.repo.client(client_id)
+
+    def begin(self, client_id: str, params: dict[str, Any], now: datetime) -> str:
+        """Open a consent request; returns its handle for the consent page URL."""
+        request_id = _handle()
+        self.repo.open_authorization(
+            hash_token(request_id), client_id, json.dumps(params), now, now + REQUEST_TTL
+        )
+        return request_id
+
+    def pending(self, request_id: str, now: datetime) -> Pending | None:
+        record = self.repo.authorization(hash_token(request_id))
+        if record is None or record.decided_at is not None or record.expires_at <= now:
+            return None
+        client = self.repo.client(record.client_id)
+        name = client.client_name if client else record.client_id
+        return Pending(record.client_id, name, json.loads(record.params))
+
+    def approve(self, request_id: str, token: str, now: datetime) -> tuple[str, Pending]:
+        """Check the pasted personal token, then issue a code for its user."""
+        pending = self.pending(request_id, now)
+        if pending is None:
+            raise ConsentRefused(_STALE)
+        try:
+            principal = self.guard.authenticate(token.strip(), now)
+        except AuthRefused as refused:
+            raise ConsentRefused(f"{refused.problem}; {refused.fix}") from None
+        if principal.kind != "personal":
+            raise ConsentRefused(
+                "Paste a personal token (from `sosoapi init` or `sosoapi tokens create`), "
+                "not one issued to an app."
+            )
+        missing = set(pending.params["scopes"]) - principal.scopes
+        if missing:
+            raise ConsentRefused(
+                f"Your token lacks the scope {', '.join(sorted(missing))}; mint one with "
+                f"`sosoapi tokens create --scope {sorted(missing)[0]}`."
+            )
+        code = _handle()
+        if not self.repo.decide(
+            hash_token(request_id),
+            now,
+            user_id=principal.user_id,
+            code_hash=hash_token(code),
+            code_expires_at=now + CODE_TTL,
+        ):
+            raise ConsentRefused(_STALE)
+        return code, pending
+
+    def deny(self, request_id: str, now: datetime) -> Pending | None:
+        pending = self.pending(request_id, now)
+        decided = self.repo.decide(
+            hash_token(request_id), now, user_id=None, code_hash=None, code_expires_at=None
+        )
+        return pending if decided else None
+
+    def code(self, code: str, client_id: str) -> AuthorizationRecord | None:
+        """An approved, unused code of this client (expiry is judged by the caller)."""
+        record = self.repo.by_code(hash_token(code))
+        if record is None or record.client_id != client_id or record.exchanged_at is not None:
+            return None
+        return record if record.user_id else None
+
+    def exchange(self, code: str, record: AuthorizationRecord, now: datetime) -> Issued:
+        if not self.repo.exchange(hash_token(code), now):
+            raise LookupError("authorization code already used")
+        params = json.loads(record.params)
+        return self._issue(
+            record.user_id or "",
+            record.client_id,
+            params["scopes"],
+            params["resource"],
+            str(uuid.uuid4()),
+            now,
+        )
+
+    def refresh_record(self, refresh_token: str, client_id: str, now: datetime):
+        """The live refresh token of this client; a reused (revoked) one ends its grant."""
+        record = self.guard.repo.token_by_hash(hash_token(refresh_token))
+        if record is None or record.kind != "oauth_refresh" or record.client_id != client_id:
+            return None
+        if record.revoked_at is not None:
+            if record.grant_id:  # replay of a rotated token: assume theft, end the grant
+                self.repo.revoke_grant(record.grant_id, now)
+            return None
+        return record
+
+    def rotate(self, record: TokenRecord, scopes: list[str], now: datetime) -> Issued:
+        return self._issue(
+            record.user_id,
+            record.client_id or "",
+            scopes,
+            record.resource or "",
+            record.grant_id or str(uuid.uuid4()),
+            now,
+            rotate=record,
+        )
+
+    def revoke(self, token: str, now: datetime) -> None:
+        record = self.guard.repo.token_by_hash(hash_token(token))
+        if record is not None and record.grant_id:
+            self.repo.revoke_grant(record.grant_id, now)
+
+    def _issue(
+        self,
+        user_id: str,
+        client_id: str,
+        scopes: list[str],
+        resource: str,
+        grant_id: str,
+        now: datetime,
+        rotate: TokenRecord | None = None,
+    ) -> Issued:
+        access, refresh = new_token(), new_token()
+        client = self.repo.client(client_id)
+        self.repo.issue(
+            [
+                GrantToken("oauth_access", hash_token(access), now + ACCESS_TTL),
+                GrantToken("oauth_refresh", hash_token(refresh), now + REFRESH_TTL),
+            ],
+            user_id=user_id,
+            client_id=client_id,
+            scopes=frozenset(scopes),
+            resource=resource,
+            grant_id=grant_id,
+            label=f"oauth: {client.client_name if client else client_id}",
+            now=now,
+            rotate=rotate,
+        )
+        return Issued(access, refresh, int(ACCESS_TTL.total_seconds()), sorted(scopes))
+
+
+_STALE = (
+    "This sign-in request has expired or was already answered; start the sign-in again "
+    "from your app."
+)

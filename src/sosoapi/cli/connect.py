@@ -1,0 +1,125 @@
+"""`sosoapi connect`: print a client's config block, ready to paste.
+
+A stdio client starts `sosoapi mcp` with a minimal environment, so the block carries
+the absolute path of this installation's command, a freshly minted token, and
+`SOSOAPI_HOME` (and `SOSOAPI_DATABASE_URL` when set), so the server opens the database
+that minted the token. Over HTTP the block names the URL and the bearer header, or with
+`--oauth` the URL alone: the client signs the person in through the consent page.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sosoapi.cli.common import admin_session, main, now, settings_from_env
+from sosoapi.store.database import sqlite_url
+
+CLIENTS = ("claude-desktop", "claude-code", "vscode", "cursor", "inspector")
+NAME = "sosoapi"
+INSPECTOR = "@modelcontextprotocol/inspector"
+WHERE = {
+    "claude-desktop": "Add to claude_desktop_config.json (Settings > Developer > Edit Config):",
+    "claude-code": "Run in a shell:",
+    "vscode": "Add to .vscode/mcp.json (or the user mcp.json):",
+    "cursor": "Add to ~/.cursor/mcp.json (or .cursor/mcp.json in a project):",
+    "inspector": "Run in a shell:",
+}
+
+
+def command_path() -> str:
+    """The absolute path of the installed `sosoapi` command (the one running now)."""
+    beside = Path(sys.executable).with_name("sosoapi")
+    if beside.exists():
+        return str(beside.absolute())
+    found = shutil.which("sosoapi")
+    return str(Path(found).absolute()) if found else str(Path(sys.argv[0]).absolute())
+
+
+def stdio_block(client: str, command: str, env: dict[str, str]) -> str:
+    args = ["mcp"]
+    if client == "claude-code":
+        flags = " ".join(f"--env {shlex.quote(f'{k}={v}')}" for k, v in env.items())
+        return f"claude mcp add --transport stdio {NAME} {flags} -- {shlex.quote(command)} mcp"
+    if client == "inspector":
+        flags = " ".join(f"-e {shlex.quote(f'{k}={v}')}" for k, v in env.items())
+        return f"npx {INSPECTOR} {flags} -- {shlex.quote(command)} mcp"
+    server: dict[str, Any] = {"command": command, "args": args, "env": env}
+    if client == "vscode":
+        return _json({"servers": {NAME: {"type": "stdio", **server}}})
+    return _json({"mcpServers": {NAME: server}})
+
+
+def http_block(client: str, url: str, token: str | None) -> str:
+    header = {"Authorization": f"Bearer {token}"} if token else {}
+    if client == "claude-code":
+        flag = f" --header {shlex.quote(f'Authorization: Bearer {token}')}" if token else ""
+        return f"claude mcp add --transport http {NAME} {shlex.quote(url)}{flag}"
+    if client == "inspector":
+        if token is None:
+            return f"npx {INSPECTOR} --transport http --server-url {shlex.quote(url)}"
+        flag = shlex.quote(f"Authorization: Bearer {token}")
+        return (
+            f"npx {INSPECTOR} --cli {shlex.quote(url)} --transport http --header {flag} "
+            "--method tools/list"
+        )
+    if client == "claude-desktop":  # remote servers reach Claude Desktop through mcp-remote
+        args = ["-y", "mcp-remote", url]
+        env = {}
+        if token:
+            args += ["--header", "Authorization:${SOSOAPI_AUTH}"]
+            env = {"SOSOAPI_AUTH": f"Bearer {token}"}
+        server: dict[str, Any] = {"command": "npx", "args": args, **({"env": env} if env else {})}
+        return _json({"mcpServers": {NAME: server}})
+    remote: dict[str, Any] = {"url": url, **({"headers": header} if header else {})}
+    if client == "vscode":
+        return _json({"servers": {NAME: {"type": "http", **remote}}})
+    return _json({"mcpServers": {NAME: remote}})
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2)
+
+
+@main.command()
+@click.option("--client", type=click.Choice(CLIENTS), required=True)
+@click.option(
+    "--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True
+)
+@click.option(
+    "--url",
+    default="http://127.0.0.1:8080/mcp",
+    show_default=True,
+    help="the /mcp URL of `sosoapi serve` (http only)",
+)
+@click.option("--oauth", is_flag=True, help="http: the URL alone; the client signs you in")
+def connect(client: str, transport: str, url: str, oauth: bool) -> None:
+    """Print the config block for an MCP client (mints a token for it unless --oauth)."""
+    if oauth and transport != "http":
+        raise click.UsageError("--oauth needs --transport http (stdio has no sign-in)")
+    settings = settings_from_env()
+    token = None
+    if not oauth:
+        with admin_session() as admin:
+            _, minted = admin.init_local(now(), label=f"sosoapi connect {client}")
+        token = minted.token
+    click.echo(WHERE[client], err=True)
+    if transport == "http":
+        click.echo(http_block(client, url, token))
+        if oauth:
+            click.echo(
+                "On first use the client opens a sign-in page: paste a token from "
+                "`sosoapi tokens create` (or `sosoapi init`) there and approve.",
+                err=True,
+            )
+        return
+    env = {"SOSOAPI_TOKEN": token or "", "SOSOAPI_HOME": str(settings.home.absolute())}
+    if settings.database_url != sqlite_url(settings.home):  # a shared database: name it too
+        env["SOSOAPI_DATABASE_URL"] = settings.database_url
+    click.echo(stdio_block(client, command_path(), env))

@@ -1,0 +1,135 @@
+"""Pydantic models of the read-only evidence tools: search, quote check and diff."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from sosoapi.contract.models import MAX_SAFE_INT, Cursor, Kind, Revision, UUIDStr, Wire
+
+Offset = Annotated[int, Field(ge=0, le=20_000)]
+Millis = Annotated[int, Field(ge=0, le=MAX_SAFE_INT)]
+Index = Annotated[int, Field(ge=0, le=999)]
+Title = Annotated[str, Field(min_length=1, max_length=200)]
+Verdict = Literal["exact", "normalized", "approximate", "absent"]
+
+
+# --- sosoapi_research_evidence_search ---------------------------------------------------
+
+
+class SearchInput(Wire):
+    workspace_id: UUIDStr
+    query: Annotated[str, Field(min_length=1, max_length=500)]
+    corpus_id: UUIDStr | None = None
+    corpus_revision: Revision | None = None
+    kind: Kind | None = None
+    limit: Annotated[int, Field(ge=1, le=50)] = 10
+    cursor: Cursor | None = None
+
+
+class Snippet(Wire):
+    text: Annotated[str, Field(min_length=1, max_length=20_000)]
+    start: Offset
+    end: Offset
+    start_ms: Millis | None
+    end_ms: Millis | None
+
+
+class SearchResult(Wire):
+    evidence_id: UUIDStr
+    revision: Revision
+    kind: Kind
+    title: Title | None
+    source_url: str | None
+    score: Annotated[float, Field(ge=0)]
+    snippets: Annotated[list[Snippet], Field(max_length=3)]
+
+
+class SearchOutput(Wire):
+    results: Annotated[list[SearchResult], Field(max_length=50)]
+    next_cursor: Cursor | None
+
+
+# --- sosoapi_research_evidence_quote ----------------------------------------------------
+
+
+class QuoteInput(Wire):
+    workspace_id: UUIDStr
+    evidence_id: UUIDStr | None = None
+    revision: Revision | None = None
+    corpus_id: UUIDStr | None = None
+    corpus_revision: Revision | None = None
+    quote: Annotated[str, Field(min_length=1, max_length=2_000)]
+
+
+class QuoteMatch(Wire):
+    evidence_id: UUIDStr
+    revision: Revision
+    start: Offset
+    end: Offset
+    text: Annotated[str, Field(max_length=20_000)]
+    similarity: Annotated[float, Field(ge=0, le=1)]
+    segment_index: Index | None
+    start_ms: Millis | None
+    end_ms: Millis | None
+
+
+class QuoteOutput(Wire):
+    verdict: Verdict
+    matches: Annotated[list[QuoteMatch], Field(max_length=50)]
+    closest: QuoteMatch | None
+
+
+# --- sosoapi_research_evidence_diff -----------------------------------------------------
+
+
+class DiffInput(Wire):
+    workspace_id: UUIDStr
+    evidence_id: UUIDStr
+    from_revision: Revision
+    to_revision: Revision | None = None
+
+
+class TextChange(Wire):
+    op: Literal["insert", "delete", "replace"]
+    from_start: Offset
+    from_end: Offset
+    to_start: Offset
+    to_end: Offset
+    from_text: Annotated[str, Field(max_length=20_000)]
+    to_text: Annotated[str, Field(max_length=20_000)]
+
+
+class DiffStats(Wire):
+    chars_added: Offset
+    chars_removed: Offset
+    unchanged_ratio: Annotated[float, Field(ge=0, le=1)]
+
+
+class SegmentChange(Wire):
+    op: Literal["added", "removed", "retimed"]
+    from_index: Index | None
+    to_index: Index | None
+    text: Annotated[str, Field(min_length=1, max_length=20_000)]
+    from_start_ms: Millis | None
+    from_end_ms: Millis | None
+    to_start_ms: Millis | None
+    to_end_ms: Millis | None
+
+
+class FieldChange(Wire):
+    from_text: str | None
+    to_text: str | None
+
+
+class DiffOutput(Wire):
+    evidence_id: UUIDStr
+    kind: Kind
+    from_revision: Revision
+    to_revision: Revision
+    changes: list[TextChange]
+    stats: DiffStats
+    segment_changes: Annotated[list[SegmentChange], Field(max_length=2_000)] | None
+    title_change: FieldChange | None
+    description_change: FieldChange | None

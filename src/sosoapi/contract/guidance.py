@@ -1,0 +1,128 @@
+"""What each `reason` (and each unsettled `state`) means, and what to do next: one table.
+
+It drives the first line of a retrieve result's MCP `content` (one sentence when the
+result is not `ready`) and the README's troubleshooting table (`markdown_table`), so the
+agent and the person read the same advice.
+"""
+
+from __future__ import annotations
+
+from sosoapi.contract.vocabulary import Reason, State
+
+# reason -> (what it means, what to do); `{retry_after}` is filled in when known.
+REASONS: dict[Reason, tuple[str, str]] = {
+    Reason.UNSAFE_URL: (
+        "the address is not a public https address on an allowed port",
+        "only public https addresses on allowed ports are read; use the public URL",
+    ),
+    Reason.UNSUPPORTED_SOURCE: (
+        "the page belongs to a platform (video sites and the like), not a publisher",
+        "use the publisher's own page or its published caption file",
+    ),
+    Reason.UNSUPPORTED_MEDIA: (
+        "the response is not a type this server reads (HTML, text, WebVTT, SubRip)",
+        "point to an HTML page, a text file or a caption file",
+    ),
+    Reason.UNSUPPORTED_CONTENT: (
+        "the body could not be read as the declared type",
+        "check the URL returns the page or file itself, not a download wrapper",
+    ),
+    Reason.ACCESS_DENIED: (
+        "the origin refused the request (401/403)",
+        "use a page that is public without signing in",
+    ),
+    Reason.LOGIN_REQUIRED: (
+        "the origin answered with a login wall",
+        "use a public copy of the source",
+    ),
+    Reason.NO_TEXT: ("the page has no main text to extract", "try the article's own URL"),
+    Reason.METADATA_ONLY: (
+        "only the title and description could be read",
+        "use the result as metadata, or find a page with the full text",
+    ),
+    Reason.NO_CAPTIONS: (
+        "the page declares no published caption file",
+        "ask for `url_text`, or point to the caption file directly",
+    ),
+    Reason.INVALID_CAPTIONS: (
+        "the caption file is not valid WebVTT or SubRip",
+        "point to a well-formed .vtt or .srt file",
+    ),
+    Reason.NOT_FOUND: ("the origin answered 404 or 410", "check the URL"),
+    Reason.RATE_LIMITED: (
+        "the origin (or this server's politeness limit) asked to slow down",
+        "replay the same mutation_id after {retry_after} seconds",
+    ),
+    Reason.RESPONSE_TOO_LARGE: (
+        "the body exceeded the size limit",
+        "point to a smaller page or file",
+    ),
+    Reason.TEXT_LIMITED: (
+        "the text was cut at the length limit (the result says so)",
+        "use the partial text, or read a narrower page",
+    ),
+    Reason.NODES_LIMITED: (
+        "the page has more elements than are parsed; the text may be incomplete",
+        "use the partial text, or read a simpler copy of the page",
+    ),
+    Reason.CUES_LIMITED: (
+        "the caption file has more cues than are kept",
+        "use the partial captions, or split the file",
+    ),
+    Reason.INVALID_CUES: (
+        "some caption cues were malformed and skipped",
+        "use the cues that remain",
+    ),
+    Reason.LANGUAGE_MISMATCH: (
+        "no text in the requested language was found",
+        "retry with another `language`, or without one",
+    ),
+    Reason.SOURCE_PARTIAL: (
+        "the origin sent an incomplete body",
+        "retry with a new mutation_id later",
+    ),
+    Reason.TIMEOUT: ("the origin did not answer in time", "retry with a new mutation_id later"),
+    Reason.CANCELLED: (
+        "the call was cancelled before the read finished",
+        "retry with a new mutation_id",
+    ),
+    Reason.EGRESS_UNAVAILABLE: (
+        "this server cannot reach the network (or its proxy)",
+        "ask the operator to check SOSOAPI_EGRESS_PROXY and the network",
+    ),
+    Reason.UNAVAILABLE: (
+        "the origin failed (5xx or a broken connection)",
+        "retry with a new mutation_id later",
+    ),
+}
+
+# unsettled or failed states of a receipt -> (meaning, what to do)
+STATES: dict[State, tuple[str, str]] = {
+    State.PENDING: ("the read is queued", "replay the same mutation_id to collect it"),
+    State.RUNNING: ("the read is in progress", "replay the same mutation_id to collect it"),
+    State.UNCONFIRMED: (
+        "the server lost track of the read (it stopped mid-read)",
+        "retry with a new mutation_id",
+    ),
+    State.EXPIRED: ("the read never ran inside its window", "retry with a new mutation_id"),
+    State.CANCELLED: ("the call was cancelled", "retry with a new mutation_id"),
+}
+
+
+def advice(reason: Reason | None, state: State, retry_after: int | None = None) -> str:
+    """One sentence: what the reason (or the state) means and what to do next."""
+    meaning, action = REASONS[reason] if reason else STATES.get(state, ("", ""))
+    if not meaning:
+        return ""
+    action = action.format(retry_after=retry_after or "a few")
+    return f"{(reason or state).value}: {meaning}; {action}."
+
+
+def markdown_table() -> str:
+    """The README's troubleshooting table, row for row from the tables above."""
+    rows = ["| `reason` | what it means | what to do |", "|---|---|---|"]
+    for reason, (meaning, action) in REASONS.items():
+        rows.append(f"| `{reason.value}` | {meaning} | {action.format(retry_after='N')} |")
+    for state, (meaning, action) in STATES.items():
+        rows.append(f"| state `{state.value}` | {meaning} | {action} |")
+    return "\n".join(rows)

@@ -1,0 +1,82 @@
+"""Passages of an evidence text: the units that search indexes and snippets show.
+
+Pure functions. A caption's passages are its cues as they stand in the joined text; a
+page's are its lines, long lines cut at white space into windows of at most
+`PASSAGE_MAX` characters. Every passage is an exact slice `text[start:end]`, so a
+snippet needs no markup and its offsets point into the revision's text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+PASSAGE_MAX = 400
+_LINE = re.compile(r"[^\n]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    """Where one caption segment stands in the text, and its times."""
+
+    start: int
+    end: int
+    start_ms: int
+    end_ms: int
+
+
+def cue_spans(text: str, segments: Sequence[tuple[str, int, int]]) -> list[Cue]:
+    """Each segment (text, start_ms, end_ms) located in `text`, in order."""
+    cues: list[Cue] = []
+    at = 0
+    for body, start_ms, end_ms in segments:
+        found = text.find(body, at)
+        if found < 0:
+            break  # the text was cut; later cues are not in it
+        cues.append(Cue(found, found + len(body), start_ms, end_ms))
+        at = found + len(body)
+    return cues
+
+
+def _windows(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """[start, end) cut at white space into pieces of at most PASSAGE_MAX characters."""
+    while end - start > PASSAGE_MAX:
+        cut = text.rfind(" ", start + PASSAGE_MAX // 2, start + PASSAGE_MAX)
+        cut = cut if cut > start else start + PASSAGE_MAX
+        yield start, cut
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
+    if end > start:
+        yield start, end
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def text_passages(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each passage of a page's text."""
+    spans: list[tuple[int, int]] = []
+    for line in _LINE.finditer(text):
+        start, end = _trimmed(text, line.start(), line.end())
+        spans.extend(_windows(text, start, end))
+    return spans
+
+
+def fold_diacritics(text: str) -> str:
+    """NFKC, then marks removed (NFKD without combining characters, recomposed).
+
+    What SQLite's unicode61 `remove_diacritics 2` does inside FTS5, done in Python for
+    PostgreSQL (which has no such option without an extension), so both stores match the
+    same words: `Zürich` and `Zurich`, Arabic with or without its short-vowel marks.
+    """
+    decomposed = unicodedata.normalize("NFKD", text)
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFC", bare)

@@ -1,0 +1,119 @@
+"""Bearer authentication of /mcp with a reason: missing, unknown, expired, revoked, elsewhere.
+
+The SDK's own check answers every failure with "Authentication required". This gate runs
+first, answers 401 with `error_description` saying what was wrong with the token (the
+same sentence the REST API puts in its problem `detail`), and hands the principal it
+found to the SDK's verifier so a request is looked up once.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+from collections.abc import Awaitable, Callable
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from sosoapi.auth.challenge import bearer_challenge, bearer_token
+from sosoapi.auth.tokens import Principal, audience_refusal
+from sosoapi.contract.errors import ServiceError, unauthenticated
+from sosoapi.mcp.server import AUTH_FIXES
+from sosoapi.research.service import ResearchService
+
+_verified: contextvars.ContextVar[tuple[str, Principal] | None] = contextvars.ContextVar(
+    "sosoapi_verified_bearer", default=None
+)
+
+
+def access_token(token: str, principal: Principal) -> AccessToken:
+    expires = int(principal.expires_at.timestamp()) if principal.expires_at else None
+    return AccessToken(
+        token=token,
+        client_id=principal.user_id,
+        scopes=sorted(principal.scopes),
+        expires_at=expires,
+        resource=principal.resource,
+        subject=principal.user_id,
+    )
+
+
+class StoreTokenVerifier:
+    """The SDK's bearer check for /mcp, backed by our token store."""
+
+    def __init__(self, research: ResearchService) -> None:
+        self.research = research
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        seen = _verified.get()
+        if seen is not None and seen[0] == token:
+            return access_token(token, seen[1])
+        try:
+            principal = await self.research.authenticate(token)
+        except ServiceError:
+            return None
+        return access_token(token, principal)
+
+
+def http_token() -> str | None:
+    """The bearer token of the MCP request being handled (set by the SDK's middleware)."""
+    access = get_access_token()
+    return access.token if access else None
+
+
+class McpBearerGate:
+    """ASGI middleware: refuse /mcp requests whose bearer token does not authenticate here."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        research: ResearchService,
+        resource: str,
+        metadata_url: str,
+        *,
+        on_refused: Callable[[str], Awaitable[None]] | None = None,
+    ) -> None:
+        self.app = app
+        self.research = research
+        self.resource = resource
+        self.metadata_url = metadata_url
+        self.on_refused = on_refused  # told of a refused token, so its sessions can close
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != "/mcp" or scope["method"] == "OPTIONS":
+            await self.app(scope, receive, send)
+            return
+        token = bearer_token(Headers(scope=scope).get("authorization"))
+        try:
+            principal = await self.research.authenticate(token, AUTH_FIXES)
+            refusal = audience_refusal(principal, self.resource)
+            if refusal:
+                raise unauthenticated(refusal)
+        except ServiceError as error:
+            if token and self.on_refused is not None:
+                await self.on_refused(token)
+            await self._refuse(send, error.message)
+            return
+        marker = _verified.set((token or "", principal))
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _verified.reset(marker)
+
+    async def _refuse(self, send: Send, description: str) -> None:
+        body = json.dumps({"error": "invalid_token", "error_description": description}).encode()
+        challenge = f'{bearer_challenge(description)}, resource_metadata="{self.metadata_url}"'
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", challenge.encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,93 @@
+"""What changed in a source between two reads: the diff of two evidence revisions.
+
+The comparing is `word_diff` (pure); this module loads both revisions from the
+workspace and shapes the contract's answer.
+"""
+
+from __future__ import annotations
+
+import anyio
+
+from sosoapi.contract.evidence_tools import (
+    DiffInput,
+    DiffOutput,
+    DiffStats,
+    FieldChange,
+    SegmentChange,
+    TextChange,
+)
+from sosoapi.contract.models import RetrieveResult
+from sosoapi.research.evidence_scope import StoredRevision, load_revision
+from sosoapi.research.operation import Call, Outcome
+from sosoapi.research.word_diff import diff_segments, diff_text
+from sosoapi.store.evidence_repo import EvidenceRepository
+
+
+def _field(old: str | None, new: str | None) -> FieldChange | None:
+    return None if old == new else FieldChange(from_text=old, to_text=new)
+
+
+def _cues(content: RetrieveResult) -> list[tuple[str, int, int]]:
+    return [(s.text, s.start_ms, s.end_ms) for s in content.segments]
+
+
+def _segment_changes(old: RetrieveResult, new: RetrieveResult) -> list[SegmentChange] | None:
+    if old.kind != "published_captions" and new.kind != "published_captions":
+        return None
+    return [
+        SegmentChange(
+            op=c.op,
+            from_index=c.from_index,
+            to_index=c.to_index,
+            text=c.text,
+            from_start_ms=c.from_times[0] if c.from_times else None,
+            from_end_ms=c.from_times[1] if c.from_times else None,
+            to_start_ms=c.to_times[0] if c.to_times else None,
+            to_end_ms=c.to_times[1] if c.to_times else None,
+        )
+        for c in diff_segments(_cues(old), _cues(new))
+    ]
+
+
+def compare(old: StoredRevision, new: StoredRevision) -> DiffOutput:
+    """The contract's diff of two revisions of one evidence."""
+    a, b = old.content, new.content
+    diff = diff_text(a.text, b.text)
+    return DiffOutput(
+        evidence_id=old.evidence_id,
+        kind=b.kind,
+        from_revision=old.revision,
+        to_revision=new.revision,
+        changes=[
+            TextChange(
+                op=c.op,
+                from_start=c.from_start,
+                from_end=c.from_end,
+                to_start=c.to_start,
+                to_end=c.to_end,
+                from_text=a.text[c.from_start : c.from_end],
+                to_text=b.text[c.to_start : c.to_end],
+            )
+            for c in diff.changes
+        ],
+        stats=DiffStats(
+            chars_added=diff.chars_added,
+            chars_removed=diff.chars_removed,
+            unchanged_ratio=diff.unchanged_ratio,
+        ),
+        segment_changes=_segment_changes(a, b),
+        title_change=_field(a.title, b.title),
+        description_change=_field(a.description, b.description),
+    )
+
+
+class RevisionDiff:
+    def __init__(self, evidence: EvidenceRepository) -> None:
+        self.evidence = evidence
+
+    async def diff(self, call: Call[DiffInput]) -> Outcome:
+        request = call.input
+        ws, evidence_id = call.workspace_id, str(request.evidence_id)
+        old = await load_revision(self.evidence, ws, evidence_id, request.from_revision)
+        new = await load_revision(self.evidence, ws, evidence_id, request.to_revision)
+        return Outcome(await anyio.to_thread.run_sync(compare, old, new))

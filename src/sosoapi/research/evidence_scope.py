@@ -1,0 +1,85 @@
+"""Which evidence revisions a read-only evidence tool looks at, read from repositories.
+
+One home for "the revisions a corpus pins" and "this revision, or a clear not-found",
+shared by search, quote check and diff.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import anyio
+
+from sosoapi.contract.errors import invalid_input, not_found
+from sosoapi.contract.models import RetrieveResult, Snapshot
+from sosoapi.research.corpora import corpus_not_found
+from sosoapi.store.corpora_repo import CorpusRepository
+from sosoapi.store.evidence_repo import EvidenceRepository
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRevision:
+    """One evidence revision's identity and its content as stored."""
+
+    evidence_id: str
+    revision: int
+    latest_revision: int
+    content: RetrieveResult
+
+
+def evidence_not_found(evidence_id: str, workspace_id: str, revision: int | None) -> Exception:
+    which = f"revision {revision} of evidence" if revision else "evidence"
+    return not_found(
+        f"{which} {evidence_id} was not found in workspace {workspace_id}; list evidence with "
+        "`sosoapi_research_evidence_list`."
+    )
+
+
+def only_with(value: object, partner: object, field: str, needs: str) -> None:
+    """Refuse `field` given without the argument it qualifies."""
+    if value is not None and partner is None:
+        raise invalid_input(
+            f"`{field}` is given without `{needs}`; add `{needs}` or drop it.", field
+        )
+
+
+async def corpus_pins(
+    corpora: CorpusRepository, workspace_id: str, corpus_id: str, revision: int | None
+) -> list[tuple[str, int]]:
+    """The (evidence_id, revision) pairs a corpus revision (latest by default) pins."""
+    row = await anyio.to_thread.run_sync(corpora.get, workspace_id, corpus_id, revision)
+    if row is None:
+        raise corpus_not_found(corpus_id, workspace_id, revision)
+    snapshot = Snapshot.model_validate_json(row.snapshot)
+    return [(str(ref.evidence_id), ref.revision) for ref in snapshot.evidence]
+
+
+async def load_revision(
+    evidence: EvidenceRepository, workspace_id: str, evidence_id: str, revision: int | None
+) -> StoredRevision:
+    """One revision (latest by default) inside the workspace, or `not_found`."""
+    record = await anyio.to_thread.run_sync(evidence.revision, workspace_id, evidence_id, revision)
+    if record is None:
+        raise evidence_not_found(evidence_id, workspace_id, revision)
+    return StoredRevision(
+        record.evidence_id,
+        record.revision,
+        record.latest_revision,
+        RetrieveResult.model_validate_json(record.content),
+    )
+
+
+async def load_pinned(
+    evidence: EvidenceRepository, workspace_id: str, pins: list[tuple[str, int]]
+) -> list[StoredRevision]:
+    """The pinned revisions, in the corpus's order."""
+    records = await anyio.to_thread.run_sync(evidence.revisions, workspace_id, pins)
+    return [
+        StoredRevision(
+            r.evidence_id,
+            r.revision,
+            r.latest_revision,
+            RetrieveResult.model_validate_json(r.content),
+        )
+        for r in records
+    ]

@@ -1,0 +1,100 @@
+"""Checking a quotation against evidence: does it occur, and where?
+
+The judging is `quote_match` (pure); this module picks the revisions (one evidence
+revision, or every revision a corpus pins), runs the check on each in a worker thread,
+and reports the best verdict with offsets, cue times for captions, and, when the quote
+is absent, the closest passage.
+"""
+
+from __future__ import annotations
+
+import anyio
+
+from sosoapi.contract.errors import invalid_input
+from sosoapi.contract.evidence_tools import QuoteInput, QuoteMatch, QuoteOutput
+from sosoapi.extract.passages import cue_spans
+from sosoapi.research.evidence_scope import (
+    StoredRevision,
+    corpus_pins,
+    load_pinned,
+    load_revision,
+    only_with,
+)
+from sosoapi.research.operation import Call, Outcome
+from sosoapi.research.quote_match import Found, cues_of, find_quote, rank
+from sosoapi.store.corpora_repo import CorpusRepository
+from sosoapi.store.evidence_repo import EvidenceRepository
+
+MAX_REPORTED = 50
+
+
+def _match(stored: StoredRevision, found: Found) -> QuoteMatch:
+    content = stored.content
+    segments = [(s.text, s.start_ms, s.end_ms) for s in content.segments]
+    where = cues_of(cue_spans(content.text, segments), found.start, found.end)
+    index, first, last = where if where else (None, None, None)
+    return QuoteMatch(
+        evidence_id=stored.evidence_id,
+        revision=stored.revision,
+        start=found.start,
+        end=found.end,
+        text=content.text[found.start : found.end],
+        similarity=found.similarity,
+        segment_index=index,
+        start_ms=first.start_ms if first else None,
+        end_ms=last.end_ms if last else None,
+    )
+
+
+def judge(revisions: list[StoredRevision], quote: str) -> QuoteOutput:
+    """The best verdict over the revisions, its matches, and the closest passage if absent."""
+    findings = [(stored, find_quote(stored.content.text, quote)) for stored in revisions]
+    best = max((f.verdict for _, f in findings), key=rank, default="absent")
+    matches = [
+        _match(stored, found)
+        for stored, finding in findings
+        if finding.verdict == best
+        for found in finding.matches
+    ]
+    matches.sort(key=lambda m: -m.similarity)  # stable: corpus order among equals
+    closest = None
+    if best == "absent":
+        near = [(s, f.closest) for s, f in findings if f.closest is not None]
+        if near:
+            stored, found = max(near, key=lambda pair: pair[1].similarity)  # type: ignore[union-attr]
+            closest = _match(stored, found)  # type: ignore[arg-type]
+    return QuoteOutput(verdict=best, matches=matches[:MAX_REPORTED], closest=closest)
+
+
+def _which(request: QuoteInput) -> None:
+    """Exactly one of evidence_id and corpus_id, each with only its own revision field."""
+    if (request.evidence_id is None) == (request.corpus_id is None):
+        raise invalid_input(
+            "give exactly one of `evidence_id` (one evidence revision) or `corpus_id` (every "
+            "revision a sealed corpus pins).",
+            "evidence_id",
+        )
+    only_with(request.revision, request.evidence_id, "revision", "evidence_id")
+    only_with(request.corpus_revision, request.corpus_id, "corpus_revision", "corpus_id")
+
+
+class QuoteCheck:
+    def __init__(self, evidence: EvidenceRepository, corpora: CorpusRepository) -> None:
+        self.evidence = evidence
+        self.corpora = corpora
+
+    async def quote(self, call: Call[QuoteInput]) -> Outcome:
+        request = call.input
+        _which(request)
+        ws = call.workspace_id
+        if request.evidence_id is not None:
+            revisions = [
+                await load_revision(self.evidence, ws, str(request.evidence_id), request.revision)
+            ]
+        else:
+            pins = await corpus_pins(
+                self.corpora, ws, str(request.corpus_id), request.corpus_revision
+            )
+            revisions = await load_pinned(self.evidence, ws, pins)
+        output = await anyio.to_thread.run_sync(judge, revisions, request.quote)
+        return Outcome(output)

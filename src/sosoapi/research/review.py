@@ -1,0 +1,189 @@
+"""The review console's use cases: sessions, and read-only views of a workspace.
+
+Every view runs the same permission check as the tools: the published read tools are
+called through `ResearchService.call_as`, and the console-only views (counts, the
+retrievals table) pass `Guard.check(..., "read")` first. Nothing here widens access.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import anyio
+from pydantic import ValidationError
+
+from sosoapi.auth.errors import AuthRefused, Fixes
+from sosoapi.auth.permission import Access
+from sosoapi.auth.sessions import (
+    SESSION_SECONDS,
+    new_session_secret,
+    session_expiry,
+    session_hash,
+    session_principal,
+)
+from sosoapi.auth.tokens import Principal
+from sosoapi.contract.errors import invalid_input, not_found, unauthenticated
+from sosoapi.contract.models import PageInput, Retrieval
+from sosoapi.contract.vocabulary import Reason, State, Status
+from sosoapi.research.operation import Call, Outcome
+from sosoapi.research.paging import read_page
+from sosoapi.research.receipts import receipt_of, utcnow
+from sosoapi.research.service import ResearchService
+from sosoapi.store.records import RetrievalRecord
+from sosoapi.store.review_repo import RetrievalFilter, WorkspaceCounts
+
+LATEST = 10
+FILTERS: dict[str, tuple[str, ...]] = {
+    "state": tuple(State),
+    "status": tuple(Status),
+    "reason": tuple(Reason),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedSession:
+    secret: str
+    expires_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalRow:
+    """A receipt as the contract shows it, with the URL that was asked for."""
+
+    url: str
+    receipt: Retrieval
+
+
+@dataclass(frozen=True, slots=True)
+class Overview:
+    counts: WorkspaceCounts
+    latest: list[RetrievalRow]
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalPage:
+    items: list[RetrievalRow]
+    next_cursor: str | None
+
+
+def _row(record: RetrievalRecord) -> RetrievalRow:
+    return RetrievalRow(record.url, receipt_of(record).retrieval)
+
+
+def parse_filter(raw: dict[str, str]) -> RetrievalFilter:
+    """Empty means "any"; anything else must be one of the contract's values."""
+    chosen: dict[str, str | None] = {}
+    for name, allowed in FILTERS.items():
+        value = (raw.get(name) or "").strip() or None
+        if value is not None and value not in allowed:
+            raise invalid_input(
+                f"`{name}` {value!r} is not a known {name}; use one of {', '.join(allowed)}.",
+                name,
+            )
+        chosen[name] = value
+    return RetrievalFilter(**chosen)
+
+
+class Review:
+    def __init__(
+        self,
+        research: ResearchService,
+        *,
+        session_seconds: float = SESSION_SECONDS,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.research = research
+        self.store = research.store
+        self.session_seconds = session_seconds
+        self.clock = clock
+
+    # --- sessions ---------------------------------------------------------------------------
+
+    async def sign_in(self, token: str | None, fixes: Fixes | None = None) -> OpenedSession:
+        """The tools' own authentication, then a new session for that token."""
+        principal = await self.research.authenticate(token, fixes)
+        secret, now = new_session_secret(), self.clock()
+        until = session_expiry(now, principal, self.session_seconds)
+        await anyio.to_thread.run_sync(
+            self.store.sessions.create, session_hash(secret), principal.token_id, now, until
+        )
+        return OpenedSession(secret, until)
+
+    async def principal(self, secret: str | None) -> Principal:
+        found = None
+        if secret:
+            found = await anyio.to_thread.run_sync(
+                self.store.sessions.by_hash, session_hash(secret)
+            )
+        principal = session_principal(found, self.clock())
+        if principal is None:
+            raise unauthenticated("Your console session ended; sign in again with a token.")
+        return principal
+
+    async def sign_out(self, secret: str) -> bool:
+        return await anyio.to_thread.run_sync(
+            self.store.sessions.revoke, session_hash(secret), self.clock()
+        )
+
+    # --- views ------------------------------------------------------------------------------
+
+    async def tool(self, principal: Principal, tool: str, arguments: dict[str, Any]) -> Outcome:
+        """A published read tool, exactly as an agent with the same token would call it."""
+        return await self.research.call_as(principal, tool, arguments)
+
+    async def overview(self, principal: Principal, workspace_id: str) -> Overview:
+        access = await self._read(principal, workspace_id)
+        counts = await anyio.to_thread.run_sync(self.store.review.counts, access.workspace.id)
+        latest = await self._page(access, RetrievalFilter(), None, LATEST)
+        return Overview(counts, latest.items)
+
+    async def retrievals(
+        self,
+        principal: Principal,
+        workspace_id: str,
+        raw_filter: dict[str, str],
+        cursor: str | None,
+        limit: int,
+    ) -> RetrievalPage:
+        """Newest first, filtered by state, status and reason."""
+        access = await self._read(principal, workspace_id)
+        return await self._page(access, parse_filter(raw_filter), cursor, limit)
+
+    async def _page(
+        self, access: Access, where: RetrievalFilter, cursor: str | None, limit: int
+    ) -> RetrievalPage:
+        try:
+            page = PageInput(workspace_id=access.workspace.id, cursor=cursor, limit=limit)
+        except ValidationError:
+            raise invalid_input(
+                "`cursor` was not issued by this server; follow the page's own links.", "cursor"
+            ) from None
+        call = Call(access.principal, access, page, page.wire(), lambda: False)
+        rows, next_cursor = await read_page(call, self.store.review.retrievals_page, where=where)
+        return RetrievalPage([_row(r) for r in rows], next_cursor)
+
+    async def retrieval(
+        self, principal: Principal, workspace_id: str, retrieval_id: str
+    ) -> RetrievalRow:
+        access = await self._read(principal, workspace_id)
+        record = await anyio.to_thread.run_sync(
+            self.store.review.retrieval, access.workspace.id, retrieval_id.lower()
+        )
+        if record is None:
+            raise not_found(
+                f"retrieval {retrieval_id} was not found in workspace {access.workspace.id}; "
+                "open the retrievals table to find it."
+            )
+        return _row(record)
+
+    async def _read(self, principal: Principal, workspace_id: str) -> Access:
+        """The tools' permission check for reading `workspace_id`."""
+        try:
+            return await anyio.to_thread.run_sync(
+                self.research.guard.check, principal, workspace_id.lower(), "read"
+            )
+        except AuthRefused as refused:
+            raise refused.service_error() from None

@@ -1,0 +1,132 @@
+"""Finding again what was read: full-text search over a workspace's evidence.
+
+The query language is small on purpose: plain words must all occur, "quoted phrases"
+occur as phrases, and nothing else is syntax (no operators a model could trip over).
+Ranking and matching happen in the store (`store.search_repo`); this module parses the
+query, chooses the revisions (latest, or a corpus's pins), pages, and cuts snippets.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+
+import anyio
+
+from sosoapi.contract.errors import invalid_input
+from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchResult, Snippet
+from sosoapi.contract.models import RetrieveResult
+from sosoapi.research.evidence_scope import corpus_pins, only_with
+from sosoapi.research.operation import Call, Outcome
+from sosoapi.store.corpora_repo import CorpusRepository
+from sosoapi.store.search_repo import SearchHit, SearchRepository
+
+MAX_PHRASES = 32
+_PHRASE = re.compile(r'"([^"]*)"?|(\S+)')
+_WORDY = re.compile(r"\w")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # separators here (PostgreSQL refuses NUL)
+
+
+def parse_query(query: str) -> list[str]:
+    """Phrases of the query: each "quoted run" is one, each other word is one."""
+    phrases: list[str] = []
+    for m in _PHRASE.finditer(_CONTROL.sub(" ", query)):
+        phrase = " ".join((m.group(1) if m.group(1) is not None else m.group(2)).split())
+        if _WORDY.search(phrase) and phrase not in phrases:
+            phrases.append(phrase)
+    return phrases
+
+
+def _fingerprint(request: SearchInput) -> str:
+    scope = [request.query, str(request.corpus_id), request.corpus_revision, request.kind]
+    return hashlib.sha256(json.dumps(scope).encode()).hexdigest()[:16]
+
+
+def encode_cursor(offset: int, fingerprint: str) -> str:
+    raw = json.dumps([offset, fingerprint]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, fingerprint: str) -> int:
+    """The offset a cursor carries; it must come from the same query and scope."""
+    if cursor is None:
+        return 0
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        offset, issued_for = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        if issued_for == fingerprint and isinstance(offset, int) and offset >= 0:
+            return offset
+    except (ValueError, TypeError):
+        pass
+    raise invalid_input(
+        "`cursor` was not issued by this server for this query; pass the `next_cursor` of "
+        "the previous page of the same search, or omit it for the first page.",
+        "cursor",
+    )
+
+
+def _result(hit: SearchHit) -> SearchResult:
+    content = RetrieveResult.model_validate_json(hit.content)
+    snippets = [
+        Snippet(
+            text=content.text[s.start : s.end],
+            start=s.start,
+            end=s.end,
+            start_ms=s.start_ms,
+            end_ms=s.end_ms,
+        )
+        for s in hit.snippets
+        if s.end > s.start
+    ]
+    return SearchResult(
+        evidence_id=hit.evidence_id,
+        revision=hit.revision,
+        kind=content.kind,
+        title=content.title,
+        source_url=hit.source_url,
+        score=hit.score,
+        snippets=snippets,
+    )
+
+
+class EvidenceSearch:
+    def __init__(self, search: SearchRepository, corpora: CorpusRepository) -> None:
+        self.index = search
+        self.corpora = corpora
+
+    async def search(self, call: Call[SearchInput]) -> Outcome:
+        request = call.input
+        only_with(request.corpus_revision, request.corpus_id, "corpus_revision", "corpus_id")
+        phrases = parse_query(request.query)
+        if not phrases:
+            raise invalid_input(
+                '`query` has no words to search for; send plain words or a "quoted phrase".',
+                "query",
+            )
+        if len(phrases) > MAX_PHRASES:
+            raise invalid_input(
+                f"`query` has {len(phrases)} words and phrases, more than {MAX_PHRASES}; "
+                "shorten it or quote the words that belong together.",
+                "query",
+            )
+        fingerprint = _fingerprint(request)
+        offset = decode_cursor(request.cursor, fingerprint)
+        pins = None
+        if request.corpus_id is not None:
+            pins = await corpus_pins(
+                self.corpora, call.workspace_id, str(request.corpus_id), request.corpus_revision
+            )
+        hits, more = await anyio.to_thread.run_sync(
+            lambda: self.index.search(
+                call.workspace_id,
+                phrases,
+                kind=request.kind,
+                pins=pins,
+                offset=offset,
+                limit=request.limit,
+            )
+        )
+        next_cursor = encode_cursor(offset + len(hits), fingerprint) if more else None
+        return Outcome(SearchOutput(results=[_result(h) for h in hits], next_cursor=next_cursor))

@@ -1,0 +1,207 @@
+"""OAuth clients and authorizations (consent request -> code -> exchange), and grant tokens.
+
+Every secret (client secret, request handle, code, token) is stored only as its hash;
+state changes are conditional updates, so a code or refresh token is used at most once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select, update
+
+from sosoapi.store.database import Database
+from sosoapi.store.records import TokenRecord, utc
+from sosoapi.store.tables import oauth_authorizations, oauth_clients, tokens
+
+
+@dataclass(frozen=True, slots=True)
+class ClientRecord:
+    client_id: str
+    secret_hash: str | None
+    client_name: str
+    info: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorizationRecord:
+    client_id: str
+    params: str
+    user_id: str | None
+    expires_at: datetime
+    decided_at: datetime | None
+    exchanged_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class GrantToken:
+    """One OAuth token row to insert: its hash and what it grants."""
+
+    kind: str
+    token_hash: str
+    expires_at: datetime
+
+
+def _authorization(row: object) -> AuthorizationRecord:
+    m = row._mapping  # type: ignore[attr-defined]
+    return AuthorizationRecord(
+        client_id=m["client_id"],
+        params=m["params"],
+        user_id=m["user_id"],
+        expires_at=utc(m["expires_at"]),  # type: ignore[arg-type]
+        decided_at=utc(m["decided_at"]),
+        exchanged_at=utc(m["exchanged_at"]),
+    )
+
+
+class OAuthRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def add_client(self, client: ClientRecord, now: datetime, *, if_absent: bool = False) -> None:
+        """Record a client; with `if_absent`, leave an existing one (instances start together)."""
+        stmt = self.db.insert(oauth_clients).values(
+            client_id=client.client_id,
+            secret_hash=client.secret_hash,
+            client_name=client.client_name,
+            info=client.info,
+            created_at=now,
+        )
+        if if_absent:
+            stmt = stmt.on_conflict_do_nothing(index_elements=["client_id"])
+        with self.db.write() as conn:
+            conn.execute(stmt)
+
+    def client(self, client_id: str) -> ClientRecord | None:
+        query = select(oauth_clients).where(oauth_clients.c.client_id == client_id)
+        with self.db.read() as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            return None
+        m = row._mapping
+        return ClientRecord(m["client_id"], m["secret_hash"], m["client_name"], m["info"])
+
+    def open_authorization(
+        self, id_hash: str, client_id: str, params: str, now: datetime, expires_at: datetime
+    ) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                oauth_authorizations.insert().values(
+                    id_hash=id_hash,
+                    client_id=client_id,
+                    params=params,
+                    created_at=now,
+                    expires_at=expires_at,
+                )
+            )
+
+    def authorization(self, id_hash: str) -> AuthorizationRecord | None:
+        query = select(oauth_authorizations).where(oauth_authorizations.c.id_hash == id_hash)
+        with self.db.read() as conn:
+            row = conn.execute(query).first()
+        return _authorization(row) if row else None
+
+    def by_code(self, code_hash: str) -> AuthorizationRecord | None:
+        query = select(oauth_authorizations).where(oauth_authorizations.c.code_hash == code_hash)
+        with self.db.read() as conn:
+            row = conn.execute(query).first()
+        return _authorization(row) if row else None
+
+    def decide(
+        self,
+        id_hash: str,
+        now: datetime,
+        *,
+        user_id: str | None,
+        code_hash: str | None,
+        code_expires_at: datetime | None,
+    ) -> bool:
+        """Record the person's decision once, while the request is pending and fresh."""
+        values: dict[str, object] = {"decided_at": now, "user_id": user_id, "code_hash": code_hash}
+        if code_expires_at is not None:
+            values["expires_at"] = code_expires_at
+        t = oauth_authorizations.c
+        with self.db.write() as conn:
+            result = conn.execute(
+                update(oauth_authorizations)
+                .where(t.id_hash == id_hash, t.decided_at.is_(None), t.expires_at > now)
+                .values(**values)
+            )
+        return result.rowcount == 1
+
+    def exchange(self, code_hash: str, now: datetime) -> bool:
+        """Mark a code used; False when it was already used (or never existed)."""
+        t = oauth_authorizations.c
+        with self.db.write() as conn:
+            result = conn.execute(
+                update(oauth_authorizations)
+                .where(t.code_hash == code_hash, t.exchanged_at.is_(None))
+                .values(exchanged_at=now)
+            )
+        return result.rowcount == 1
+
+    def issue(
+        self,
+        grant: list[GrantToken],
+        *,
+        user_id: str,
+        client_id: str,
+        scopes: frozenset[str],
+        resource: str,
+        grant_id: str,
+        label: str,
+        now: datetime,
+        rotate: TokenRecord | None = None,
+    ) -> None:
+        """Insert a grant's tokens; with `rotate`, only if that refresh token was still live.
+
+        Rotation revokes the old refresh token and every other live token of the grant in
+        the same transaction, so two exchanges of one refresh token cannot both succeed.
+        """
+        with self.db.write() as conn:
+            if rotate is not None:
+                used = conn.execute(
+                    update(tokens)
+                    .where(tokens.c.id == rotate.id, tokens.c.revoked_at.is_(None))
+                    .values(revoked_at=now)
+                )
+                if used.rowcount != 1:
+                    raise LookupError("refresh token already used")
+                conn.execute(
+                    update(tokens)
+                    .where(tokens.c.grant_id == grant_id, tokens.c.revoked_at.is_(None))
+                    .values(revoked_at=now)
+                )
+            for token in grant:
+                conn.execute(
+                    tokens.insert().values(
+                        id=str(uuid.uuid4()),
+                        user_id=user_id,
+                        token_hash=token.token_hash,
+                        label=label,
+                        scopes=" ".join(sorted(scopes)),
+                        created_at=now,
+                        expires_at=token.expires_at,
+                        revoked_at=None,
+                        kind=token.kind,
+                        client_id=client_id,
+                        resource=resource,
+                        grant_id=grant_id,
+                    )
+                )
+
+    def revoke_grant(self, grant_id: str, now: datetime) -> int:
+        with self.db.write() as conn:
+            result = conn.execute(
+                update(tokens)
+                .where(tokens.c.grant_id == grant_id, tokens.c.revoked_at.is_(None))
+                .values(revoked_at=now)
+            )
+        return result.rowcount
+
+    def client_names(self) -> dict[str, str]:
+        with self.db.read() as conn:
+            rows = conn.execute(select(oauth_clients.c.client_id, oauth_clients.c.client_name))
+            return {r.client_id: r.client_name for r in rows}

@@ -1,0 +1,127 @@
+"""/docs (Swagger UI) and /redoc from assets shipped in a pip dependency: no CDN, no fonts.
+
+Swagger UI signs in with the built-in public client `sosoapi-docs` (authorization code
+with PKCE, through our consent page), or takes a pasted bearer token.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from fastapi.openapi.docs import (
+    get_redoc_html,
+    get_swagger_ui_html,
+    get_swagger_ui_oauth2_redirect_html,
+)
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from sosoapi.auth.tokens import RESEARCH_SCOPE
+
+DOCS_CLIENT_ID = "sosoapi-docs"
+REDIRECT_PATH = "/docs/oauth2-redirect"
+ASSETS = resources.files("fastapi_offline") / "static"  # Swagger UI and ReDoc bundles
+MEDIA = {
+    "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui.css": "text/css",
+    "redoc.standalone.js": "text/javascript",
+    "favicon.png": "image/png",
+}
+TITLE = "SosoAPI Research"
+# Only this server: the bundles' few outside references (ReDoc's footer logo) are
+# blocked by the browser before any request leaves, so the pages work offline the same.
+CSP = (
+    "default-src 'self'; script-src 'self' {inline}blob:; worker-src 'self' blob:; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'"
+)
+
+
+def _only_self(response: Response, inline_script: bool = False) -> Response:
+    response.headers["Content-Security-Policy"] = CSP.format(
+        inline="'unsafe-inline' " if inline_script else ""
+    )
+    return response
+
+
+def docs_redirect_uri(base: str) -> str:
+    return f"{base}{REDIRECT_PATH}"
+
+
+def docs_routes(base: str, openapi_url: str = "/openapi.json") -> list[Route]:
+    cache: dict[str, bytes] = {}
+
+    async def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in MEDIA:
+            return Response(status_code=404)
+        if name not in cache:
+            cache[name] = (ASSETS / name).read_bytes()
+        return Response(
+            cache[name], media_type=MEDIA[name], headers={"Cache-Control": "max-age=86400"}
+        )
+
+    async def swagger(request: Request) -> Response:
+        page = get_swagger_ui_html(
+            openapi_url=openapi_url,
+            title=f"{TITLE} - API docs",
+            swagger_js_url="/docs/assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs/assets/swagger-ui.css",
+            swagger_favicon_url="/docs/assets/favicon.png",
+            oauth2_redirect_url=REDIRECT_PATH,
+            init_oauth={
+                "clientId": DOCS_CLIENT_ID,
+                "usePkceWithAuthorizationCodeGrant": True,
+                "scopes": RESEARCH_SCOPE,
+                "additionalQueryStringParams": {"resource": base},
+            },
+            swagger_ui_parameters={"persistAuthorization": False},
+        )
+        return _only_self(page, inline_script=True)  # Swagger UI starts from an inline script
+
+    async def redirect(request: Request) -> Response:
+        return _only_self(get_swagger_ui_oauth2_redirect_html(), inline_script=True)
+
+    async def redoc(request: Request) -> Response:
+        page = get_redoc_html(
+            openapi_url=openapi_url,
+            title=f"{TITLE} - API reference",
+            redoc_js_url="/docs/assets/redoc.standalone.js",
+            redoc_favicon_url="/docs/assets/favicon.png",
+            with_google_fonts=False,
+        )
+        return _only_self(page)
+
+    return [
+        Route("/docs", swagger, methods=["GET"]),
+        Route(REDIRECT_PATH, redirect, methods=["GET"]),
+        Route("/docs/assets/{name}", asset, methods=["GET"]),
+        Route("/redoc", redoc, methods=["GET"]),
+    ]
+
+
+def security_schemes(base: str) -> dict[str, object]:
+    """The OpenAPI security schemes: a pasted bearer token, or OAuth sign-in."""
+    return {
+        "bearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A token from `sosoapi init` or `sosoapi tokens create`.",
+        },
+        "oauth": {
+            "type": "oauth2",
+            "description": f"Sign in on the consent page (client id `{DOCS_CLIENT_ID}`).",
+            "flows": {
+                "authorizationCode": {
+                    "authorizationUrl": f"{base}/authorize",
+                    "tokenUrl": f"{base}/token",
+                    "refreshUrl": f"{base}/token",
+                    "scopes": {RESEARCH_SCOPE: "retrieve sources; read evidence and corpora"},
+                }
+            },
+        },
+    }
+
+
+OPERATION_SECURITY = [{"bearer": []}, {"oauth": [RESEARCH_SCOPE]}]

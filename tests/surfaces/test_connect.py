@@ -1,0 +1,106 @@
+"""`sosoapi connect` prints each client's block; the printed stdio block starts a working
+server with nothing but PATH in the environment; a stdio server names its database."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from pathlib import Path
+
+import mcp
+import pytest
+from mcp.client.stdio import StdioServerParameters
+
+from sosoapi.store.database import sqlite_url
+from tests.support.contract import assert_valid_output
+from tests.support.services import SOSOAPI, cli
+
+pytestmark = pytest.mark.slow
+PATH_ONLY = {"PATH": os.environ["PATH"]}
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    return {"SOSOAPI_HOME": str(tmp_path / "home"), "SOSOAPI_LOG_LEVEL": "WARNING"}
+
+
+def connect(env: dict[str, str], *args: str) -> str:
+    done = cli(["connect", *args], env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def only_path(command: str, args: list[str], env: dict[str, str]) -> StdioServerParameters:
+    """Start `command` as a client would, with PATH and the block's `env`, nothing else
+    (`env -i`: the SDK would otherwise add HOME, USER and others)."""
+    assignments = [f"{k}={v}" for k, v in {**PATH_ONLY, **env}.items()]
+    return StdioServerParameters(
+        command="/usr/bin/env", args=["-i", *assignments, command, *args], env=PATH_ONLY, cwd="/"
+    )
+
+
+async def test_printed_stdio_block_runs_with_only_path(home: dict[str, str]) -> None:
+    block = json.loads(connect(home, "--client", "claude-desktop"))["mcpServers"]["sosoapi"]
+    assert block["command"] == SOSOAPI and Path(block["command"]).is_absolute()
+    assert block["args"] == ["mcp"]
+    assert block["env"]["SOSOAPI_HOME"] == home["SOSOAPI_HOME"]
+    async with mcp.Client(only_path(block["command"], block["args"], block["env"])) as client:
+        whoami = await client.call_tool("sosoapi_whoami", {})
+    assert whoami.is_error is False, whoami.content
+    assert_valid_output("sosoapi_whoami", whoami.structured_content)
+    local = json.loads(cli(["workspaces", "list"], home).stdout)
+    assert [w["id"] for w in whoami.structured_content["workspaces"]] == [local[0]["id"]]
+    tokens = json.loads(cli(["tokens", "list"], home).stdout)
+    assert tokens[-1]["label"] == "sosoapi connect claude-desktop"
+
+
+async def test_unknown_token_on_stdio_names_the_database(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    env = {"SOSOAPI_HOME": str(elsewhere), "SOSOAPI_TOKEN": "sosoapi_minted-in-another-home"}
+    async with mcp.Client(only_path(SOSOAPI, ["mcp"], env)) as client:
+        whoami = await client.call_tool("sosoapi_whoami", {})
+    assert whoami.is_error is True
+    text = whoami.content[0].text
+    assert "unknown to this server" in text
+    assert f"opened the database {sqlite_url(elsewhere)}" in text
+    assert "SOSOAPI_HOME" in text
+
+
+def test_each_client_gets_its_own_format(home: dict[str, str]) -> None:
+    vscode = json.loads(connect(home, "--client", "vscode"))["servers"]["sosoapi"]
+    assert vscode["type"] == "stdio" and vscode["command"] == SOSOAPI
+    cursor = json.loads(connect(home, "--client", "cursor"))["mcpServers"]["sosoapi"]
+    assert cursor["args"] == ["mcp"] and cursor["env"]["SOSOAPI_TOKEN"].startswith("sosoapi_")
+
+    code = shlex.split(connect(home, "--client", "claude-code"))
+    assert code[:6] == ["claude", "mcp", "add", "--transport", "stdio", "sosoapi"]
+    assert code[-2:] == [SOSOAPI, "mcp"]
+    assert f"SOSOAPI_HOME={home['SOSOAPI_HOME']}" in code
+    inspector = shlex.split(connect(home, "--client", "inspector"))
+    assert inspector[:2] == ["npx", "@modelcontextprotocol/inspector"]
+    assert inspector[-3:] == ["--", SOSOAPI, "mcp"]
+
+    url = "http://127.0.0.1:9000/mcp"
+    remote = json.loads(connect(home, "--client", "vscode", "--transport", "http", "--url", url))
+    server = remote["servers"]["sosoapi"]
+    assert server["type"] == "http" and server["url"] == url
+    token = server["headers"]["Authorization"].removeprefix("Bearer ")
+    minted = json.loads(cli(["tokens", "list"], home).stdout)
+    assert minted[-1]["label"] == "sosoapi connect vscode" and token.startswith("sosoapi_")
+
+    before = len(minted)
+    oauth = connect(home, "--client", "cursor", "--transport", "http", "--url", url, "--oauth")
+    assert json.loads(oauth) == {"mcpServers": {"sosoapi": {"url": url}}}
+    code_oauth = shlex.split(
+        connect(home, "--client", "claude-code", "--transport", "http", "--url", url, "--oauth")
+    )
+    assert code_oauth == ["claude", "mcp", "add", "--transport", "http", "sosoapi", url]
+    assert len(json.loads(cli(["tokens", "list"], home).stdout)) == before  # none minted
+
+
+def test_oauth_needs_http(home: dict[str, str]) -> None:
+    done = cli(["connect", "--client", "cursor", "--oauth"], home)
+    assert done.returncode == 2 and "--oauth needs --transport http" in done.stderr

@@ -1,0 +1,169 @@
+"""The consent page in a real browser (chromium via Playwright): approve, deny, wrong token.
+
+The client here is a registered public client using PKCE; the browser's return to the
+client's redirect URI is intercepted, so the test reads the code the person's approval
+produced and exchanges it like the client would.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import secrets
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import httpx
+import httpx2
+import mcp
+import pytest
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.support.browser import browser_page
+from tests.support.oauth import exchange_code, mcp_status
+from tests.support.services import ServeProcess, cli
+
+pytestmark = pytest.mark.slow
+REDIRECT = "http://127.0.0.1:9/callback"
+
+
+@pytest.fixture
+def process_env(tmp_path, origin) -> dict[str, str]:  # SQLite only: the page is the subject
+    return {"SOSOAPI_HOME": str(tmp_path / "home"), "SOSOAPI_LOG_LEVEL": "WARNING"}
+
+
+def register(base: str) -> str:
+    answer = httpx.post(
+        f"{base}/register",
+        json={
+            "client_name": "Browser Test App",
+            "redirect_uris": [REDIRECT],
+            "token_endpoint_auth_method": "none",
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+        },
+    )
+    assert answer.status_code == 201, answer.text
+    registered = answer.json()
+    assert registered["scope"] == "agent:research"  # registered without a scope
+    return registered["client_id"]
+
+
+def authorize_url(base: str, client_id: str) -> tuple[str, str, str]:
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
+    state = secrets.token_urlsafe(16)
+    query = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT,
+        "code_challenge": challenge.decode().rstrip("="),
+        "code_challenge_method": "S256",
+        "state": state,
+        "resource": f"{base}/mcp",
+    }
+    return f"{base}/authorize?{urlencode(query)}", verifier, state
+
+
+async def sign_in(page, url: str, token: str, decision: str) -> dict[str, str]:
+    """Open the authorize URL, paste `token`, press the button; the query sent back."""
+    await page.goto(url)
+    await page.fill("input[name=token]", token)
+    async with page.expect_request(lambda r: r.url.startswith(REDIRECT)) as sent:
+        await page.click(f"button[name=decision][value={decision}]")
+    return {k: v[0] for k, v in parse_qs(urlsplit((await sent.value).url).query).items()}
+
+
+def oauth_tokens(env: dict[str, str]) -> list[dict]:
+    rows = json.loads(cli(["tokens", "list"], env).stdout)
+    return [t for t in rows if t["kind"] != "personal"]
+
+
+async def test_approve_in_browser_then_the_client_calls_tools(
+    served: ServeProcess, initialised: dict[str, str]
+) -> None:
+    client_id = register(served.base)
+    url, verifier, state = authorize_url(served.base, client_id)
+    async with browser_page() as page:
+        await page.goto(url)
+        assert await page.title() == "Allow Browser Test App · SosoAPI Research"
+        body = await page.inner_text("body")
+        assert "127.0.0.1:9" in body and "agent:research" in body
+        returned = await sign_in(page, url, initialised["SOSOAPI_TOKEN"], "approve")
+    assert returned["state"] == state
+    assert returned["iss"] == served.base
+    exchanged = await exchange_code(served.base, client_id, returned["code"], verifier, REDIRECT)
+    assert exchanged.status_code == 200, exchanged.text
+    access = exchanged.json()["access_token"]
+    assert await mcp_status(served.base, access) == (200, None)
+    again = await exchange_code(served.base, client_id, returned["code"], verifier, REDIRECT)
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {access}"}) as http,
+        mcp.Client(streamable_http_client(f"{served.base}/mcp", http_client=http)) as client,
+    ):
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert {"sosoapi_whoami", "sosoapi_research_evidence_retrieve"} <= names
+        whoami = await client.call_tool("sosoapi_whoami", {})
+        assert whoami.is_error is False
+        assert whoami.structured_content["workspaces"][0]["id"] == initialised["WORKSPACE_ID"]
+
+
+async def test_deny_in_browser_redirects_access_denied_and_issues_nothing(
+    served: ServeProcess, initialised: dict[str, str]
+) -> None:
+    url, _, state = authorize_url(served.base, register(served.base))
+    async with browser_page() as page:
+        returned = await sign_in(page, url, "", "deny")
+    assert returned["error"] == "access_denied" and returned["state"] == state
+    assert "code" not in returned
+    assert oauth_tokens(initialised) == []
+
+
+async def test_wrong_token_reshows_the_form_with_an_error(
+    served: ServeProcess, initialised: dict[str, str]
+) -> None:
+    url, _, _ = authorize_url(served.base, register(served.base))
+    async with browser_page() as page:
+        await page.goto(url)
+        await page.fill("input[name=token]", "sosoapi_not-a-real-token")
+        await page.click("button[name=decision][value=approve]")
+        await page.wait_for_selector(".error")
+        assert urlsplit(page.url).path == "/oauth/consent"
+        error = await page.inner_text(".error")
+        assert "unknown to this server" in error
+        assert await page.input_value("input[name=token]") == ""
+        # The same page still works: the right token approves.
+        await page.fill("input[name=token]", initialised["SOSOAPI_TOKEN"])
+        async with page.expect_request(f"{REDIRECT}**") as sent:
+            await page.click("button[name=decision][value=approve]")
+        assert "code=" in (await sent.value).url
+    assert oauth_tokens(initialised) == []  # nothing issued until the code is exchanged
+
+
+def test_consent_refuses_cross_site_posts_and_framing(
+    served: ServeProcess, initialised: dict[str, str]
+) -> None:
+    url, _, _ = authorize_url(served.base, register(served.base))
+    with httpx.Client(follow_redirects=False) as browser:
+        consent = browser.get(browser.get(url).headers["location"])
+        assert consent.headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in consent.headers["content-security-policy"]
+        cookie = consent.headers["set-cookie"].lower()
+        assert "samesite=strict" in cookie and "httponly" in cookie
+        assert "secure" not in cookie  # plain-HTTP loopback: a Secure cookie would be dropped
+        request_id = parse_qs(urlsplit(str(consent.url)).query)["request"][0]
+        form = {
+            "request": request_id,
+            "csrf": "guessed",
+            "token": initialised["SOSOAPI_TOKEN"],
+            "decision": "approve",
+        }
+        forged = httpx.post(str(consent.url), data=form)  # another site: no cookie
+        assert forged.status_code == 403
+        wrong_origin = browser.post(
+            str(consent.url), data=form, headers={"Origin": "https://evil.example"}
+        )
+        assert wrong_origin.status_code == 403
+    assert oauth_tokens(initialised) == []

@@ -1,0 +1,415 @@
+"""The review console over ASGI: sessions, the permission check, escaping, headers, paging."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+from html.parser import HTMLParser
+from typing import Any
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+from sosoapi.app import Application
+from sosoapi.auth.admin import Admin
+from sosoapi.store.tables import console_sessions
+from sosoapi.web.console import COOKIE
+from tests.support.console import (
+    HOSTILE_TEXT,
+    HOSTILE_TITLE,
+    HOSTILE_URL,
+    OUTCOMES,
+    Seeded,
+    seed_retrievals,
+)
+from tests.web.conftest import console_app, sign_in
+
+CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+    "base-uri 'none'; frame-ancestors 'none'"
+)
+
+
+class Page(HTMLParser):
+    """Every element with its attributes, and the text a reader sees."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, dict[str, str | None]]] = []
+        self.chunks: list[str] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.chunks.append(data)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.chunks)
+
+    @property
+    def words(self) -> str:
+        """The text with one space between elements, as a reader would read it."""
+        return " ".join(" ".join(chunk.split()) for chunk in self.chunks if chunk.strip())
+
+    def links(self) -> list[dict[str, str | None]]:
+        return [attrs for tag, attrs in self.elements if tag == "a"]
+
+
+def assert_inert(html: str) -> Page:
+    """No script, no handler attribute, every link ours or a plain http(s) source."""
+    page = Page(html)
+    for tag, attrs in page.elements:
+        assert tag not in ("script", "iframe", "object", "embed", "base"), tag
+        assert not [a for a in attrs if a.startswith("on")], (tag, attrs)
+        assert "style" not in attrs, (tag, attrs)
+    for attrs in page.links():
+        href = attrs["href"] or ""
+        if href.startswith(("http://", "https://")):
+            assert attrs.get("rel") == "noopener noreferrer", attrs
+        else:
+            assert href.startswith(("/console", "?")), attrs
+    for tag, attrs in page.elements:
+        if tag == "link":
+            assert attrs["href"] == "/console/console.css"
+    return page
+
+
+async def get(client: httpx.AsyncClient, path: str, status: int = 200) -> str:
+    response = await client.get(path)
+    assert response.status_code == status, (path, response.status_code, response.text[:500])
+    for name, value in (
+        ("content-security-policy", CSP),
+        ("x-frame-options", "DENY"),
+        ("x-content-type-options", "nosniff"),
+        ("referrer-policy", "same-origin"),
+    ):
+        assert response.headers[name] == value, (path, name)
+    return response.text
+
+
+def stored_sessions(application: Application) -> list[Any]:
+    with application.store.db.read() as conn:
+        return list(conn.execute(sa.select(console_sessions)).all())
+
+
+# --- sessions ---------------------------------------------------------------------------------
+
+
+async def test_sign_in_sets_a_strict_httponly_cookie_and_stores_only_its_hash(
+    application: Application, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    signed_out = await get(client, "/console")
+    assert 'name="token"' in signed_out and "Sign in" in signed_out
+    response = await sign_in(client, token)
+    assert response.headers["location"] == "/console"
+    cookie = response.headers["set-cookie"]
+    assert cookie.startswith(f"{COOKIE}=")
+    lowered = [part.strip().lower() for part in cookie.split(";")]
+    assert "httponly" in lowered and "samesite=strict" in lowered and "path=/console" in lowered
+    assert "secure" not in lowered  # plain http here; see the https test
+    secret = client.cookies[COOKIE]
+    rows = stored_sessions(application)
+    assert len(rows) == 1
+    assert rows[0].session_hash == hashlib.sha256(secret.encode()).hexdigest()
+    assert secret not in {str(v) for v in rows[0]._mapping.values()}
+    home = assert_inert(await get(client, "/console"))
+    assert f"/console/workspaces/{ws}" in [a["href"] for a in home.links()]
+
+
+async def test_the_cookie_is_secure_over_https(
+    application: Application, owner: tuple[str, str]
+) -> None:
+    transport = httpx.ASGITransport(app=console_app(application))
+    async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as http:
+        response = await sign_in(http, owner[1])
+    assert "secure" in [p.strip().lower() for p in response.headers["set-cookie"].split(";")]
+
+
+async def test_the_cookie_is_secure_behind_an_https_public_url(
+    application: Application, owner: tuple[str, str]
+) -> None:
+    transport = httpx.ASGITransport(app=console_app(application, secure_cookie=True))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        response = await sign_in(http, owner[1])
+    assert "secure" in [p.strip().lower() for p in response.headers["set-cookie"].split(";")]
+
+
+async def test_a_bad_token_gets_the_form_again_and_no_session(
+    application: Application, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    response = await client.post("/console/sign-in", data={"token": "sosoapi_wrong"})
+    assert response.status_code == 401
+    assert "token is unknown to this server" in response.text and 'name="token"' in response.text
+    assert "set-cookie" not in response.headers
+    empty = await client.post("/console/sign-in", data={"token": ""})
+    assert empty.status_code == 401 and "No bearer token" in empty.text
+    assert stored_sessions(application) == []
+
+
+async def test_a_cross_site_sign_in_is_refused(
+    application: Application, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    response = await client.post(
+        "/console/sign-in", data={"token": owner[1]}, headers={"Origin": "https://evil.test"}
+    )
+    assert response.status_code == 403 and "another site" in response.text
+    assert stored_sessions(application) == []
+
+
+async def test_sign_out_needs_its_csrf_token_then_ends_the_session(
+    application: Application, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    await sign_in(client, token)
+    secret = client.cookies[COOKIE]
+    page = Page(await get(client, f"/console/workspaces/{ws}"))
+    csrf = next(a["value"] for t, a in page.elements if t == "input" and a.get("name") == "csrf")
+    stale = await client.post("/console/sign-out", data={"csrf": "0" * 64})
+    assert stale.status_code == 403 and "stale" in stale.text
+    foreign = await client.post(
+        "/console/sign-out", data={"csrf": csrf}, headers={"Origin": "https://evil.test"}
+    )
+    assert foreign.status_code == 403
+    await get(client, f"/console/workspaces/{ws}")  # still signed in
+    done = await client.post("/console/sign-out", data={"csrf": csrf})
+    assert done.status_code == 303 and done.headers["location"] == "/console"
+    assert COOKIE not in client.cookies
+    assert stored_sessions(application)[0].revoked_at is not None
+    client.cookies.set(COOKIE, secret)  # the old cookie, replayed
+    again = await get(client, f"/console/workspaces/{ws}", 401)
+    assert 'name="token"' in again
+
+
+async def test_revoking_the_token_ends_its_sessions(
+    application: Application, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    await sign_in(client, token)
+    await get(client, f"/console/workspaces/{ws}")
+    token_id = application.store.sessions.by_hash(
+        hashlib.sha256(client.cookies[COOKIE].encode()).hexdigest()
+    )[0].token_id
+    assert application.store.auth.revoke_token(token_id, datetime.now(UTC))
+    await get(client, f"/console/workspaces/{ws}", 401)
+
+
+async def test_a_session_expires(application: Application, owner: tuple[str, str]) -> None:
+    ws, token = owner
+    now = [datetime.now(UTC)]
+    app = console_app(application, session_seconds=60, clock=lambda: now[0])
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        response = await sign_in(http, token)
+        assert "max-age=60" in response.headers["set-cookie"].lower()
+        await get(http, f"/console/workspaces/{ws}")
+        now[0] += timedelta(seconds=61)
+        await get(http, f"/console/workspaces/{ws}", 401)
+
+
+async def test_a_signed_out_link_signs_in_and_comes_back(
+    owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    target = f"/console/workspaces/{ws}/retrievals?state=completed"
+    form = Page(await get(client, target, 401))
+    following = next(a["value"] for t, a in form.elements if a.get("name") == "next")
+    assert following == target
+    response = await client.post("/console/sign-in", data={"token": token, "next": following})
+    assert response.headers["location"] == target
+    away = await client.post(
+        "/console/sign-in", data={"token": token, "next": "https://evil.test/console"}
+    )
+    assert away.headers["location"] == "/console"
+
+
+# --- the permission check ---------------------------------------------------------------------
+
+
+async def test_a_non_member_finds_nothing(
+    application: Application, seeded: Seeded, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, _ = owner
+    admin, now = Admin(application.store.auth), datetime.now(UTC)
+    other_ws = application.store.auth.create_workspace("Other", now)
+    stranger = admin.create_member(other_ws.id, "Stranger", "owner", now)
+    await sign_in(client, admin.mint(stranger, now).token)
+    home = Page(await get(client, "/console"))
+    assert f"/console/workspaces/{ws}" not in [a["href"] for a in home.links()]
+    evidence_id = seeded.plain["evidence"]["evidence_id"]
+    for path in (
+        f"/console/workspaces/{ws}",
+        f"/console/workspaces/{ws}/retrievals",
+        f"/console/workspaces/{ws}/retrievals/{seeded.plain['id']}",
+        f"/console/workspaces/{ws}/evidence",
+        f"/console/workspaces/{ws}/evidence/{evidence_id}",
+        f"/console/workspaces/{ws}/projects/{seeded.project_id}",
+        f"/console/workspaces/{ws}/corpora/{seeded.corpus_id}",
+        # their own workspace, someone else's ids: still nothing
+        f"/console/workspaces/{other_ws.id}/evidence/{evidence_id}",
+        f"/console/workspaces/{other_ws.id}/retrievals/{seeded.plain['id']}",
+        f"/console/workspaces/{other_ws.id}/corpora/{seeded.corpus_id}",
+    ):
+        text = await get(client, path, 404)
+        assert "Plain reading" not in text and seeded.project_id not in Page(text).text
+
+
+async def test_a_viewer_reads_everything(
+    application: Application, seeded: Seeded, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, _ = owner
+    admin, now = Admin(application.store.auth), datetime.now(UTC)
+    viewer = admin.create_member(ws, "Viewer", "viewer", now)
+    await sign_in(client, admin.mint(viewer, now).token)
+    evidence = Page(
+        await get(
+            client, f"/console/workspaces/{ws}/evidence/{seeded.plain['evidence']['evidence_id']}"
+        )
+    )
+    assert "Plain reading paragraph 0" in evidence.text
+
+
+# --- escaping and the pages ------------------------------------------------------------------
+
+
+async def test_hostile_strings_render_as_text_on_every_page(
+    seeded: Seeded, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    await sign_in(client, token)
+    base = f"/console/workspaces/{ws}"
+    hostile_evidence = seeded.hostile["evidence"]["evidence_id"]
+    pages = {
+        path: assert_inert(await get(client, path))
+        for path in (
+            base,
+            base + "/retrievals",
+            base + f"/retrievals/{seeded.hostile['id']}",
+            base + f"/retrievals/{seeded.unsafe['id']}",
+            base + "/evidence",
+            base + f"/evidence/{hostile_evidence}",
+            base + "/projects",
+            base + f"/projects/{seeded.project_id}",
+            base + f"/corpora/{seeded.corpus_id}",
+        )
+    }
+    evidence = pages[base + f"/evidence/{hostile_evidence}"]
+    assert HOSTILE_TITLE in evidence.text and HOSTILE_TEXT in evidence.text
+    assert HOSTILE_TITLE in pages[base + f"/projects/{seeded.project_id}"].text
+    assert HOSTILE_TITLE in pages[base + "/evidence"].text
+    unsafe = pages[base + f"/retrievals/{seeded.unsafe['id']}"]
+    assert HOSTILE_URL in unsafe.text
+    assert all(HOSTILE_URL not in (a["href"] or "") for a in unsafe.links())
+    assert "unsafe_url" in unsafe.text
+    corpus = pages[base + f"/corpora/{seeded.corpus_id}"]
+    assert "/missing answered 404 <b>bold</b>" in corpus.text
+
+
+async def test_the_evidence_page_shows_cues_with_times_and_links_revisions(
+    seeded: Seeded, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    await sign_in(client, token)
+    captions = seeded.captions["evidence"]
+    page = assert_inert(
+        await get(client, f"/console/workspaces/{ws}/evidence/{captions['evidence_id']}?revision=1")
+    )
+    assert "0:00:01.000 0:00:04.500 First cue here" in page.words
+    assert "0:01:02.250 0:01:05.000 Second cue" in page.words
+    await get(
+        client, f"/console/workspaces/{ws}/evidence/{captions['evidence_id']}?revision=2", 404
+    )
+    bad = await get(
+        client, f"/console/workspaces/{ws}/evidence/{captions['evidence_id']}?revision=x", 400
+    )
+    assert "`revision`" in bad
+
+
+async def test_a_retrieval_links_to_its_evidence_and_a_corpus_to_each_pinned_revision(
+    seeded: Seeded, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    await sign_in(client, token)
+    base = f"/console/workspaces/{ws}"
+    retrieval = Page(await get(client, f"{base}/retrievals/{seeded.plain['id']}"))
+    ref = seeded.plain["evidence"]
+    wanted = f"{base}/evidence/{ref['evidence_id']}?revision={ref['revision']}"
+    assert wanted in [a["href"] for a in retrieval.links()]
+    corpus = Page(await get(client, f"{base}/corpora/{seeded.corpus_id}"))
+    pinned = [
+        f"{base}/evidence/{r['evidence']['evidence_id']}?revision={r['evidence']['revision']}"
+        for r in (seeded.plain, seeded.hostile, seeded.captions)
+    ]
+    hrefs = [a["href"] for a in corpus.links()]
+    assert [h for h in hrefs if "/evidence/" in h] == pinned
+    assert "partial" in corpus.text and "Revision 1 Project" in corpus.words
+
+
+async def test_retrievals_filter_and_page_newest_first(
+    application: Application, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    count = 130
+    seed_retrievals(application.store, ws, count)
+    await sign_in(client, token)
+    base = f"/console/workspaces/{ws}/retrievals"
+
+    async def walk(query: str) -> list[str]:
+        seen, path = [], f"{base}?{query}"
+        while path:
+            page = Page(await get(client, path))
+            seen += [
+                a["href"].rsplit("/", 1)[1]
+                for a in page.links()
+                if "/retrievals/" in (a["href"] or "")
+            ]
+            nxt = [a["href"] for a in page.links() if a.get("rel") == "next"]
+            path = (base + nxt[0][nxt[0].index("?") :]) if nxt else ""
+        return seen
+
+    everything = await walk("")
+    with application.store.db.read() as conn:
+        from sosoapi.store.tables import retrievals
+
+        expected = [
+            r.id
+            for r in conn.execute(
+                sa.select(retrievals.c.id)
+                .where(retrievals.c.workspace_id == ws)
+                .order_by(retrievals.c.created_at.desc(), retrievals.c.id.desc())
+            )
+        ]
+    assert everything == expected and len(everything) == count
+    blocked = await walk("status=blocked")
+    assert len(blocked) == sum(1 for i in range(count) if OUTCOMES[i % 5][1] == "blocked")
+    assert blocked == [
+        e for i, e in enumerate(everything) if OUTCOMES[(count - 1 - i) % 5][1] == "blocked"
+    ]
+    timeouts = await walk("state=completed&reason=timeout")
+    assert len(timeouts) == count // 5
+    assert await walk("state=expired&status=ready") == []
+    refused = await get(client, f"{base}?reason=nonsense", 400)
+    assert "`reason`" in refused and "unsafe_url" in refused
+    forged = await get(client, f"{base}?cursor=not-ours", 400)
+    assert "`cursor`" in forged
+
+
+async def test_the_stylesheet_is_served_from_the_package(client: httpx.AsyncClient) -> None:
+    response = await client.get("/console/console.css")
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/css")
+    assert "url(" not in response.text and "@import" not in response.text
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,x", "//evil.test/x", ""],
+)
+def test_only_http_sources_become_links(hostile: str) -> None:
+    from sosoapi.web.console import source_href
+
+    assert source_href(hostile) is None
+    assert source_href("https://example.com/a?b=1") == "https://example.com/a?b=1"
