@@ -36,14 +36,19 @@ def _fast_env(initialised: dict[str, str], **extra: str) -> dict[str, str]:
     }
 
 
-def _poster(initialised: dict[str, str], origin: HTTPSOrigin) -> Callable[..., dict]:
+def _poster(
+    initialised: dict[str, str], origin: HTTPSOrigin, *, keep_alive: bool = True
+) -> Callable[..., dict]:
+    """POST retrieve; without `keep_alive` every call opens a new connection, so processes
+    sharing one listening socket each get the chance to accept it."""
     headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
     local = threading.local()
 
     def post(base: str, path: str, mutation_id: str) -> dict:
         client = getattr(local, "client", None)
         if client is None:
-            client = local.client = httpx.Client(timeout=120)
+            limits = httpx.Limits(max_keepalive_connections=None if keep_alive else 0)
+            client = local.client = httpx.Client(timeout=120, limits=limits)
         request = {
             "url": origin.url(path),
             "kind": "url_text",
@@ -107,7 +112,7 @@ def test_serve_workers_run_several_processes_on_one_database(
     paths = [f"/w/{n}" for n in range(40)]
     for path in paths:
         origin.routes[path] = Route(PAGE)
-    post = _poster(initialised, origin)
+    post = _poster(initialised, origin, keep_alive=False)
     with ServeProcess(_fast_env(initialised), "--workers", "2") as server:
         before = _children_cpu(server)
         assert len(before) >= 2  # two uvicorn workers (and no more than the supervisor's)
