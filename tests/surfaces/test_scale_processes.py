@@ -100,6 +100,14 @@ def _wait_down(base: str, down: set[str]) -> bool:
     return base in down
 
 
+def _pages(origin: HTTPSOrigin, prefix: str, count: int, delay: float = 0) -> list[str]:
+    """Serve PAGE at `count` paths under `prefix`, each answered after `delay` seconds."""
+    paths = [f"{prefix}/{n}" for n in range(count)]
+    for path in paths:
+        origin.routes[path] = Route(PAGE, delay=delay)
+    return paths
+
+
 def _children_cpu(server: ServeProcess) -> list[float]:
     assert server.proc is not None
     children = psutil.Process(server.proc.pid).children(recursive=True)
@@ -109,9 +117,7 @@ def _children_cpu(server: ServeProcess) -> list[float]:
 def test_serve_workers_run_several_processes_on_one_database(
     initialised: dict[str, str], origin: HTTPSOrigin
 ) -> None:
-    paths = [f"/w/{n}" for n in range(40)]
-    for path in paths:
-        origin.routes[path] = Route(PAGE)
+    paths = _pages(origin, "/w", 40)
     post = _poster(initialised, origin, keep_alive=False)
     with ServeProcess(_fast_env(initialised), "--workers", "2") as server:
         before = _children_cpu(server)
@@ -132,12 +138,8 @@ def test_serve_workers_run_several_processes_on_one_database(
 def test_three_instances_200_clients_and_one_killed_mid_load(
     initialised: dict[str, str], origin: HTTPSOrigin
 ) -> None:
-    paths = [f"/m/{n}" for n in range(200)]
-    for path in paths:
-        origin.routes[path] = Route(PAGE)
-    stalled = [f"/stall/{n}" for n in range(6)]
-    for path in stalled:
-        origin.routes[path] = Route(PAGE, delay=900)
+    paths = _pages(origin, "/m", 200)
+    stalled = _pages(origin, "/stall", 6, delay=900)
     env = _fast_env(
         initialised,
         SOSOAPI_LEASE_SECONDS="4",
