@@ -15,6 +15,7 @@ BENCHES = [
     "captions.py",
     "egress.py",
     "extraction.py",
+    "load.py",
 ]
 
 

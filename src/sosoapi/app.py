@@ -12,6 +12,7 @@ from sosoapi.auth.oauth import OAuthGrants
 from sosoapi.auth.permission import Guard
 from sosoapi.config import Settings
 from sosoapi.egress.gate import Egress
+from sosoapi.research.offload import Offload, install
 from sosoapi.research.reading import read_source
 from sosoapi.research.receipts import ReceiptService
 from sosoapi.research.service import ResearchService
@@ -28,7 +29,8 @@ class Application:
         self.store = Store(settings.database_url)
         self.guard = Guard(self.store.auth)
         self.oauth = OAuthGrants(self.store.oauth, self.guard)
-        self.egress = egress or Egress(settings.egress)
+        self.egress = egress or Egress(settings.egress, pacing=self.store.pacing.reserve)
+        self.offload = Offload(settings.parse_workers)
         reader = partial(_read, self.egress)
         self.receipts = ReceiptService(self.store, reader, settings.receipts)
         self.research = ResearchService(
@@ -42,12 +44,15 @@ class Application:
     @asynccontextmanager
     async def running(self) -> AsyncIterator[Application]:
         """Start workers and the sweeper; on exit drain, then close egress and the store."""
+        self.offload.start()
+        install(self.offload)
         try:
             async with self.receipts.running():
                 freeze_startup_heap()
                 yield self
         finally:
             await self.egress.aclose()
+            self.offload.close()
 
 
 def freeze_startup_heap() -> None:

@@ -7,14 +7,16 @@ default: `SOSOAPI_OUTPUT_SCHEMAS=ture` stops the start instead of meaning "off".
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sosoapi.egress.settings import (
+    ROBOTS_MODES,
     EgressSettings,
     ca_bundle,
     hosts,
@@ -24,6 +26,7 @@ from sosoapi.egress.settings import (
     proxy,
     user_agent_for,
 )
+from sosoapi.research.offload import default_workers
 from sosoapi.research.settings import ReceiptSettings
 from sosoapi.store.database import sqlite_url
 
@@ -150,7 +153,24 @@ def egress_from_env(environ: Environ) -> EgressSettings:
         max_concurrent_fetches=number(
             environ, "SOSOAPI_EGRESS_MAX_CONCURRENCY", defaults.max_concurrent_fetches, int, 1
         ),
+        robots_txt=_robots_mode(get("SOSOAPI_ROBOTS_TXT", "")) or defaults.robots_txt,
+        robots_cache_seconds=number(
+            environ, "SOSOAPI_ROBOTS_CACHE_SECONDS", defaults.robots_cache_seconds, float, 1.0
+        ),
+        robots_error_seconds=number(
+            environ, "SOSOAPI_ROBOTS_ERROR_SECONDS", defaults.robots_error_seconds, float, 1.0
+        ),
     )
+
+
+def _robots_mode(value: str) -> str | None:
+    mode = value.strip().lower()
+    if mode and mode not in ROBOTS_MODES:
+        raise ValueError(
+            f"SOSOAPI_ROBOTS_TXT={value!r} is unknown; use `obey` (default) or "
+            "`user_triggered` (only when every fetch is a person's explicit request)"
+        )
+    return mode or None
 
 
 @dataclass(frozen=True)
@@ -164,6 +184,7 @@ class Settings:
     egress: EgressSettings = field(default_factory=EgressSettings)
     receipts: ReceiptSettings = field(default_factory=ReceiptSettings)
     upload_roots: tuple[Path, ...] = ()
+    parse_workers: int = 0  # processes for CPU-bound parsing; 0: threads (research/offload.py)
     max_request_bytes: int = 1 << 20
     mcp_sessions_per_user: int = 100
     mcp_session_idle_seconds: float = 600.0
@@ -195,7 +216,40 @@ class Settings:
             egress=egress_from_env(env),
             receipts=receipts,
             upload_roots=_roots(env),
+            parse_workers=_workers(env),
             max_request_bytes=number(env, "SOSOAPI_MAX_REQUEST_BYTES", 1 << 20, int, 1),
             mcp_sessions_per_user=number(env, "SOSOAPI_MCP_SESSIONS_PER_USER", 100, int, 1),
             mcp_session_idle_seconds=seconds(env, "SOSOAPI_MCP_SESSION_IDLE_SECONDS", 600),
         )
+
+
+def _workers(environ: Environ) -> int:
+    """SOSOAPI_PARSE_WORKERS: parsing processes; default one per core (0 on one core)."""
+    raw = environ.get("SOSOAPI_PARSE_WORKERS", "").strip()
+    if not raw:
+        cores = default_workers()
+        return cores if cores > 1 else 0
+    if not raw.isdigit():
+        raise ValueError(
+            f"SOSOAPI_PARSE_WORKERS={raw!r} is not a whole number; set 0 (parse in threads) "
+            "or the number of parsing processes, e.g. the number of cores"
+        )
+    return int(raw)
+
+
+_SERVE_OPTIONS = "SOSOAPI_SERVE_WORKER_OPTIONS"
+
+
+def hand_to_serve_workers(options: list[object]) -> None:
+    """Leave `serve --workers` options where uvicorn's fresh worker processes read them.
+
+    The processes already use the cores, so each parses in threads unless
+    SOSOAPI_PARSE_WORKERS says otherwise.
+    """
+    os.environ.setdefault("SOSOAPI_PARSE_WORKERS", "0")
+    os.environ[_SERVE_OPTIONS] = json.dumps(options)
+
+
+def serve_worker_options() -> list[Any]:
+    """The options `hand_to_serve_workers` left for this worker process."""
+    return list(json.loads(os.environ[_SERVE_OPTIONS]))

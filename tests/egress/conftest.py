@@ -31,9 +31,14 @@ def canary() -> Iterator[Canary]:
 
 
 def settings_for(origin: HTTPSOrigin, **overrides: object) -> EgressSettings:
-    """Admit `origin` and nothing else; no politeness delay unless a test asks."""
+    """Admit `origin` and nothing else; no politeness delay unless a test asks.
+
+    These tests count the lookups and dials of the page alone, so robots.txt is off
+    unless a test asks (test_robots.py covers it, through this same gate).
+    """
     base = egress_from_env(origin.egress_env())
-    return dataclasses.replace(base, **{"per_origin_min_interval": 0.0, **overrides})
+    defaults = {"per_origin_min_interval": 0.0, "robots_txt": "user_triggered"}
+    return dataclasses.replace(base, **{**defaults, **overrides})
 
 
 MakeEgress = Callable[..., Egress]

@@ -187,9 +187,7 @@ async def test_a_lost_lease_is_judged_unconfirmed_on_replay(
         application, workspace_id, url, datetime.now(UTC) + timedelta(hours=1)
     )
     now = datetime.now(UTC)
-    assert application.store.retrievals.acquire(
-        retrieval_id, "other-instance", now + timedelta(seconds=30), now
-    )
+    assert application.store.retrievals.acquire(retrieval_id, "other-instance", 30)
     live = await call(application, token, {**args(workspace_id, url), "mutation_id": mutation_id})
     assert live["state"] == "running"  # another instance's live lease is never judged
     with application.store.db.write() as conn:

@@ -67,6 +67,11 @@ class HTTPSOrigin:
         assert self._server is not None
         return self._server.server_address[1]
 
+    @property
+    def page_hits(self) -> Counter[str]:
+        """Requests per path, without the gate's own robots.txt reads."""
+        return Counter({path: n for path, n in self.hits.items() if path != "/robots.txt"})
+
     def url(self, path: str, host: str = "origin.test") -> str:
         return f"https://{host}:{self.port}{path}"
 

@@ -68,10 +68,12 @@ class ServeProcess:
         self,
         env: Mapping[str, str],
         *args: str,
+        command: tuple[str, ...] = (SOSOAPI,),
         ready_seconds: float = STARTUP_SECONDS,
         preexec: Callable[[], None] | None = None,
         log: Path | None = None,
     ) -> None:
+        self.command = command
         self.port = free_port()
         self.ready_seconds = ready_seconds
         self.env = {**os.environ, **env}
@@ -86,7 +88,7 @@ class ServeProcess:
 
     def start(self) -> ServeProcess:
         self.proc = subprocess.Popen(
-            [SOSOAPI, "serve", "--port", str(self.port), *self.args],
+            [*self.command, "serve", "--port", str(self.port), *self.args],
             env=self.env,
             stdout=subprocess.DEVNULL,
             stderr=self.log.open("wb") if self.log else subprocess.PIPE,

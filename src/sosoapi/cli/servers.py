@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import anyio
 import click
 
 from sosoapi.cli.common import admin_session, emit, main, now, settings_from_env
-from sosoapi.config import PROFILES
+from sosoapi.config import PROFILES, Settings, hand_to_serve_workers, serve_worker_options
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 
 @main.command()
@@ -21,10 +26,28 @@ from sosoapi.config import PROFILES
     help="the URL clients use to reach this server (names /mcp in the auth metadata); "
     "default: SOSOAPI_PUBLIC_URL",
 )
-def serve(host: str, port: int, profile: str | None, public_url: str | None) -> None:
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="server processes sharing the port and the database (leases keep them honest)",
+)
+def serve(host: str, port: int, profile: str | None, public_url: str | None, workers: int) -> None:
     """Serve the HTTP API, MCP at /mcp and the review console at /console (health at /healthz)."""
     import uvicorn
 
+    settings = settings_from_env(profile)
+    if workers > 1:
+        _serve_processes(settings.database_url, host, port, settings.profile, public_url, workers)
+        return
+    app = _http_app(host, port, settings.profile, public_url, settings)
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+
+
+def _http_app(
+    host: str, port: int, profile: str, public_url: str | None, settings: Settings | None = None
+) -> FastAPI:
     from sosoapi.api.http import create_http_app, public_base
     from sosoapi.app import Application
     from sosoapi.mcp.http import McpLimits, mcp_http
@@ -32,7 +55,7 @@ def serve(host: str, port: int, profile: str | None, public_url: str | None) -> 
     from sosoapi.web.console import add_console
     from sosoapi.web.oauth import oauth_server
 
-    settings = settings_from_env(profile)
+    settings = settings or settings_from_env(profile)
     application = Application(settings)
     base = public_base(host, port, public_url or settings.public_url)
     oauth = oauth_server(application.oauth, base)
@@ -55,7 +78,39 @@ def serve(host: str, port: int, profile: str | None, public_url: str | None) -> 
         pages=oauth.routes,
     )
     add_console(app, Review(application.research), secure_cookie=base.startswith("https://"))
-    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+    return app
+
+
+def _serve_processes(
+    database_url: str, host: str, port: int, profile: str, public_url: str | None, workers: int
+) -> None:
+    """`workers` uvicorn processes on one socket; each builds its own application.
+
+    Migrations run once here, before any worker starts. Each server parses in threads
+    unless SOSOAPI_PARSE_WORKERS says otherwise: the processes already use the cores.
+    """
+    import uvicorn
+
+    from sosoapi.store.store import Store
+
+    Store(database_url).close()
+    hand_to_serve_workers([host, port, profile, public_url])
+    uvicorn.run(
+        "sosoapi.cli.servers:worker_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        timeout_worker_healthcheck=60,  # a worker imports the extractors before it answers
+        log_level="warning",
+        lifespan="on",
+    )
+
+
+def worker_app() -> FastAPI:
+    """The application of one `serve --workers` process (uvicorn imports this)."""
+    host, port, profile, public_url = serve_worker_options()
+    return _http_app(host, port, profile, public_url)
 
 
 @main.command("mcp")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 import ssl
 from collections.abc import Callable, Sequence
@@ -24,7 +25,7 @@ from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
 from sosoapi.egress.network import Pin, PinnedBackend, Proxy, UnpinnedDial, pinned
 from sosoapi.egress.policy import is_admitted, judge_url
-from sosoapi.egress.politeness import Politeness
+from sosoapi.egress.politeness import Politeness, Reserve
 from sosoapi.egress.resolver import (
     NameNotFound,
     PinnedResolver,
@@ -32,10 +33,14 @@ from sosoapi.egress.resolver import (
     ResolverUnavailable,
     SystemResolver,
 )
+from sosoapi.egress.robots import ACCEPT as ROBOTS_ACCEPT
+from sosoapi.egress.robots import Robots
 from sosoapi.egress.settings import EgressSettings
 from sosoapi.egress.statuses import REDIRECT_STATUSES, clamp_retry_after, reason_for_status
 from sosoapi.egress.types import FetchOutcome, IPAddress
 from sosoapi.egress.urls import Target, join_location
+
+log = logging.getLogger("sosoapi.egress")
 
 
 @dataclass
@@ -80,9 +85,11 @@ class Egress:
         *,
         resolver: Resolver | None = None,
         network_backend: httpcore.AsyncNetworkBackend | None = None,
+        pacing: Reserve | None = None,
     ) -> None:
         """`resolver` replaces DNS (pins from settings still come first); `network_backend`
-        is the raw dialler under the pinning layer (tests use it to watch every dial)."""
+        is the raw dialler under the pinning layer (tests use it to watch every dial);
+        `pacing` reserves per-origin starts across instances (the store's pacing table)."""
         self._settings = settings
         self._resolver = PinnedResolver(settings.resolve, resolver or SystemResolver())
         context = build_ssl_context(settings.ca_bundle)
@@ -99,7 +106,17 @@ class Egress:
             retries=0,
         )
         self._politeness = Politeness(
-            settings.per_origin_concurrency, settings.per_origin_min_interval
+            settings.per_origin_concurrency, settings.per_origin_min_interval, pacing
+        )
+        self._robots = (
+            Robots(
+                settings.user_agent,
+                self._fetch_robots,
+                cache_seconds=settings.robots_cache_seconds,
+                error_seconds=settings.robots_error_seconds,
+            )
+            if settings.robots_txt == "obey"
+            else None
         )
         # Bodies in flight cost up to max_body_bytes each: bound them process-wide.
         self._capacity = asyncio.Semaphore(settings.max_concurrent_fetches)
@@ -133,20 +150,42 @@ class Egress:
                 )
             return FetchOutcome(Reason.TIMEOUT, final_url=progress.url)
 
-    async def _follow(self, url: str, accept: tuple[str, ...], progress: _Progress) -> FetchOutcome:
+    async def _fetch_robots(self, url: str) -> FetchOutcome:
+        """robots.txt through this same gate, inside the asking fetch's deadline."""
+        return await self._follow(url, ROBOTS_ACCEPT, _Progress(), robots=False)
+
+    async def _follow(
+        self, url: str, accept: tuple[str, ...], progress: _Progress, *, robots: bool = True
+    ) -> FetchOutcome:
         for _hop in range(self._settings.max_redirects + 1):
             judged = judge_url(url, self._settings)
             if isinstance(judged, str):
                 return FetchOutcome(judged, final_url=progress.url)
             progress.url = judged.url
-            answer = await self._hop(judged, accept, progress)
+            crawl_delay = None
+            if robots and self._robots is not None:
+                verdict = await self._robots.verdict(f"https://{judged.authority}", judged.url)
+                if not verdict.allowed:
+                    if verdict.failure is None:
+                        log.info("fetch refused robots_txt=disallow agent=%s", self._robots.agent)
+                    return FetchOutcome(
+                        verdict.failure or Reason.ACCESS_DENIED,
+                        final_url=judged.url,
+                        robots_disallowed=verdict.failure is None,
+                    )
+                crawl_delay = verdict.crawl_delay
+            answer = await self._hop(judged, accept, progress, crawl_delay)
             if isinstance(answer, FetchOutcome):
                 return answer
             url = join_location(judged, answer.location)
         return FetchOutcome(Reason.UNAVAILABLE, final_url=progress.url)
 
     async def _hop(
-        self, target: Target, accept: tuple[str, ...], progress: _Progress
+        self,
+        target: Target,
+        accept: tuple[str, ...],
+        progress: _Progress,
+        crawl_delay: float | None = None,
     ) -> FetchOutcome | _Redirect:
         admitted = await self._admit(target)
         if isinstance(admitted, str):
@@ -154,7 +193,7 @@ class Egress:
         try:
             progress.waiting_for_slot = True
             async with (
-                self._politeness.slot(f"{target.host}:{target.port}"),
+                self._politeness.slot(f"{target.host}:{target.port}", crawl_delay),
                 self._capacity,
             ):
                 progress.waiting_for_slot = False

@@ -68,6 +68,12 @@ class EgressSettings:
     per_origin_concurrency: int = 2
     per_origin_min_interval: float = 0.2
     max_concurrent_fetches: int = 16
+    robots_txt: str = "obey"  # or "user_triggered": no robots.txt (docs/egress.md)
+    robots_cache_seconds: float = 86400.0
+    robots_error_seconds: float = 300.0
+
+
+ROBOTS_MODES = ("obey", "user_triggered")
 
 
 def _items(value: str) -> list[str]:

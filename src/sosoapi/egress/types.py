@@ -29,7 +29,8 @@ class FetchOutcome:
     `response_too_large`, partial if the prefix was usable, else unavailable) and
     `short_body` (the origin closed before Content-Length or the last chunk; `body` is
     the prefix received: the caller reports `source_partial`). `content_type` is the
-    Content-Type header as sent (None when absent: sniff).
+    Content-Type header as sent (None when absent: sniff). `robots_disallowed` marks an
+    `access_denied` decided by the origin's robots.txt, not by the origin's answer.
     """
 
     reason: Reason | None
@@ -42,3 +43,4 @@ class FetchOutcome:
     short_body: bool = False
     retry_after_seconds: int | None = None
     retrieved_at: datetime | None = None
+    robots_disallowed: bool = False  # access_denied because robots.txt disallows the URL

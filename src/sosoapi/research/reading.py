@@ -6,12 +6,9 @@ nothing unbuilt is reported as success.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
-
-import anyio
+from typing import TypeVar
 
 from sosoapi.contract.models import RetrieveResult, Segment
 from sosoapi.contract.vocabulary import Reason
@@ -31,6 +28,7 @@ from sosoapi.extract.media import (
     parse_content_type,
 )
 from sosoapi.extract.types import CaptionFile
+from sosoapi.research.offload import off_loop
 from sosoapi.research.status import Draft
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
@@ -41,11 +39,6 @@ PAGE_OR_CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | TEXT_TYPES))
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-async def off_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run CPU-bound parsing in a worker thread, so the event loop keeps serving calls."""
-    return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
 
 def _failed(draft: Draft, outcome: FetchOutcome) -> bool:

@@ -135,7 +135,7 @@ class ReceiptService:
 
     async def sweep_and_resume(self) -> None:
         """Judge expired leases and windows, then start any durable pending work."""
-        counts = await anyio.to_thread.run_sync(self.store.retrievals.sweep, self.clock())
+        counts = await anyio.to_thread.run_sync(self.store.retrievals.sweep)
         if counts.unconfirmed or counts.expired:
             log.info("receipt sweep unconfirmed=%d expired=%d", counts.unconfirmed, counts.expired)
         pending = await anyio.to_thread.run_sync(
@@ -245,14 +245,10 @@ class ReceiptService:
         return receipt_of(record)
 
     async def _judge_on_replay(self, record: RetrievalRecord) -> RetrievalRecord:
-        now = self.clock()
-        lease_lost = record.state == State.RUNNING and (
-            record.lease_expires_at is not None and record.lease_expires_at < now
-        )
-        window_over = record.state == State.PENDING and record.valid_until <= now
-        if lease_lost or window_over:
-            await anyio.to_thread.run_sync(self.store.retrievals.sweep, now)
-        elif record.state == State.PENDING and self._resumable(record):
+        """Judge this receipt's lease and window by the database clock, or resume it."""
+        counts = await anyio.to_thread.run_sync(self.store.retrievals.sweep, record.id)
+        judged = counts.unconfirmed or counts.expired
+        if not judged and record.state == State.PENDING and self._resumable(record):
             self._start(record.id)
         return await self._load(record.id)
 
@@ -335,10 +331,8 @@ class ReceiptService:
                 self._idle.set()
 
     async def _run_leased(self, retrieval_id: str, reader: Reader | None = None) -> None:
-        now = self.clock()
-        lease_until = now + timedelta(seconds=self.settings.lease_seconds)
         acquired = await anyio.to_thread.run_sync(
-            self.store.retrievals.acquire, retrieval_id, self.owner, lease_until, now
+            self.store.retrievals.acquire, retrieval_id, self.owner, self.settings.lease_seconds
         )
         if not acquired:
             return
@@ -363,10 +357,12 @@ class ReceiptService:
     async def _renew(self, retrieval_id: str, work: anyio.CancelScope) -> None:
         while True:
             await anyio.sleep(self.settings.renew_interval_seconds)
-            until = self.clock() + timedelta(seconds=self.settings.lease_seconds)
             try:
                 kept = await anyio.to_thread.run_sync(
-                    self.store.retrievals.renew, retrieval_id, self.owner, until
+                    self.store.retrievals.renew,
+                    retrieval_id,
+                    self.owner,
+                    self.settings.lease_seconds,
                 )
             except StoreUnavailable:  # keep reading: settling retries once the store is back
                 continue

@@ -15,6 +15,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from sosoapi.contract.vocabulary import OPEN_STATES, State
+from sosoapi.store.clock import db_time
 from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceWrite, record_revision
 from sosoapi.store.mutations_repo import NewMutation, keyed, mutation_values, read_mutation
@@ -88,21 +89,29 @@ class RetrievalRepository:
             row = conn.execute(select(retrievals).where(retrievals.c.id == retrieval_id)).first()
         return from_row(RetrievalRecord, row) if row else None
 
-    def acquire(self, retrieval_id: str, owner: str, lease_until: datetime, now: datetime) -> bool:
-        """pending -> running under `owner`'s lease, unless it expired or someone else won."""
+    def acquire(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
+        """pending -> running under `owner`'s lease, unless it expired or someone else won.
+
+        The lease runs on the database clock (store/clock.py), never the caller's.
+        """
         with self.db.write() as conn:
             result = conn.execute(
                 update(retrievals)
                 .where(
                     retrievals.c.id == retrieval_id,
                     retrievals.c.state == State.PENDING,
-                    retrievals.c.valid_until > now,
+                    retrievals.c.valid_until > db_time(self.db),
                 )
-                .values(state=State.RUNNING, lease_owner=owner, lease_expires_at=lease_until)
+                .values(
+                    state=State.RUNNING,
+                    lease_owner=owner,
+                    lease_expires_at=db_time(self.db, lease_seconds),
+                )
             )
         return result.rowcount == 1
 
-    def renew(self, retrieval_id: str, owner: str, lease_until: datetime) -> bool:
+    def renew(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
+        """Push `owner`'s lease `lease_seconds` past the database clock; False once lost."""
         with self.db.write() as conn:
             result = conn.execute(
                 update(retrievals)
@@ -111,7 +120,7 @@ class RetrievalRepository:
                     retrievals.c.state == State.RUNNING,
                     retrievals.c.lease_owner == owner,
                 )
-                .values(lease_expires_at=lease_until)
+                .values(lease_expires_at=db_time(self.db, lease_seconds))
             )
         return result.rowcount == 1
 
@@ -158,17 +167,25 @@ class RetrievalRepository:
                 )
         return True
 
-    def sweep(self, now: datetime) -> SweepCounts:
-        """Lease ran out -> unconfirmed; never started inside valid_until -> expired."""
+    def sweep(self, retrieval_id: str | None = None) -> SweepCounts:
+        """Lease ran out -> unconfirmed; never started inside valid_until -> expired.
+
+        Judged by the database clock, so an instance whose own clock runs ahead never
+        judges another's live lease. With `retrieval_id`, only that receipt is judged.
+        """
+        now = db_time(self.db)
+        only = [retrievals.c.id == retrieval_id] if retrieval_id else []
         with self.db.write() as conn:
             lost = conn.execute(
                 update(retrievals)
-                .where(retrievals.c.state == State.RUNNING, retrievals.c.lease_expires_at < now)
+                .where(
+                    *only, retrievals.c.state == State.RUNNING, retrievals.c.lease_expires_at < now
+                )
                 .values(state=State.UNCONFIRMED, settled_at=now, lease_owner=None)
             )
             late = conn.execute(
                 update(retrievals)
-                .where(retrievals.c.state == State.PENDING, retrievals.c.valid_until <= now)
+                .where(*only, retrievals.c.state == State.PENDING, retrievals.c.valid_until <= now)
                 .values(state=State.EXPIRED, settled_at=now)
             )
         return SweepCounts(lost.rowcount, late.rowcount)

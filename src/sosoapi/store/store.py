@@ -19,6 +19,7 @@ from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceRepository
 from sosoapi.store.mutations_repo import KeyTaken, MutationRepository, MutationsInTx
 from sosoapi.store.oauth_repo import OAuthRepository
+from sosoapi.store.pacing_repo import PacingRepository
 from sosoapi.store.projects_repo import ProjectRepository, ProjectsInTx
 from sosoapi.store.retrievals_repo import RetrievalRepository
 from sosoapi.store.review_repo import ReviewRepository
@@ -46,6 +47,7 @@ class Store:
         self.mutations = MutationRepository(self.db)
         self.projects = ProjectRepository(self.db)
         self.corpora = CorpusRepository(self.db)
+        self.pacing = PacingRepository(self.db)
         self.search = SearchRepository(self.db)
         self.oauth = OAuthRepository(self.db)
         self.sessions = SessionRepository(self.db)

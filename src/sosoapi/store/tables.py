@@ -7,6 +7,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
@@ -185,6 +186,14 @@ corpus_revisions = Table(
 )
 
 Index("ix_evidence_workspace", evidence.c.workspace_id, evidence.c.updated_at)
+
+origin_pacing = Table(
+    "origin_pacing",
+    metadata,
+    Column("origin", String(300), primary_key=True),
+    Column("last_start", Float, nullable=False),  # epoch seconds, database clock
+    Index("ix_origin_pacing_last_start", "last_start"),
+)
 
 # The search index (migration 0003): one row per passage of every evidence revision. The
 # full-text part is dialect-specific and not in this metadata: an FTS5 table

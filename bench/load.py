@@ -1,0 +1,230 @@
+"""Throughput under load: N concurrent MCP clients (streamable HTTP) retrieving pages from a
+loopback HTTPS origin that answers for many host names, so per-origin politeness stays on.
+
+Rows: SQLite and PostgreSQL, one server process and `serve --workers W`; each row gives
+retrievals/s, p50/p99 per call, errors (an `isError`, or a receipt not `completed`/`ready`),
+and the server's peak RSS (the whole process tree) at rest and under the load. In the same
+run, the floor: the same URLs fetched by a plain httpx client and run through our extractor
+in a process pool sized to the machine, with no service around them.
+
+    .venv/bin/python bench/load.py [--clients 16] [--calls 160] [--hosts 64] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import json
+import os
+import sys
+import tempfile
+import time
+import uuid
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import httpx
+import httpx2
+import mcp
+from mcp.client.streamable_http import streamable_http_client
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import percentiles  # noqa: E402
+from sosoapi.extract.html import extract_text_document  # noqa: E402
+from sosoapi.research.offload import default_workers  # noqa: E402
+from tests.support.memory import MIB, PeakRSS  # noqa: E402
+from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
+from tests.support.pages import real_pages  # noqa: E402
+from tests.support.postgres import private_schema  # noqa: E402
+from tests.support.services import ServeProcess, cli  # noqa: E402
+
+RETRIEVE = "sosoapi_research_evidence_retrieve"
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--calls", type=int, default=160, help="retrievals per row")
+    parser.add_argument("--hosts", type=int, default=64, help="host names the origin serves")
+    parser.add_argument("--workers", type=int, default=2, help="processes in the multi row")
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get(
+            "SOSOAPI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+        ),
+    )
+    return parser.parse_args()
+
+
+def hostnames(count: int) -> list[str]:
+    return [f"h{n}.load.test" for n in range(count)]
+
+
+def urls_for(origin: HTTPSOrigin, hosts: list[str], paths: list[str], calls: int) -> list[str]:
+    """`calls` distinct URLs, spread over every host name (each a separate origin)."""
+    return [
+        origin.url(f"{paths[i % len(paths)]}?n={i}", host=hosts[i % len(hosts)])
+        for i in range(calls)
+    ]
+
+
+async def mcp_load(base: str, token: str, workspace_id: str, urls: list[str], clients: int):
+    """(seconds, per-call latencies, errors) of `clients` MCP sessions sharing `urls`."""
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    for url in urls:
+        queue.put_nowait(url)
+    latencies: list[float] = []
+    errors = 0
+
+    async def client() -> None:
+        nonlocal errors
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=120) as http,
+            mcp.Client(streamable_http_client(f"{base}/mcp", http_client=http)) as session,
+        ):
+            while not queue.empty():
+                url = queue.get_nowait()
+                call = {
+                    "url": url,
+                    "kind": "url_text",
+                    "workspace_id": workspace_id,
+                    "mutation_id": str(uuid.uuid4()),
+                }
+                start = time.perf_counter()
+                result = await session.call_tool(RETRIEVE, call)
+                latencies.append(time.perf_counter() - start)
+                receipt = (result.structured_content or {}).get("retrieval") or {}
+                status = (receipt.get("result") or {}).get("status")
+                if result.is_error or receipt.get("state") != "completed" or status != "ready":
+                    errors += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return time.perf_counter() - start, latencies, errors
+
+
+async def floor_load(origin: HTTPSOrigin, urls: list[str], clients: int, pool) -> tuple:
+    """Plain httpx (pinned by the origin's CA and a transport to loopback) + our extractor."""
+    semaphore = asyncio.Semaphore(clients)
+    latencies: list[float] = []
+    loop = asyncio.get_running_loop()
+    transport = httpx.AsyncHTTPTransport(verify=str(origin.ca_path), retries=0)
+
+    async with httpx.AsyncClient(transport=transport, timeout=60, trust_env=False) as http:
+
+        async def one(url: str) -> None:
+            async with semaphore:
+                start = time.perf_counter()
+                host = url.split("/")[2].split(":")[0]
+                loopback = url.replace(host, "127.0.0.1", 1)
+                response = await http.get(
+                    loopback, headers={"Host": host}, extensions={"sni_hostname": host}
+                )
+                parse = functools.partial(
+                    extract_text_document,
+                    response.content,
+                    media_type="text/html",
+                    charset=None,
+                    content_language=None,
+                    url=url,
+                )
+                await loop.run_in_executor(pool, parse)
+                latencies.append(time.perf_counter() - start)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one(url) for url in urls))
+    return time.perf_counter() - start, latencies, 0
+
+
+def serve_row(label: str, env: dict[str, str], urls: list[str], args, extra: tuple) -> dict:
+    created = json.loads(cli(["init", "--json"], env).stdout)
+    with ServeProcess(env, *extra) as server:
+        assert server.proc is not None
+        time.sleep(2)
+        rest = PeakRSS(server.proc.pid, tree=True).rss()
+        with PeakRSS(server.proc.pid, tree=True) as peak:
+            seconds, latencies, errors = asyncio.run(
+                mcp_load(server.base, created["token"], created["workspace_id"], urls, args.clients)
+            )
+    return row(label, seconds, latencies, errors, rest, peak.peak)
+
+
+def row(label: str, seconds: float, latencies: list[float], errors: int, rest=0, peak=0) -> dict:
+    p50, p99 = percentiles(latencies)
+    return {
+        "row": label,
+        "per_s": len(latencies) / seconds,
+        "p50": p50,
+        "p99": p99,
+        "errors": errors,
+        "rest_mib": rest / MIB,
+        "peak_mib": peak / MIB,
+    }
+
+
+def main() -> None:
+    args = arguments()
+    pages = real_pages()
+    routes = {f"/{page.name}": Route(page.html) for page in pages}
+    hosts = hostnames(args.hosts)
+    rows = []
+    with HTTPSOrigin(routes, hostnames=(*hosts, "127.0.0.1")) as origin:
+        env_base = {
+            **origin.egress_env(),
+            "SOSOAPI_EGRESS_RESOLVE": ",".join(f"{host}:127.0.0.1" for host in hosts),
+            "SOSOAPI_LOG_LEVEL": "WARNING",
+            "SOSOAPI_ROBOTS_CACHE_SECONDS": "3600",
+        }
+        paths = list(routes)
+        with ProcessPoolExecutor(default_workers()) as pool:
+            urls = urls_for(origin, hosts, paths, args.calls)
+            rows.append(
+                row(
+                    "floor: httpx + extractor pool",
+                    *asyncio.run(floor_load(origin, urls, args.clients, pool)),
+                )
+            )
+        for store in ("sqlite", "postgres"):
+            for label, extra in (
+                ("1 process", ()),
+                (f"{args.workers} processes", ("--workers", str(args.workers))),
+            ):
+                with tempfile.TemporaryDirectory() as home:
+                    env = {**env_base, "SOSOAPI_HOME": home}
+                    urls = urls_for(origin, hosts, paths, args.calls)
+                    urls = [f"{url}&r={uuid.uuid4().hex[:6]}" for url in urls]
+                    if store == "postgres":
+                        with private_schema(args.postgres, "bench") as url:
+                            rows.append(
+                                serve_row(
+                                    f"{store}, {label}",
+                                    {**env, "SOSOAPI_DATABASE_URL": url},
+                                    urls,
+                                    args,
+                                    extra,
+                                )
+                            )
+                    else:
+                        rows.append(serve_row(f"{store}, {label}", env, urls, args, extra))
+    floor = rows[0]["per_s"]
+    print(
+        f"load: {args.clients} MCP clients, {args.calls} retrievals per row, "
+        f"{args.hosts} host names, {len(pages)} real pages; cores={default_workers()}"
+    )
+    print(
+        f"{'row':34} {'per s':>7} {'/floor':>7} {'p50 ms':>8} {'p99 ms':>8} {'err':>4} "
+        f"{'rest MiB':>9} {'peak MiB':>9}"
+    )
+    for r in rows:
+        print(
+            f"{r['row']:34} {r['per_s']:7.1f} {r['per_s'] / floor:7.2f} {r['p50']:8.1f} "
+            f"{r['p99']:8.1f} {r['errors']:4d} {r['rest_mib']:9.1f} {r['peak_mib']:9.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

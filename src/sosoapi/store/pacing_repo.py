@@ -1,0 +1,63 @@
+"""Per-origin request starts paced across every instance sharing the database.
+
+Each fetch reserves its start time in one statement: `last_start` becomes the later of
+(previous reservation + interval) and now, and the caller sleeps until it. Reservations
+are serialised by the row (PostgreSQL's row lock under `ON CONFLICT DO UPDATE`, SQLite's
+write lock), so three instances space their starts to one origin exactly as one would.
+Times are epoch seconds on the database clock (store/clock.py explains why).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import ColumnElement, Float, delete, func, literal_column, type_coerce
+
+from sosoapi.store.database import Database
+from sosoapi.store.tables import origin_pacing
+
+_SQLITE_EPOCH = "((julianday('now') - 2440587.5) * 86400.0)"
+_POSTGRES_EPOCH = "extract(epoch from clock_timestamp())"
+
+
+PRUNE_EVERY = 1024  # reservations between prunes of idle origins
+IDLE_SECONDS = 3600.0  # an origin not started for this long has a free next start
+
+
+class PacingRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._reserved = 0
+
+    def _epoch(self) -> ColumnElement[float]:
+        raw = _SQLITE_EPOCH if self.db.is_sqlite else _POSTGRES_EPOCH
+        return type_coerce(literal_column(raw), Float)
+
+    def reserve(self, origin: str, interval: float) -> float:
+        """Reserve the next start to `origin`, `interval` seconds after the previous one;
+        return how many seconds from now that start is (0 when it is now)."""
+        now = self._epoch()
+        greatest = func.max if self.db.is_sqlite else func.greatest
+        statement = (
+            self.db.insert(origin_pacing)
+            .values(origin=origin, last_start=now)
+            .on_conflict_do_update(
+                index_elements=[origin_pacing.c.origin],
+                set_={"last_start": greatest(origin_pacing.c.last_start + interval, now)},
+            )
+            .returning(origin_pacing.c.last_start, now)
+        )
+        with self.db.write() as conn:
+            start, at = conn.execute(statement).one()
+        self._reserved += 1
+        if self._reserved % PRUNE_EVERY == 0:  # one row per origin ever read: keep it bounded
+            self.prune(IDLE_SECONDS)
+        return max(0.0, float(start) - float(at))
+
+    def prune(self, idle_seconds: float) -> int:
+        """Forget origins not started for `idle_seconds` (their next start is free)."""
+        with self.db.write() as conn:
+            result = conn.execute(
+                delete(origin_pacing).where(
+                    origin_pacing.c.last_start < self._epoch() - idle_seconds
+                )
+            )
+        return result.rowcount
