@@ -21,7 +21,7 @@ def test_demo_runs_offline_and_replays() -> None:
     assert "same receipt on replay: True" in done.stdout
     assert '"coverage": "partial"' in done.stdout
     assert "Ada: Welcome, everyone" in done.stdout
-    assert "Council approved health budget [0:76] The city council approved" in done.stdout
+    assert "Council approved health budget [0:75] The city council approved" in done.stdout
     assert (
         "misquotation caught: approximate; the source says: The city council approved the "
         "budget for public health after a long debate." in done.stdout

@@ -284,6 +284,10 @@ def test_schemathesis_finds_no_violation_of_our_openapi(
             "15",
             "--seed",
             "20261130",
+            # A NUL is refused as unstorable by design (400 naming the field, tested in
+            # tests/research/test_door.py), so schema-valid data here carries none.
+            "--generation-allow-x00",
+            "false",
         ],
         capture_output=True,
         text=True,
