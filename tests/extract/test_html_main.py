@@ -195,3 +195,26 @@ def test_a_lead_in_furniture_or_made_of_links_is_not_merged(before: str) -> None
     )
     assert all(p in text for p in PROSE)
     assert LEAD[:90] not in text
+
+
+def test_ruby_readings_are_left_out_and_the_text_is_nfc() -> None:
+    # Easy-Japanese news prints the reading over each kanji; a query has the kanji alone.
+    # The decomposed "e" + combining acute becomes one precomposed character.
+    ruby = (
+        "<ruby>子<rt>こ</rt></ruby>どもへの<ruby>虐待<rp>(</rp><rt>ぎゃくたい</rt><rp>)</rp></ruby>"
+    )
+    text = text_of(f"<article><p>{ruby}をなくす。Cafe\u0301.</p>{paragraphs(PROSE)}</article>")
+    assert "子どもへの虐待をなくす。" in text
+    assert "Caf\u00e9." in text
+
+
+def test_a_page_frame_named_like_a_dialog_is_not_furniture() -> None:
+    # Drupal wraps the whole page in class="dialog-off-canvas-main-canvas"; the intro
+    # above the article body is still the article's lead.
+    text = text_of(
+        "<div class='dialog-off-canvas-main-canvas'><section class='top'>"
+        f"<div class='intro-text'><p>{LEAD}</p></div></section>"
+        f"<main><article><section class='article-full__content'>{paragraphs(PROSE)}"
+        "</section></article></main></div>"
+    )
+    assert text.index(LEAD) < text.index(PROSE[0])

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborNode
 
-# Never text: their content is code, controls or media.
+# Never text: their content is code, controls or media; `rt`/`rp` are ruby readings
+# printed over the characters they annotate, not part of the sentence.
 NON_TEXT_TAGS = [
     "script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object",
     "embed", "button", "select", "input", "textarea", "audio", "video", "map", "dialog",
-    "head", "link", "meta", "figcaption",
+    "head", "link", "meta", "figcaption", "rt", "rp",
 ]  # fmt: skip
 
 _FURNITURE_TAGS = "nav, aside, footer, menu"

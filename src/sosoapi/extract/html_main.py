@@ -18,6 +18,7 @@ The walk is bounded by the pre-scan's node bound; nothing here is quadratic in d
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -58,6 +59,8 @@ _LEAD_FURNITURE_NAME = re.compile(
     re.IGNORECASE,
 )
 _FURNITURE_ANCESTOR_TAGS = frozenset({"aside", "footer", "nav"})
+# A furniture-named ancestor holding this share of the page's text is the page's frame.
+_PAGE_FRAME_SHARE = 0.8
 
 _BLOCK_TAGS = frozenset(
     {
@@ -145,10 +148,10 @@ def extract_main(tree: LexborHTMLParser) -> MainText:
     tree.strip_tags(NON_TEXT_TAGS, recursive=True)
     page_chars = len(body.text(deep=True, strip=True))
     page_prose = paragraph_chars(body)
-    containers = _containers(body, page_prose)
+    containers = _containers(body, page_chars, page_prose)
     inside = sum(paragraph_chars(node) for node in containers)
     blocks: list[tuple[str, str]] = []
-    for lead in _leading_prose(containers[0]) if containers else ():
+    for lead in _leading_prose(containers[0], page_chars) if containers else ():
         blocks.extend(_blocks(lead))
     for container in containers:
         prune_furniture(container)
@@ -156,7 +159,8 @@ def extract_main(tree: LexborHTMLParser) -> MainText:
     if sum(len(text) for text, kind in blocks if kind != _DROPPED) < _CONTAINER_MIN_CHARS:
         prune_furniture(body)
         blocks = _blocks(body)
-    text = _join(blocks)
+    # One spelling per character (NFC), as readers and search queries write it.
+    text = unicodedata.normalize("NFC", _join(blocks))
     return MainText(
         text=text,
         container_share=inside / page_prose if page_prose else 1.0,
@@ -164,13 +168,13 @@ def extract_main(tree: LexborHTMLParser) -> MainText:
     )
 
 
-def _containers(body: LexborNode, page_prose: int) -> list[LexborNode]:
+def _containers(body: LexborNode, page_chars: int, page_prose: int) -> list[LexborNode]:
     """The content containers in document order: the best selector's substantial matches."""
     for selector in _CONTAINER_SELECTORS:
         found = [
             (node, len(node.text(deep=True, strip=True)))
             for node in body.css(selector)
-            if not _in_furniture(node)
+            if not _in_furniture(node, page_chars)
         ]
         found = [(node, length) for node, length in found if length]
         if not found or max(length for _, length in found) < _CONTAINER_MIN_CHARS:
@@ -178,10 +182,10 @@ def _containers(body: LexborNode, page_prose: int) -> list[LexborNode]:
         floor = max(length for _, length in found) * _SIBLING_SHARE
         chosen = _outermost([node for node, length in found if length >= floor])
         return _grow(chosen, page_prose)
-    return _grow([_densest(body)], page_prose)
+    return _grow([_densest(body, page_chars)], page_prose)
 
 
-def _leading_prose(container: LexborNode) -> list[LexborNode]:
+def _leading_prose(container: LexborNode, page_chars: int) -> list[LexborNode]:
     """Prose just before the container: a lead, teaser or subtitle kept apart from the body.
 
     readability's sibling merge, looking backwards: the preceding siblings of the container
@@ -198,12 +202,12 @@ def _leading_prose(container: LexborNode) -> list[LexborNode]:
             break
         if len(parent.text(deep=True, strip=True)) > _LEAD_GROW * size + _LEAD_SLACK:
             break
-        found = _prose_before(node) + found
+        found = _prose_before(node, page_chars) + found
         node = parent
     return found
 
 
-def _prose_before(node: LexborNode) -> list[LexborNode]:
+def _prose_before(node: LexborNode, page_chars: int) -> list[LexborNode]:
     """Lead candidates in the siblings before `node`, in document order."""
     siblings: list[LexborNode] = []
     sibling = node.prev
@@ -219,22 +223,32 @@ def _prose_before(node: LexborNode) -> list[LexborNode]:
                 continue
             if _link_share(candidate) > _LEAD_MAX_LINK_SHARE:
                 continue
-            if _in_furniture(candidate, _LEAD_FURNITURE_NAME):
+            if _in_furniture(candidate, page_chars, _LEAD_FURNITURE_NAME):
                 continue
             found.append(candidate)
     return _outermost(found)
 
 
-def _in_furniture(node: LexborNode | None, names: re.Pattern[str] = _FURNITURE_NAME) -> bool:
-    """The node sits in (or is) a comment thread, a related-links box, a dialog or a footer."""
+def _in_furniture(
+    node: LexborNode | None, page_chars: int, names: re.Pattern[str] = _FURNITURE_NAME
+) -> bool:
+    """The node sits in (or is) a comment thread, a related-links box, a dialog or a footer.
+
+    A wrapper named like furniture that holds nearly the whole page is the page's frame
+    (Drupal's `dialog-off-canvas-main-canvas`), not furniture.
+    """
     while node is not None and node.tag not in ("body", "html"):
         if node.tag in _FURNITURE_ANCESTOR_TAGS:
             return True
         attrs = node.attributes
         if names.search(f"{attrs.get('class') or ''} {attrs.get('id') or ''}"):
-            return True
+            return not _is_page_frame(node, page_chars)
         node = node.parent
     return False
+
+
+def _is_page_frame(node: LexborNode, page_chars: int) -> bool:
+    return len(node.text(deep=True, strip=True)) >= _PAGE_FRAME_SHARE * page_chars
 
 
 def _grow(containers: list[LexborNode], page_prose: int) -> list[LexborNode]:
@@ -273,7 +287,7 @@ def _outermost(nodes: list[LexborNode]) -> list[LexborNode]:
     return kept
 
 
-def _densest(body: LexborNode) -> LexborNode:
+def _densest(body: LexborNode, page_chars: int) -> LexborNode:
     """readability's rule: the element that collects the most own text, links discounted.
 
     Each block's own text (its direct text nodes) scores its parent fully and its
@@ -295,7 +309,7 @@ def _densest(body: LexborNode) -> LexborNode:
     if not scores:
         return body
     ranked = sorted(scores.values(), key=lambda item: item[0], reverse=True)
-    top = [item for item in ranked[:10] if not _in_furniture(item[1])][:5] or ranked[:5]
+    top = [item for item in ranked[:10] if not _in_furniture(item[1], page_chars)][:5] or ranked[:5]
     return max(top, key=lambda item: item[0] * (1 - _link_share(item[1])))[1]
 
 
