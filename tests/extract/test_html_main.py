@@ -218,3 +218,25 @@ def test_a_page_frame_named_like_a_dialog_is_not_furniture() -> None:
         "</section></article></main></div>"
     )
     assert text.index(LEAD) < text.index(PROSE[0])
+
+
+def test_a_lead_printed_in_a_bare_div_is_merged() -> None:
+    # Templates print the standfirst as text in a <div> (no <p>), beside the body container.
+    text = text_of(
+        f"<div class='article'><h1>Budget passed</h1><div class='intro'><b>Town hall</b> {LEAD}"
+        f"</div><div class='article-body'>{paragraphs(PROSE)}</div></div>"
+    )
+    assert text.index(LEAD) < text.index(PROSE[0])
+
+
+def test_an_author_box_inside_the_article_is_pruned() -> None:
+    bio = (
+        "Jane Doe covers local politics for the Gazette and has reported on the council "
+        "for twelve years; before that she edited the paper's business pages."
+    )
+    text = text_of(
+        f"<article><div class='article-body'>{paragraphs(PROSE)}"
+        f"<div class='author-box'><p>{bio}</p></div></div></article>"
+    )
+    assert PROSE[-1] in text
+    assert "Jane Doe" not in text

@@ -30,7 +30,7 @@ _FURNITURE_WORDS = (
     "social", "related", "newsletter", "subscribe", "signup", "sign-up", "popup", "modal",
     "banner", "advert", "sponsor", "promo", "footer", "navbar", "navigation", "menu",
     "pagination", "pager", "disqus", "outbrain", "taboola", "recommend", "widget",
-    "masthead", "skip-link", "skiplink", "toolbar", "byline", "author-bio", "tags",
+    "masthead", "skip-link", "skiplink", "toolbar", "byline", "author", "tags",
     "post-meta", "entry-meta", "article-meta", "print-only", "visually-hidden", "sr-only",
     "caption", "credit", "copyright",
 )  # fmt: skip

@@ -94,7 +94,7 @@ _SHORT_TAIL = 60
 _LEAD_LEVELS = 5
 _LEAD_GROW = 2.0
 _LEAD_SLACK = 500
-_LEAD_TAGS = "p, h2"
+_LEAD_TAGS = "p, h2, div"
 _LEAD_TAG_NAMES = frozenset({"p", "h2"})
 _LEAD_MIN_CHARS = 80
 _LEAD_MAX_LINK_SHARE = 0.25
@@ -190,7 +190,8 @@ def _leading_prose(container: LexborNode, page_chars: int) -> list[LexborNode]:
 
     readability's sibling merge, looking backwards: the preceding siblings of the container
     and of its near ancestors (while an ancestor is not much bigger than the container) give
-    their paragraphs and `<h2>`s that are long enough, mostly unlinked and not furniture.
+    their paragraphs, `<h2>`s and text-only `<div>`s that are long enough, mostly unlinked
+    and not furniture.
     Following siblings are not merged: there they are mostly comments and related links.
     """
     size = len(container.text(deep=True, strip=True))
@@ -217,8 +218,10 @@ def _prose_before(node: LexborNode, page_chars: int) -> list[LexborNode]:
         sibling = sibling.prev
     found: list[LexborNode] = []
     for sibling in reversed(siblings):
-        whole = sibling.tag in _LEAD_TAG_NAMES
+        whole = sibling.tag in _LEAD_TAG_NAMES or _is_text_leaf(sibling)
         for candidate in [sibling] if whole else sibling.css(_LEAD_TAGS):
+            if candidate.tag == "div" and not _is_text_leaf(candidate):
+                continue
             if len(candidate.text(deep=True, strip=True)) < _LEAD_MIN_CHARS:
                 continue
             if _link_share(candidate) > _LEAD_MAX_LINK_SHARE:
@@ -227,6 +230,18 @@ def _prose_before(node: LexborNode, page_chars: int) -> list[LexborNode]:
                 continue
             found.append(candidate)
     return _outermost(found)
+
+
+def _is_text_leaf(node: LexborNode) -> bool:
+    """A `<div>` that holds only text and inline markup: a lead printed without `<p>`."""
+    if node.tag != "div":
+        return False
+    child = node.child
+    while child is not None:
+        if child.tag in _BLOCK_TAGS:
+            return False
+        child = child.next
+    return True
 
 
 def _in_furniture(
