@@ -240,3 +240,17 @@ def test_an_author_box_inside_the_article_is_pruned() -> None:
     )
     assert PROSE[-1] in text
     assert "Jane Doe" not in text
+
+
+def test_a_post_metadata_line_inside_the_post_is_pruned() -> None:
+    # WordPress themes print "This entry was posted on ... in ..." in class="postmetadata".
+    meta = (
+        "Der Beitrag wurde am Mittwoch, den 27. November 2019 um 15:21 Uhr veröffentlicht "
+        "und wurde unter Allgemein abgelegt. Du kannst die Kommentare verfolgen."
+    )
+    text = text_of(
+        f"<div class='post'><div class='entry'>{paragraphs(PROSE)}"
+        f"<p class='postmetadata alt'>{meta}</p></div></div>"
+    )
+    assert PROSE[-1] in text
+    assert "Der Beitrag wurde" not in text
