@@ -203,7 +203,9 @@ def test_ruby_readings_are_left_out_and_the_text_is_nfc() -> None:
     ruby = (
         "<ruby>子<rt>こ</rt></ruby>どもへの<ruby>虐待<rp>(</rp><rt>ぎゃくたい</rt><rp>)</rp></ruby>"
     )
-    text = text_of(f"<article><p>{ruby}をなくす。Cafe\u0301.</p>{paragraphs(PROSE)}</article>")
+    text = text_of(
+        f"<article>{paragraphs(PROSE[:1])}<p>{ruby}をなくす。Cafe\u0301.</p>{paragraphs(PROSE[1:])}</article>"
+    )
     assert "子どもへの虐待をなくす。" in text
     assert "Caf\u00e9." in text
 
@@ -254,3 +256,9 @@ def test_a_post_metadata_line_inside_the_post_is_pruned() -> None:
     )
     assert PROSE[-1] in text
     assert "Der Beitrag wurde" not in text
+
+
+def test_a_short_line_above_the_text_is_dropped() -> None:
+    # A kicker or byline printed as the container's first paragraph labels the text.
+    text = text_of(f"<article><p>By Jane Doe, City Hall reporter</p>{paragraphs(PROSE)}</article>")
+    assert text.startswith(PROSE[0])

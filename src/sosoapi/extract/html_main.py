@@ -9,7 +9,8 @@
    with their link share, and drop link lists and short link-dominated blocks.
 4. Judge short blocks by their context (as jusText): a short heading needs content after
    it, a short paragraph content on both sides, and short blocks after the last
-   substantial paragraph label what follows the text (related links, share bars, tags).
+   substantial paragraph label what follows the text (related links, share bars, tags),
+   and a short first paragraph labels the text (kicker, breadcrumb, byline, date).
 5. Say how sure the result is: a container holding little of the page's prose, or a
    short text cut from a page with much more text, is a guess (`MainText.confident`).
 The walk is bounded by the pre-scan's node bound; nothing here is quadratic in depth.
@@ -88,6 +89,9 @@ _SHORT = 50
 # blocks than _SHORT_TAIL after it.
 _GOOD_BLOCK = 120
 _SHORT_TAIL = 60
+# A first paragraph shorter than this labels the text (a kicker, breadcrumb, byline or
+# date line), when more follows.
+_SHORT_HEAD = 80
 
 # Lead merging: how far up to look, how much bigger than the container an ancestor may be,
 # and what a lead looks like (readability's sibling rule: 80 characters, few links).
@@ -416,7 +420,7 @@ def _kept(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
         if _is_short(text, kind) and not _in_content(blocks, index, kind):
             continue
         kept.append((text, kind))
-    return _trim_tail(kept)
+    return _trim_head(_trim_tail(kept))
 
 
 def _is_short(text: str, kind: str) -> bool:
@@ -453,6 +457,15 @@ def _trim_tail(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
     ):
         end -= 1
     return blocks[:end] if any(len(t) >= _GOOD_BLOCK for t, _ in blocks[:end]) else blocks
+
+
+def _trim_head(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Drop a short first paragraph: the kicker, breadcrumb, byline or date line printed
+    above the text, which the context rule keeps because the container's start counts as
+    content. Headings stay: a short first heading is the article's own."""
+    if len(blocks) > 1 and blocks[0][1] == "para" and len(blocks[0][0]) < _SHORT_HEAD:
+        return blocks[1:]
+    return blocks
 
 
 def _introduces_links(blocks: list[tuple[str, str]], start: int) -> bool:
