@@ -105,7 +105,7 @@ _LEAD_MAX_LINK_SHARE = 0.25
 
 # Below these the container choice is a guess (tuned on the even half of extraction-dev).
 _SURE_CONTAINER_SHARE = 0.5
-_SURE_LENGTH = 1000
+_SURE_LENGTH = 1500
 _SURE_TEXT_SHARE = 0.25
 
 
