@@ -231,14 +231,15 @@ def test_a_lead_printed_in_a_bare_div_is_merged() -> None:
     assert text.index(LEAD) < text.index(PROSE[0])
 
 
-def test_an_author_box_inside_the_article_is_pruned() -> None:
-    bio = (
+@pytest.mark.parametrize("box", ["author-box", "editorial-disclosure"])
+def test_an_author_or_disclosure_box_inside_the_article_is_pruned(box: str) -> None:
+    note = (
         "Jane Doe covers local politics for the Gazette and has reported on the council "
-        "for twelve years; before that she edited the paper's business pages."
+        "for twelve years; this post may contain links from which the Gazette earns money."
     )
     text = text_of(
         f"<article><div class='article-body'>{paragraphs(PROSE)}"
-        f"<div class='author-box'><p>{bio}</p></div></div></article>"
+        f"<div class='{box}'><p>{note}</p></div></div></article>"
     )
     assert PROSE[-1] in text
     assert "Jane Doe" not in text

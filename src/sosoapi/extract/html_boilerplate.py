@@ -31,8 +31,8 @@ _FURNITURE_WORDS = (
     "banner", "advert", "sponsor", "promo", "footer", "navbar", "navigation", "menu",
     "pagination", "pager", "disqus", "outbrain", "taboola", "recommend", "widget",
     "masthead", "skip-link", "skiplink", "toolbar", "byline", "author", "tags",
-    "post-meta", "entry-meta", "article-meta", "metadata", "print-only", "visually-hidden",
-    "sr-only", "caption", "credit", "copyright",
+    "post-meta", "entry-meta", "article-meta", "metadata", "disclosure", "print-only",
+    "visually-hidden", "sr-only", "caption", "credit", "copyright",
 )  # fmt: skip
 # Whole class/id tokens too short to match as substrings.
 _FURNITURE_TOKENS = ("ad", "ads", "nav", "meta", "share", "tools", "date", "dateline", "topbar")
