@@ -32,7 +32,7 @@ def _tail(text: str, size: int) -> str:
         return text
     start, stop = len(text) - size, len(text) - size // 2
     cuts = [c for c in (text.find(" ", start, stop), text.find("\n", start, stop)) if c >= 0]
-    return text[min(cuts) if cuts else start :]
+    return text[min(cuts) + 1 if cuts else start :]
 
 
 def _unchanged(text: str, *, before: bool, after: bool, context: int) -> list[Piece]:
