@@ -132,6 +132,15 @@ def seed(app: Application) -> tuple[str, str]:
     return workspace.id, minted.token
 
 
+def settle_statistics(app: Application) -> None:
+    """What autovacuum does within a minute of a bulk load, done now: without table
+    statistics PostgreSQL plans 8,000 evidence rows as 37 and walks them all per query."""
+    if app.store.db.is_sqlite:
+        return
+    with app.store.db.write() as conn:
+        conn.execute(sa.text("ANALYZE evidence, evidence_revisions, evidence_passages"))
+
+
 def index_bytes(app: Application) -> int:
     with app.store.db.read() as conn:
         if app.store.db.is_sqlite:
@@ -149,6 +158,7 @@ def run_store(label: str, env: dict[str, str], n: int) -> tuple[list[tuple], int
     started = time.perf_counter()
     ws, token = seed(app)
     seeded = time.perf_counter() - started
+    settle_statistics(app)
 
     async def timed(tool: str, arguments: dict) -> list[float]:
         for _ in range(10):  # warm-up: validators and caches are built on first use

@@ -116,6 +116,10 @@ _PG_INSERT = text(
     ":pos_end, :start_ms, :end_ms, :config, to_tsvector(CAST(:regconfig AS regconfig), :body) "
     "|| to_tsvector('simple', :body))"
 )
+_SQLITE_INSERT = evidence_passages.insert().returning(
+    evidence_passages.c.id, sort_by_parameter_order=True
+)
+_SQLITE_FTS_INSERT = text("INSERT INTO evidence_fts (rowid, body) VALUES (:id, :body)")
 
 
 def index_revision(conn: Connection, evidence_id: str, revision: int, content: str) -> None:
@@ -143,15 +147,12 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
             _PG_INSERT, [{**r, "regconfig": config} for r in rows]
         )  # one batch: the tsvector is computed in the insert
         return
-    for values in rows:
-        body = values.pop("body")
-        passage_id = conn.execute(
-            evidence_passages.insert().values(**values).returning(evidence_passages.c.id)
-        ).scalar_one()
-        conn.execute(
-            text("INSERT INTO evidence_fts (rowid, body) VALUES (:id, :body)"),
-            {"id": passage_id, "body": body},
-        )
+    bodies = [values.pop("body") for values in rows]
+    # One batch: RETURNING in parameter order pairs each new passage id with its body.
+    ids = conn.execute(_SQLITE_INSERT, rows).scalars().all()
+    conn.execute(
+        _SQLITE_FTS_INSERT, [{"id": i, "body": b} for i, b in zip(ids, bodies, strict=True)]
+    )
 
 
 @dataclass(frozen=True, slots=True)
