@@ -122,6 +122,18 @@ _SQLITE_INSERT = evidence_passages.insert().returning(
 _SQLITE_FTS_INSERT = text("INSERT INTO evidence_fts (rowid, body) VALUES (:id, :body)")
 
 
+# PostgreSQL's text-search parser reads `<...>` as markup and `&...;` as entities: it
+# drops `<a href=...>` whole and every word after `<script>` up to `</script>`. Our text is
+# already plain, so these are the source's own characters; as word separators (which is
+# what SQLite's unicode61 makes of them) both stores index the same words. NUL: refused.
+_SEPARATORS = str.maketrans({"<": " ", ">": " ", "&": " ", "\x00": " "})
+
+
+def searchable(text: str) -> str:
+    """The form of a passage or a query phrase that both stores tokenize alike."""
+    return fold_diacritics(text).translate(_SEPARATORS)
+
+
 def index_revision(conn: Connection, evidence_id: str, revision: int, content: str) -> None:
     """Index one stored revision inside the caller's transaction."""
     data = json.loads(content)
@@ -136,7 +148,7 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
             "start_ms": row.start_ms,
             "end_ms": row.end_ms,
             "config": config,
-            "body": fold_diacritics(row.body).replace("\x00", " "),  # PostgreSQL refuses NUL
+            "body": searchable(row.body),
         }
         for row in passages_of(data)
     ]
@@ -176,7 +188,7 @@ class SearchHit:
 
 def _fts5_query(phrases: Sequence[str]) -> str:
     """Every phrase quoted (quotes doubled), so no query text is read as FTS5 syntax."""
-    return " ".join('"' + fold_diacritics(p).replace('"', '""') + '"' for p in phrases)
+    return " ".join('"' + searchable(p).replace('"', '""') + '"' for p in phrases)
 
 
 class SearchRepository:
@@ -251,7 +263,7 @@ class SearchRepository:
             text(
                 f"SELECT DISTINCT CAST({each} AS text) FROM unnest(CAST(:configs AS text[])) c"  # noqa: S608
             ),
-            {"configs": CONFIGS, **{f"p{i}": fold_diacritics(p) for i, p in enumerate(phrases)}},
+            {"configs": CONFIGS, **{f"p{i}": searchable(p) for i, p in enumerate(phrases)}},
         ).scalars()
         kept = sorted(f for f in forms if f)
         return " | ".join(f"( {f} )" for f in kept)
