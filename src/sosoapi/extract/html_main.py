@@ -90,7 +90,7 @@ _SHORT = 50
 _GOOD_BLOCK = 120
 _SHORT_TAIL = 60
 # A first paragraph shorter than this labels the text (a kicker, breadcrumb, byline or
-# date line), when more follows.
+# date line) when prose (a block of _GOOD_BLOCK characters) follows.
 _SHORT_HEAD = 80
 
 # Lead merging: how far up to look, how much bigger than the container an ancestor may be,
@@ -105,7 +105,7 @@ _LEAD_MAX_LINK_SHARE = 0.25
 
 # Below these the container choice is a guess (tuned on the even half of extraction-dev).
 _SURE_CONTAINER_SHARE = 0.5
-_SURE_LENGTH = 1500
+_SURE_LENGTH = 1000
 _SURE_TEXT_SHARE = 0.25
 
 
@@ -460,10 +460,13 @@ def _trim_tail(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def _trim_head(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Drop a short first paragraph: the kicker, breadcrumb, byline or date line printed
-    above the text, which the context rule keeps because the container's start counts as
-    content. Headings stay: a short first heading is the article's own."""
-    if len(blocks) > 1 and blocks[0][1] == "para" and len(blocks[0][0]) < _SHORT_HEAD:
+    """Drop a short first paragraph above prose: the kicker, breadcrumb, byline or date
+    line printed above the text, which the context rule keeps because the container's
+    start counts as content. Headings stay (a short first heading is the article's own),
+    and so does a text of short paragraphs only, where the first is as much text as any."""
+    if not blocks or blocks[0][1] != "para" or len(blocks[0][0]) >= _SHORT_HEAD:
+        return blocks
+    if any(len(text) >= _GOOD_BLOCK for text, _ in blocks[1:]):
         return blocks[1:]
     return blocks
 
