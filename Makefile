@@ -29,8 +29,11 @@ format: $(STAMP)
 	$(BIN)/ruff format src tests bench scripts
 	$(BIN)/ruff check --fix src tests bench scripts
 
+# Two phases: most tests on three workers (they mostly wait on servers and subprocesses),
+# then the `exclusive` ones (load, faults, lease timing) alone, one at a time.
 test: lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 3 --dist loadfile -m "not exclusive"
+	$(BIN)/pytest -q -m exclusive
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

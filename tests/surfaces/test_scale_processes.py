@@ -22,6 +22,8 @@ from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess
 
+pytestmark = pytest.mark.exclusive
+
 PAGE = b"<html><head><title>T</title></head><body><p>" + b"Plain words here. " * 40 + b"</p>"
 SETTLED = ("completed", "cancelled", "unconfirmed", "expired")
 
