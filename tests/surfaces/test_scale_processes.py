@@ -136,7 +136,7 @@ def test_serve_workers_run_several_processes_on_one_database(
 
 @pytest.mark.parametrize("process_env", ["postgres"], indirect=True)
 def test_three_instances_200_clients_and_one_killed_mid_load(
-    initialised: dict[str, str], origin: HTTPSOrigin
+    initialised: dict[str, str], origin: HTTPSOrigin, tmp_path
 ) -> None:
     paths = _pages(origin, "/m", 200)
     stalled = _pages(origin, "/stall", 6, delay=900)
@@ -149,7 +149,11 @@ def test_three_instances_200_clients_and_one_killed_mid_load(
         SOSOAPI_EGRESS_READ_TIMEOUT="900",
     )
     post = _poster(initialised, origin)
-    servers = [ServeProcess(env) for _ in range(3)]
+    import os
+
+    logs = __import__("pathlib").Path(os.environ.get("I10_LOGS", str(tmp_path)))
+    logs.mkdir(parents=True, exist_ok=True)
+    servers = [ServeProcess(env, log=logs / f"serve-{n}.log") for n in range(3)]
     try:
         for server in servers:
             server.start()
