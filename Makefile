@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install demo test lint format bench clean
+.PHONY: install node-tools demo test lint format bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +13,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The pinned Node MCP clients the tests drive sosoapi with, into .node-tools/ (needs npm).
+node-tools:
+	scripts/install-node-tools.sh
 
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
@@ -25,11 +29,14 @@ format: $(STAMP)
 	$(BIN)/ruff format src tests bench scripts
 	$(BIN)/ruff check --fix src tests bench scripts
 
+# Two phases: most tests on three workers (they mostly wait on servers and subprocesses),
+# then the `exclusive` ones (load, faults, lease timing) alone, one at a time.
 test: lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 3 --dist loadfile -m "not exclusive"
+	$(BIN)/pytest -q -m exclusive
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .demo
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .demo .node-tools

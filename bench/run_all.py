@@ -16,6 +16,7 @@ BENCHES = [
     "egress.py",
     "extraction.py",
     "load.py",
+    "memory.py",
     "instances.py",
 ]
 

@@ -1,7 +1,8 @@
 """Screenshots of the review console for docs/console.md, taken in Debian's chromium.
 
 Seeds a workspace as the bench does (a page, a hostile page, captions, a missing page, an
-unsafe URL, a project, a sealed corpus, and 60 bulk retrievals), serves it, signs in and
+unsafe URL, a project, a sealed corpus, second readings of three sources, and 60 bulk
+retrievals), serves it, signs in and
 saves each main page as a PNG under docs/console/.
 
     .venv/bin/python scripts/console_screenshots.py
@@ -49,6 +50,13 @@ def main() -> None:
             "evidence-hostile": base + f"/evidence/{seeded.hostile['evidence']['evidence_id']}",
             "evidence-captions": base + f"/evidence/{seeded.captions['evidence']['evidence_id']}",
             "corpus": base + f"/corpora/{seeded.corpus_id}",
+            "evidence-diff": base + f"/evidence/{seeded.plain['evidence']['evidence_id']}"
+            "/diff?from=1&to=2",
+            "evidence-diff-captions": base
+            + f"/evidence/{seeded.captions['evidence']['evidence_id']}/diff?from=1&to=2",
+            "evidence-diff-hostile": base
+            + f"/evidence/{seeded.hostile['evidence']['evidence_id']}/diff?from=1&to=2",
+            "search": base + '/search?q=plain+"paragraph+3"',
         }
         with ServeProcess(env, ready_seconds=120) as server, sync_playwright() as p:
             browser = p.chromium.launch(**launch_options())

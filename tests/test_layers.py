@@ -48,6 +48,12 @@ def test_api_does_not_import_mcp_nor_mcp_api() -> None:
     assert _importers("sosoapi.mcp", "sosoapi.api") == []
 
 
+def test_mcp_does_not_import_the_web_layer() -> None:
+    """The OAuth server and its route wrapper reach /mcp through `McpAuth`, composed in
+    `cli/servers.py`; the MCP surface never imports the web pages."""
+    assert _importers("sosoapi.mcp", "sosoapi.web") == []
+
+
 def test_research_never_sees_sqlalchemy() -> None:
     assert _importers("sosoapi.research", "sqlalchemy") == []
 

@@ -102,3 +102,16 @@ def test_a_date_inside_the_text_stays() -> None:
 def test_a_label_for_other_stories_is_dropped(label: str) -> None:
     text = "\n\n".join([*BODY[:2], label, BODY[2]])
     assert drop_furniture_lines(text) == "\n\n".join(BODY)
+
+
+@pytest.mark.parametrize("label", ["Über Luis Holuch", "Autoreninfo", "About the author"])
+def test_an_author_label_near_the_end_cuts_the_bio_after_it(label: str) -> None:
+    bio = "Luis has reported on ski jumping since 2010 and studied sports journalism."
+    text = "\n\n".join([*BODY, label, bio])
+    assert drop_furniture_lines(text) == "\n\n".join(BODY)
+
+
+def test_an_author_label_early_in_a_long_text_stays() -> None:
+    body = [*BODY, "Zur Person", *BODY, *BODY, *BODY]
+    text = "\n\n".join(body)
+    assert drop_furniture_lines(text) == text

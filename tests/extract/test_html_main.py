@@ -195,3 +195,79 @@ def test_a_lead_in_furniture_or_made_of_links_is_not_merged(before: str) -> None
     )
     assert all(p in text for p in PROSE)
     assert LEAD[:90] not in text
+
+
+def test_ruby_readings_are_left_out_and_the_text_is_nfc() -> None:
+    # Easy-Japanese news prints the reading over each kanji; a query has the kanji alone.
+    # The decomposed "e" + combining acute becomes one precomposed character.
+    ruby = (
+        "<ruby>子<rt>こ</rt></ruby>どもへの<ruby>虐待<rp>(</rp><rt>ぎゃくたい</rt><rp>)</rp></ruby>"
+    )
+    text = text_of(
+        f"<article>{paragraphs(PROSE[:1])}<p>{ruby}をなくす。Cafe\u0301.</p>{paragraphs(PROSE[1:])}</article>"
+    )
+    assert "子どもへの虐待をなくす。" in text
+    assert "Caf\u00e9." in text
+
+
+def test_a_page_frame_named_like_a_dialog_is_not_furniture() -> None:
+    # Drupal wraps the whole page in class="dialog-off-canvas-main-canvas"; the intro
+    # above the article body is still the article's lead.
+    text = text_of(
+        "<div class='dialog-off-canvas-main-canvas'><section class='top'>"
+        f"<div class='intro-text'><p>{LEAD}</p></div></section>"
+        f"<main><article><section class='article-full__content'>{paragraphs(PROSE)}"
+        "</section></article></main></div>"
+    )
+    assert text.index(LEAD) < text.index(PROSE[0])
+
+
+def test_a_lead_printed_in_a_bare_div_is_merged() -> None:
+    # Templates print the standfirst as text in a <div> (no <p>), beside the body container.
+    text = text_of(
+        f"<div class='article'><h1>Budget passed</h1><div class='intro'><b>Town hall</b> {LEAD}"
+        f"</div><div class='article-body'>{paragraphs(PROSE)}</div></div>"
+    )
+    assert text.index(LEAD) < text.index(PROSE[0])
+
+
+@pytest.mark.parametrize("box", ["author-box", "editorial-disclosure"])
+def test_an_author_or_disclosure_box_inside_the_article_is_pruned(box: str) -> None:
+    note = (
+        "Jane Doe covers local politics for the Gazette and has reported on the council "
+        "for twelve years; this post may contain links from which the Gazette earns money."
+    )
+    text = text_of(
+        f"<article><div class='article-body'>{paragraphs(PROSE)}"
+        f"<div class='{box}'><p>{note}</p></div></div></article>"
+    )
+    assert PROSE[-1] in text
+    assert "Jane Doe" not in text
+
+
+def test_a_post_metadata_line_inside_the_post_is_pruned() -> None:
+    # WordPress themes print "This entry was posted on ... in ..." in class="postmetadata".
+    meta = (
+        "Der Beitrag wurde am Mittwoch, den 27. November 2019 um 15:21 Uhr veröffentlicht "
+        "und wurde unter Allgemein abgelegt. Du kannst die Kommentare verfolgen."
+    )
+    text = text_of(
+        f"<div class='post'><div class='entry'>{paragraphs(PROSE)}"
+        f"<p class='postmetadata alt'>{meta}</p></div></div>"
+    )
+    assert PROSE[-1] in text
+    assert "Der Beitrag wurde" not in text
+
+
+def test_a_short_line_above_the_text_is_dropped() -> None:
+    # A kicker or byline printed as the container's first paragraph labels the text.
+    text = text_of(f"<article><p>By Jane Doe, City Hall reporter</p>{paragraphs(PROSE)}</article>")
+    assert text.startswith(PROSE[0])
+
+
+def test_a_short_first_paragraph_of_a_text_without_longer_prose_stays() -> None:
+    # Two short paragraphs are the whole text: the first is content, not a label.
+    said = "The city council approved the budget for public health after a long debate."
+    rest = "Nurses and doctors followed the vote from the public gallery of the town hall."
+    text = text_of(f"<article><p>{said}</p><p>{rest}</p></article>")
+    assert text.startswith(said)

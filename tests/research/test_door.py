@@ -227,15 +227,16 @@ async def test_unexpected_failure_over_http_is_a_500_problem_with_the_incident(
     application: Application, owner: tuple[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
     from sosoapi.api.http import create_http_app
-    from sosoapi.mcp.http import mcp_http
+    from sosoapi.mcp.http import McpAuth, mcp_http
     from sosoapi.web.oauth import oauth_server
 
     ws, token = owner
     secret = break_create(application)
     base = "http://127.0.0.1:8080"
+    oauth = oauth_server(application.oauth, base)
     mcp_app = mcp_http(
         application.research,
-        oauth_server(application.oauth, base),
+        McpAuth(oauth.settings, oauth.provider),
         host="127.0.0.1",
         base=base,
         profile="full",

@@ -150,3 +150,17 @@ async def test_unknown_evidence_revision_and_corpus_are_not_found(
         with pytest.raises(ServiceError) as caught:
             await run(application, token, tool, workspace_id=ws, **arguments)
         assert caught.value.code == "not_found" and named in caught.value.message, tool
+
+
+async def test_markup_like_text_in_a_source_does_not_hide_words(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    """A page about HTML quotes `<script>` and `&amp;`: the words after them stay findable
+    on both stores (PostgreSQL's parser once dropped them as markup)."""
+    ws, token = owner
+    said = "Write &lt;/div&gt;&lt;script&gt;alert(4) then the zeppelin harbour &amp;amp; more"
+    origin.routes["/markup"] = Route(html("en", "Escaping", [said]))
+    evidence_id = await _retrieve(application, token, ws, origin.url("/markup"))
+    for query in ("zeppelin harbour", '"alert 4"', "amp more"):
+        found = await run(application, token, "evidence_search", workspace_id=ws, query=query)
+        assert [r["evidence_id"] for r in found["results"]] == [evidence_id], query

@@ -1,8 +1,9 @@
 """A workspace worth reviewing, built through the tools, and bulk retrievals for paging.
 
 `seed_review` reads a plain page, a hostile page, a caption file and a missing page, puts
-them in a project with a note for the missing one, and seals a corpus: everything the
-console shows, made the way an agent makes it.
+them in a project with a note for the missing one, and seals a corpus; then the three
+sources change and are read again, so each evidence has a revision 2 to compare with the
+revision 1 the corpus pins: everything the console shows, made the way an agent makes it.
 """
 
 from __future__ import annotations
@@ -28,16 +29,32 @@ P = "sosoapi_research_"
 HOSTILE_TITLE = '<script>alert("title")</script>"onerror=alert(1) x'
 HOSTILE_TEXT = "<img src=x onerror=alert(2)> and javascript:alert(3) and </div><script>alert(4)"
 HOSTILE_URL = "javascript:alert(5)"
+# the hostile page's second reading: another title, and a paragraph turned into markup
+HOSTILE_TITLE_2 = '"onerror=alert(6) <img src=x onerror=alert(7)> javascript:alert(8)'
+HOSTILE_INSERT = "<script>alert(9)</script> javascript:alert(10)"
 VTT = (
     b"WEBVTT\n\n00:00:01.000 --> 00:00:04.500\nFirst cue <b>here</b>\n\n"
     b"00:01:02.250 --> 00:01:05.000\nSecond cue\n"
 )
+# captions read again: the first cue retimed, the second gone, a hostile third added
+VTT_2 = (
+    b"WEBVTT\n\n00:00:01.500 --> 00:00:05.000\nFirst cue <b>here</b>\n\n"
+    b"00:01:10.000 --> 00:01:12.000\nThird cue &lt;script&gt;alert(11)&lt;/script&gt;\n"
+)
+PLAIN_CHANGE = ("paragraph 3 has several plain", "paragraph 3 now has two revised")
 
 
-def hostile_page() -> bytes:
-    title = HOSTILE_TITLE.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = HOSTILE_TEXT.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    paragraphs = "".join(f"<p>{text} paragraph {i} of plain words here.</p>" for i in range(6))
+def _escaped(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def hostile_page(title_text: str = HOSTILE_TITLE, insert: str | None = None) -> bytes:
+    title, text = _escaped(title_text), _escaped(HOSTILE_TEXT)
+    paragraphs = "".join(
+        f"<p>{_escaped(insert) if insert and i == 2 else text} paragraph {i} of plain words "
+        "here.</p>"
+        for i in range(6)
+    )
     return (
         "<html lang='en'><head>"
         f"<title>{title}</title>"
@@ -56,6 +73,7 @@ class Seeded:
     unsafe: dict[str, Any]
     project_id: str
     corpus_id: str
+    revised: dict[str, dict[str, Any]]  # "plain", "hostile", "captions": the second reading
 
 
 async def seed_review(call: Caller, origin: HTTPSOrigin, ws: str) -> Seeded:
@@ -86,7 +104,18 @@ async def seed_review(call: Caller, origin: HTTPSOrigin, ws: str) -> Seeded:
         missing_notes=["/missing answered 404 <b>bold</b>"],
     )
     sealed = await tool("corpora_seal", mutation_id=str(uuid.uuid4()), project_id=project_id)
-    return Seeded(plain, hostile, captions, missing, unsafe, project_id, sealed["snapshot"]["id"])
+    origin.routes["/plain"] = Route(page("Plain reading").replace(*map(str.encode, PLAIN_CHANGE)))
+    origin.routes["/hostile"] = Route(hostile_page(HOSTILE_TITLE_2, HOSTILE_INSERT))
+    origin.routes["/talk.vtt"] = Route(VTT_2, content_type="text/vtt")
+    revised = {
+        "plain": await retrieve(origin.url("/plain")),
+        "hostile": await retrieve(origin.url("/hostile")),
+        "captions": await retrieve(origin.url("/talk.vtt"), "published_captions"),
+    }
+    for first, again in zip((plain, hostile, captions), revised.values(), strict=True):
+        assert again["evidence"] == {**first["evidence"], "revision": 2}, again
+    corpus_id = sealed["snapshot"]["id"]
+    return Seeded(plain, hostile, captions, missing, unsafe, project_id, corpus_id, revised)
 
 
 OUTCOMES = (

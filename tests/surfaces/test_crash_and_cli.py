@@ -17,6 +17,7 @@ from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess, cli
 
 
+@pytest.mark.exclusive
 def test_sigkill_during_a_slow_read_is_unconfirmed_after_the_lease(
     initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
 ) -> None:

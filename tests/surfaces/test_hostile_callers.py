@@ -17,6 +17,8 @@ from tests.support.memory import MIB, PeakRSS
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess, cli
 
+pytestmark = pytest.mark.exclusive
+
 RETRIEVE = "/research-api/evidence/retrieve"
 PROJECTS = "/research-api/projects/create"
 PROBLEM_TYPE = "https://sosoapi.dev/problems/"

@@ -20,6 +20,8 @@ from tests.support.calls import RETRIEVE_PATH
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess
 
+pytestmark = pytest.mark.exclusive
+
 
 @pytest.mark.parametrize("process_env", ["postgres"], indirect=True)
 def test_instances_never_judge_each_others_live_work(

@@ -86,6 +86,7 @@ def test_backup_refuses_postgres_and_points_to_the_docs(
 
 
 @pytest.mark.slow
+@pytest.mark.exclusive
 @pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
 def test_backup_while_writing_holds_every_committed_receipt(
     initialised: dict[str, str], origin: HTTPSOrigin, pages: dict, tmp_path: Path

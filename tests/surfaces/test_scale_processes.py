@@ -28,6 +28,8 @@ from tests.support.origin import HTTPSOrigin, Route
 from tests.support.postgres import ConnectionPeak, tagged
 from tests.support.services import ServeProcess
 
+pytestmark = pytest.mark.exclusive
+
 PAGE = b"<html><head><title>T</title></head><body><p>" + b"Plain words here. " * 40 + b"</p>"
 SETTLED = ("completed", "cancelled", "unconfirmed", "expired")
 

@@ -35,6 +35,8 @@ from tests.support.faults import (
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess, cli
 
+pytestmark = pytest.mark.exclusive
+
 SETTLED = ("completed", "cancelled", "unconfirmed", "expired")
 
 

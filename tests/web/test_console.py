@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import uuid
 from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
 from typing import Any
@@ -14,10 +15,13 @@ import sqlalchemy as sa
 from sosoapi.app import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.store.tables import console_sessions
+from sosoapi.web import console
 from sosoapi.web.console import COOKIE
 from tests.support.console import (
+    HOSTILE_INSERT,
     HOSTILE_TEXT,
     HOSTILE_TITLE,
+    HOSTILE_TITLE_2,
     HOSTILE_URL,
     OUTCOMES,
     Seeded,
@@ -57,6 +61,46 @@ class Page(HTMLParser):
 
     def links(self) -> list[dict[str, str | None]]:
         return [attrs for tag, attrs in self.elements if tag == "a"]
+
+
+class Inside(HTMLParser):
+    """The text inside each `tag` element (e.g. every <del>); the text of each element of
+    class `within` (e.g. the diff's text), and that text without what is inside `tag`."""
+
+    def __init__(self, html: str, tag: str, within: str | None = None) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tag, self.within = tag, within
+        self.found: list[str] = []
+        self.region: list[str] = []
+        self.without: list[str] = []
+        self._depth = 0  # inside `tag`
+        self._region = 0  # element depth inside the `within` element
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._region:
+            self._region += 1
+        elif self.within and self.within in (dict(attrs).get("class") or "").split():
+            self._region = 1
+            self.region.append("")
+            self.without.append("")
+        if tag == self.tag:
+            self._depth += 1
+            self.found.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self.tag and self._depth:
+            self._depth -= 1
+        if self._region:
+            self._region -= 1
+
+    def handle_data(self, data: str) -> None:
+        if self._depth:
+            self.found[-1] += data
+        if self._region:
+            self.region[-1] += data
+            if not self._depth:
+                self.without[-1] += data
 
 
 def assert_inert(html: str) -> Page:
@@ -249,10 +293,15 @@ async def test_a_non_member_finds_nothing(
         f"/console/workspaces/{ws}/evidence/{evidence_id}",
         f"/console/workspaces/{ws}/projects/{seeded.project_id}",
         f"/console/workspaces/{ws}/corpora/{seeded.corpus_id}",
+        f"/console/workspaces/{ws}/evidence/{evidence_id}/diff?from=1&to=2",
+        f"/console/workspaces/{ws}/search",
+        f"/console/workspaces/{ws}/search?q=plain",
         # their own workspace, someone else's ids: still nothing
         f"/console/workspaces/{other_ws.id}/evidence/{evidence_id}",
         f"/console/workspaces/{other_ws.id}/retrievals/{seeded.plain['id']}",
         f"/console/workspaces/{other_ws.id}/corpora/{seeded.corpus_id}",
+        f"/console/workspaces/{other_ws.id}/evidence/{evidence_id}/diff?from=1&to=2",
+        f"/console/workspaces/{other_ws.id}/search?q=plain&corpus={seeded.corpus_id}",
     ):
         text = await get(client, path, 404)
         assert "Plain reading" not in text and seeded.project_id not in Page(text).text
@@ -291,16 +340,21 @@ async def test_hostile_strings_render_as_text_on_every_page(
             base + f"/retrievals/{seeded.hostile['id']}",
             base + f"/retrievals/{seeded.unsafe['id']}",
             base + "/evidence",
+            base + f"/evidence/{hostile_evidence}?revision=1",
             base + f"/evidence/{hostile_evidence}",
             base + "/projects",
             base + f"/projects/{seeded.project_id}",
             base + f"/corpora/{seeded.corpus_id}",
+            base + f"/evidence/{hostile_evidence}/diff?from=1&to=2",
+            base + "/search?q=onerror",
         )
     }
-    evidence = pages[base + f"/evidence/{hostile_evidence}"]
+    evidence = pages[base + f"/evidence/{hostile_evidence}?revision=1"]
     assert HOSTILE_TITLE in evidence.text and HOSTILE_TEXT in evidence.text
+    latest = pages[base + f"/evidence/{hostile_evidence}"]
+    assert HOSTILE_TITLE_2 in latest.text and HOSTILE_INSERT in latest.text
     assert HOSTILE_TITLE in pages[base + f"/projects/{seeded.project_id}"].text
-    assert HOSTILE_TITLE in pages[base + "/evidence"].text
+    assert HOSTILE_TITLE_2 in pages[base + "/evidence"].text
     unsafe = pages[base + f"/retrievals/{seeded.unsafe['id']}"]
     assert HOSTILE_URL in unsafe.text
     assert all(HOSTILE_URL not in (a["href"] or "") for a in unsafe.links())
@@ -321,7 +375,7 @@ async def test_the_evidence_page_shows_cues_with_times_and_links_revisions(
     assert "0:00:01.000 0:00:04.500 First cue here" in page.words
     assert "0:01:02.250 0:01:05.000 Second cue" in page.words
     await get(
-        client, f"/console/workspaces/{ws}/evidence/{captions['evidence_id']}?revision=2", 404
+        client, f"/console/workspaces/{ws}/evidence/{captions['evidence_id']}?revision=3", 404
     )
     bad = await get(
         client, f"/console/workspaces/{ws}/evidence/{captions['evidence_id']}?revision=x", 400
@@ -396,6 +450,164 @@ async def test_retrievals_filter_and_page_newest_first(
     assert "`reason`" in refused and "unsafe_url" in refused
     forged = await get(client, f"{base}?cursor=not-ours", 400)
     assert "`cursor`" in forged
+
+
+# --- comparing revisions ---------------------------------------------------------------------
+
+
+async def _tool(application: Application, token: str, name: str, **arguments: Any) -> dict:
+    outcome = await application.research.call(f"sosoapi_research_{name}", token, arguments)
+    return outcome.output.wire()
+
+
+async def test_the_diff_page_marks_each_change_in_context(
+    application: Application, seeded: Seeded, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    await sign_in(client, token)
+    base = f"/console/workspaces/{ws}/evidence"
+    plain = seeded.plain["evidence"]["evidence_id"]
+    evidence = Page(await get(client, f"{base}/{plain}?revision=1"))
+    assert f"{base}/{plain}/diff?from=1&to=2" in [a["href"] for a in evidence.links()]
+
+    for old, new in ((1, 2), (2, 1)):
+        html = await get(client, f"{base}/{plain}/diff?from={old}&to={new}")
+        page = assert_inert(html)
+        diff = await _tool(
+            application,
+            token,
+            "evidence_diff",
+            workspace_id=ws,
+            evidence_id=plain,
+            from_revision=old,
+            to_revision=new,
+        )
+        changes = diff["changes"]
+        assert Inside(html, "del").found == [c["from_text"] for c in changes if c["from_text"]]
+        assert Inside(html, "ins").found == [c["to_text"] for c in changes if c["to_text"]]
+        stats = diff["stats"]
+        assert f"Characters added {stats['chars_added']}" in page.words
+        assert f"Characters removed {stats['chars_removed']}" in page.words
+        assert f"Unchanged {stats['unchanged_ratio'] * 100:.1f} %" in page.words
+        assert "Title unchanged Description unchanged" in page.words
+        assert "Caption cues" not in page.text
+    [text] = Inside(html, "del", within="diff").region
+    assert "paragraph 2 has several plain words" in text  # context before the change
+    assert "paragraph 4 has several plain words" in text  # and after it
+    # the last page ran from 2 back to 1: the revised words are the removed ones
+    assert {"now", "two", "revised"} <= set(" ".join(Inside(html, "del").found).split())
+    assert "several" in " ".join(Inside(html, "ins").found)
+
+    same = Page(await get(client, f"{base}/{plain}/diff?from=2&to=2"))
+    assert "The text is the same in both revisions." in same.text
+    assert "`to`" in await get(client, f"{base}/{plain}/diff?from=1", 400)
+    assert "`from`" in await get(client, f"{base}/{plain}/diff?from=x&to=2", 400)
+    await get(client, f"{base}/{plain}/diff?from=1&to=3", 404)
+    await get(client, f"{base}/{uuid.uuid4()}/diff?from=1&to=2", 404)
+
+
+async def test_the_diff_page_shows_cue_changes_and_hostile_text_as_text(
+    seeded: Seeded, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    await sign_in(client, token)
+    base = f"/console/workspaces/{ws}/evidence"
+    captions = Page(
+        await get(client, f"{base}/{seeded.captions['evidence']['evidence_id']}/diff?from=1&to=2")
+    )
+    for row in (
+        "retimed #1, 0:00:01.000 to 0:00:04.500 #1, 0:00:01.500 to 0:00:05.000 First cue here",
+        "removed #2, 0:01:02.250 to 0:01:05.000 Second cue",
+        "added #2, 0:01:10.000 to 0:01:12.000 Third cue <script>alert(11)</script>",
+    ):
+        assert row in captions.words, captions.words
+
+    html = await get(client, f"{base}/{seeded.hostile['evidence']['evidence_id']}/diff?from=1&to=2")
+    page = assert_inert(html)
+    deleted, inserted = Inside(html, "del").found, Inside(html, "ins").found
+    assert deleted[:2] == [HOSTILE_TITLE, HOSTILE_TITLE]  # title, then description
+    assert inserted[:2] == [HOSTILE_TITLE_2, HOSTILE_TITLE_2]
+    [new_text] = Inside(html, "del", within="diff").without
+    [old_text] = Inside(html, "ins", within="diff").without
+    assert HOSTILE_INSERT in new_text and HOSTILE_INSERT not in old_text
+    assert f"{HOSTILE_TEXT} paragraph 2" in old_text
+    assert f"{HOSTILE_TEXT} paragraph 3" in new_text  # the unchanged text around it
+    assert f"Changes in {HOSTILE_TITLE_2}" in page.words
+
+
+# --- search -------------------------------------------------------------------------------------
+
+
+async def test_search_finds_marks_filters_and_pages(
+    application: Application,
+    seeded: Seeded,
+    owner: tuple[str, str],
+    client: httpx.AsyncClient,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ws, token = owner
+    await sign_in(client, token)
+    base = f"/console/workspaces/{ws}"
+    form = assert_inert(await get(client, base + "/search"))
+    assert ("ol", {"class": "results"}) not in form.elements
+    assert {"href": base + "/search", "aria-current": "page"} in form.links()
+
+    async def search(**arguments: Any) -> list[dict]:
+        found = await _tool(application, token, "evidence_search", workspace_id=ws, **arguments)
+        return found["results"]
+
+    # each result as the tool ranks it, linking to that revision, one a page
+    expected = await search(query="paragraph", limit=50)
+    assert len(expected) == 2
+    monkeypatch.setattr(console, "SEARCH_PAGE_SIZE", 1)
+    seen, path = [], base + "/search?q=paragraph"
+    while path:
+        page = assert_inert(await get(client, path))
+        seen += [a["href"] for a in page.links() if "/evidence/" in (a["href"] or "")]
+        following = [a["href"] or "" for a in page.links() if a.get("rel") == "next"]
+        path = following[0] if following else ""
+    assert seen == [
+        f"{base}/evidence/{r['evidence_id']}?revision={r['revision']}" for r in expected
+    ]
+    monkeypatch.undo()
+
+    # snippets are the evidence's own text; query words marked, everything escaped
+    html = await get(client, base + "/search?q=img+onerror")
+    page = assert_inert(html)
+    [hostile] = await search(query="img onerror")
+    snippets = [s["text"] for s in hostile["snippets"]]
+    assert Inside(html, "mark", within="snippet").region == snippets
+    assert any(HOSTILE_TEXT in s for s in snippets)
+    marks = Inside(html, "mark").found
+    assert marks and {m.lower() for m in marks} == {"img", "onerror"}
+    assert hostile["source_url"] in [a["href"] for a in page.links()]
+    assert HOSTILE_TITLE_2 in page.text and f"score {hostile['score']:.3f}" in page.words
+
+    # kind and corpus: the corpus pins revision 1, where the second cue still is
+    talk = seeded.captions["evidence"]["evidence_id"]
+    cue = Page(await get(client, base + "/search?q=cue&kind=published_captions"))
+    assert f"{base}/evidence/{talk}?revision=2" in [a["href"] for a in cue.links()]
+    assert "Nothing matches" in await get(client, base + "/search?q=cue&kind=url_text")
+    assert "Nothing matches" in await get(client, base + "/search?q=second")
+    pinned = Page(await get(client, base + f"/search?q=second&corpus={seeded.corpus_id}"))
+    assert f"{base}/evidence/{talk}?revision=1" in [a["href"] for a in pinned.links()]
+    assert "0:01:02.250 Second cue" in pinned.words
+
+    for query, field in (("!!!", "`query`"), ("a&cursor=forged", "`cursor`")):
+        refused = Page(await get(client, f"{base}/search?q={query}", 400))
+        assert field in refused.text
+        assert (
+            "input",
+            {
+                "id": "s-q",
+                "name": "q",
+                "type": "search",
+                "size": "40",
+                "maxlength": "500",
+                "value": query.split("&")[0],
+            },
+        ) in refused.elements
+    assert "kind" in await get(client, base + "/search?q=a&kind=bogus", 400)
 
 
 async def test_the_stylesheet_is_served_from_the_package(client: httpx.AsyncClient) -> None:

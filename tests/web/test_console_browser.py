@@ -1,7 +1,8 @@
 """The console in a real browser: Debian's chromium driven by Playwright.
 
-A reviewer signs in, opens a retrieval and follows it to its evidence, opens a corpus and
-follows a pinned revision; a hostile page renders as text and runs nothing; no request
+A reviewer signs in, opens a retrieval and follows it to its evidence, compares two of its
+revisions, searches and opens a result, opens a corpus and follows a pinned revision to a
+hostile page and its changes; hostile text renders as text and runs nothing; no request
 leaves the server's origin; axe-core finds no serious or critical accessibility problem.
 """
 
@@ -17,7 +18,15 @@ from playwright.async_api import Page, Route, async_playwright
 
 from sosoapi.contract.schemas import all_tools
 from tests.support.browser import launch_options, need_chromium
-from tests.support.console import HOSTILE_TEXT, HOSTILE_TITLE, HOSTILE_URL, Seeded, seed_review
+from tests.support.console import (
+    HOSTILE_INSERT,
+    HOSTILE_TEXT,
+    HOSTILE_TITLE,
+    HOSTILE_TITLE_2,
+    HOSTILE_URL,
+    Seeded,
+    seed_review,
+)
 from tests.support.origin import HTTPSOrigin
 from tests.support.services import ServeProcess
 
@@ -134,6 +143,43 @@ async def test_a_reviewer_follows_a_retrieval_and_a_corpus_in_chromium(
     assert "Plain reading paragraph 0" in await page.locator(".text").inner_text()
     await accessible(page)
 
+    # compare its revisions: the link in the revision list, then the form the other way
+    evidence_page = f"/console/workspaces/{ws}/evidence/{ref['evidence_id']}"
+    await page.get_by_role("link", name="compare with revision 1").click()
+    await page.wait_for_url(f"{base}{evidence_page}/diff?from=1&to=2")
+    await page.get_by_role("heading", name="Changes in Plain reading").wait_for()
+    assert "several" in await page.locator(".diff del").all_inner_texts()
+    assert "revised" in await page.locator(".diff ins").all_inner_texts()
+    await accessible(page)
+    await page.get_by_label("Compare revision").select_option("2")
+    await page.get_by_label("with revision").select_option("1")
+    await page.get_by_role("button", name="Compare").click()
+    await page.wait_for_url(f"{base}{evidence_page}/diff?from=2&to=1")
+    assert "revised" in await page.locator(".diff del").all_inner_texts()
+
+    # search, then open a result at the revision it was found in
+    await (
+        page.get_by_role("navigation", name="Workspace").get_by_role("link", name="Search").click()
+    )
+    await page.get_by_role("heading", name="Search").wait_for()
+    await accessible(page)
+    await page.get_by_label("Words").fill("plain paragraph")
+    await page.get_by_role("button", name="Search").click()
+    await page.wait_for_url("**/search?q=plain+paragraph**")
+    results = page.locator("ol.results > li")
+    assert await results.count() == 2
+    assert {m.lower() for m in await page.locator("mark").all_inner_texts()} == {
+        "plain",
+        "paragraph",
+    }
+    await accessible(page)
+    await results.first.get_by_role("heading").get_by_role("link").click()
+    await page.wait_for_url("**/evidence/*?revision=2")
+    await page.get_by_role("heading", name="Plain reading").wait_for()
+    await page.goto(f"/console/workspaces/{ws}/search?q=img+onerror")
+    assert HOSTILE_TITLE_2 in await page.locator("ol.results h2").inner_text()
+    assert await page.evaluate("document.querySelectorAll('script, img, iframe').length") == 0
+
     # the failed reads, filtered
     await page.goto(f"/console/workspaces/{ws}/retrievals")
     failed = seeded.missing["result"]
@@ -161,6 +207,18 @@ async def test_a_reviewer_follows_a_retrieval_and_a_corpus_in_chromium(
     assert HOSTILE_TEXT in await page.locator(".text").inner_text()
     assert await page.evaluate("document.querySelectorAll('script, img, iframe').length") == 0
     assert await page.evaluate("typeof window.ran") == "undefined"
+    await accessible(page)
+
+    # and what changed in it since: hostile old and new text, as text
+    await page.get_by_role("link", name="compare with revision 1").click()
+    await page.get_by_role("heading", name=f"Changes in {HOSTILE_TITLE_2}").wait_for()
+    assert HOSTILE_TITLE in await page.locator("dl.facts del").first.inner_text()
+    new_text = await page.evaluate(
+        "(() => { const d = document.querySelector('.diff').cloneNode(true);"
+        " d.querySelectorAll('del').forEach(e => e.remove()); return d.textContent; })()"
+    )
+    assert HOSTILE_INSERT in new_text
+    assert await page.evaluate("document.querySelectorAll('script, img, iframe').length") == 0
     await accessible(page)
 
     # an unsafe URL stays text

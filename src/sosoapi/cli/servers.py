@@ -50,8 +50,9 @@ def _http_app(
 ) -> FastAPI:
     from sosoapi.api.http import create_http_app, public_base
     from sosoapi.app import Application
-    from sosoapi.mcp.http import McpLimits, mcp_http
+    from sosoapi.mcp.http import McpAuth, McpLimits, mcp_http
     from sosoapi.research.review import Review
+    from sosoapi.web.client_secrets import ClientSecretHasher
     from sosoapi.web.console import add_console
     from sosoapi.web.oauth import oauth_server
 
@@ -61,7 +62,7 @@ def _http_app(
     oauth = oauth_server(application.oauth, base)
     mcp = mcp_http(
         application.research,
-        oauth,
+        McpAuth(oauth.settings, oauth.provider, ClientSecretHasher),
         host=host,
         base=base,
         profile=settings.profile,

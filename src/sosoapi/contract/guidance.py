@@ -48,7 +48,10 @@ REASONS: dict[Reason, tuple[str, str]] = {
         "the caption file is not valid WebVTT or SubRip",
         "point to a well-formed .vtt or .srt file",
     ),
-    Reason.NOT_FOUND: ("the origin answered 404 or 410", "check the URL"),
+    Reason.NOT_FOUND: (
+        "the origin answered 404 or 410, or its host name does not exist",
+        "check the URL",
+    ),
     Reason.RATE_LIMITED: (
         "the origin (or this server's politeness limit) asked to slow down",
         "replay the same mutation_id after {retry_after} seconds",

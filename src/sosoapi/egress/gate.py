@@ -26,6 +26,7 @@ from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
 from sosoapi.egress.network import Pin, PinnedBackend, Proxy, UnpinnedDial, pinned
 from sosoapi.egress.policy import is_admitted, judge_url
 from sosoapi.egress.politeness import Politeness, Reserve
+from sosoapi.egress.pools import OriginPools
 from sosoapi.egress.resolver import (
     NameNotFound,
     PinnedResolver,
@@ -95,15 +96,17 @@ class Egress:
         context = build_ssl_context(settings.ca_bundle)
         proxy = Proxy.from_url(settings.proxy) if settings.proxy else None
         backend = PinnedBackend(network_backend, proxy=proxy, proxy_ssl_context=context)
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=context,
-            network_backend=backend,
-            max_connections=256,
-            max_keepalive_connections=64,
-            keepalive_expiry=30.0,
-            http1=True,
-            http2=False,
-            retries=0,
+        self._pools = OriginPools(
+            lambda: httpcore.AsyncConnectionPool(
+                ssl_context=context,
+                network_backend=backend,
+                max_connections=max(4, settings.per_origin_concurrency * 2),
+                max_keepalive_connections=max(1, settings.per_origin_concurrency),
+                keepalive_expiry=30.0,
+                http1=True,
+                http2=False,
+                retries=0,
+            )
         )
         self._politeness = Politeness(
             settings.per_origin_concurrency, settings.per_origin_min_interval, pacing
@@ -122,7 +125,7 @@ class Egress:
         self._capacity = asyncio.Semaphore(settings.max_concurrent_fetches)
 
     async def aclose(self) -> None:
-        await self._pool.aclose()
+        await self._pools.aclose()
 
     async def fetch(self, url: str, *, accept: Sequence[str]) -> FetchOutcome:
         """Fetch `url` within every bound; never raises for network or policy conditions.
@@ -241,8 +244,12 @@ class Egress:
             "write": settings.read_timeout,
             "pool": settings.total_timeout,
         }
-        async with self._pool.stream(
-            "GET", url, headers=headers, extensions={"timeout": timeouts}
+        async with self._pools.stream(
+            (target.host, target.port),
+            "GET",
+            url,
+            headers=headers,
+            extensions={"timeout": timeouts},
         ) as response:
             retrieved_at = datetime.now(UTC)
             return await self._answer(target, accept, response, retrieved_at)

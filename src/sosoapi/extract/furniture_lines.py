@@ -9,7 +9,9 @@ and trafilatura keeps them too, so they run last, on the chosen text of either:
 - a short line among the first few that is a date with a month name ("7. oktober 2020",
   "Stand: 05. Februar 2020"): the dateline, which numeric-date rules do not catch;
 - a short label that opens a list of other stories ("Mehr zum Thema", "Read more: ...",
-  "See also"), anywhere.
+  "See also"), anywhere;
+- a short "about the author" label among the last few paragraphs ("Über Luis Holuch",
+  "Autoreninfo", "About the author"): it and the author's bio after it are cut.
 The constants were chosen on the even half of the extraction-dev set; bench/README.md has
 the figures on both halves.
 """
@@ -39,6 +41,14 @@ _MORE = re.compile(
     r"|you may also|das könnte|contexto de)",
     re.IGNORECASE,
 )
+_BIO_PARAGRAPHS = 6
+_BIO_MAX_CHARS = 60
+_BIO = re.compile(
+    r"^(?:über (?:den |die )?(?:autor|autorin|[A-ZÄÖÜ]\w+ [A-ZÄÖÜ]\w+)|about the author"
+    r"|about [A-Z]\w+ [A-Z]\w+$|autoreninfo|zur person|sobre el autor|sobre la autora"
+    r"|o autorze|à propos de l.auteur|the author)",
+    re.IGNORECASE,
+)
 _FIRST_PARAGRAPHS = 3
 _DATE_MAX_CHARS = 40
 _MONTHS = (
@@ -55,13 +65,23 @@ _DATE = re.compile(
 
 def drop_furniture_lines(text: str) -> str:
     """`text` (paragraphs apart by blank lines) without the furniture lines above."""
-    lines = text.split("\n")
+    lines = _cut_author_bio(text.split("\n"))
     filled = [i for i, line in enumerate(lines) if line.strip()]
     dropped = {i for i in filled if _is_furniture(lines[i].strip(), filled, i)}
-    if not dropped or len(dropped) == len(filled):
+    if len(dropped) == len(filled):
         return text
     kept = [line for i, line in enumerate(lines) if i not in dropped]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip("\n")
+
+
+def _cut_author_bio(lines: list[str]) -> list[str]:
+    """The lines before an "about the author" label among the last few paragraphs."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    for at in filled[1:][-_BIO_PARAGRAPHS:]:
+        line = lines[at].strip()
+        if len(line) <= _BIO_MAX_CHARS and _BIO.search(line):
+            return lines[:at]
+    return lines
 
 
 def _is_furniture(line: str, filled: list[int], at: int) -> bool:

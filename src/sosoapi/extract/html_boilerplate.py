@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborNode
 
-# Never text: their content is code, controls or media.
+# Never text: their content is code, controls or media; `rt`/`rp` are ruby readings
+# printed over the characters they annotate, not part of the sentence.
 NON_TEXT_TAGS = [
     "script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object",
     "embed", "button", "select", "input", "textarea", "audio", "video", "map", "dialog",
-    "head", "link", "meta", "figcaption",
+    "head", "link", "meta", "figcaption", "rt", "rp",
 ]  # fmt: skip
 
 _FURNITURE_TAGS = "nav, aside, footer, menu"
@@ -29,9 +30,9 @@ _FURNITURE_WORDS = (
     "social", "related", "newsletter", "subscribe", "signup", "sign-up", "popup", "modal",
     "banner", "advert", "sponsor", "promo", "footer", "navbar", "navigation", "menu",
     "pagination", "pager", "disqus", "outbrain", "taboola", "recommend", "widget",
-    "masthead", "skip-link", "skiplink", "toolbar", "byline", "author-bio", "tags",
-    "post-meta", "entry-meta", "article-meta", "print-only", "visually-hidden", "sr-only",
-    "caption", "credit", "copyright",
+    "masthead", "skip-link", "skiplink", "toolbar", "byline", "author", "tags",
+    "post-meta", "entry-meta", "article-meta", "metadata", "disclosure", "print-only",
+    "visually-hidden", "sr-only", "caption", "credit", "copyright",
 )  # fmt: skip
 # Whole class/id tokens too short to match as substrings.
 _FURNITURE_TOKENS = ("ad", "ads", "nav", "meta", "share", "tools", "date", "dateline", "topbar")

@@ -9,7 +9,8 @@
    with their link share, and drop link lists and short link-dominated blocks.
 4. Judge short blocks by their context (as jusText): a short heading needs content after
    it, a short paragraph content on both sides, and short blocks after the last
-   substantial paragraph label what follows the text (related links, share bars, tags).
+   substantial paragraph label what follows the text (related links, share bars, tags),
+   and a short first paragraph labels the text (kicker, breadcrumb, byline, date).
 5. Say how sure the result is: a container holding little of the page's prose, or a
    short text cut from a page with much more text, is a guess (`MainText.confident`).
 The walk is bounded by the pre-scan's node bound; nothing here is quadratic in depth.
@@ -18,6 +19,7 @@ The walk is bounded by the pre-scan's node bound; nothing here is quadratic in d
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -58,6 +60,8 @@ _LEAD_FURNITURE_NAME = re.compile(
     re.IGNORECASE,
 )
 _FURNITURE_ANCESTOR_TAGS = frozenset({"aside", "footer", "nav"})
+# A furniture-named ancestor holding this share of the page's text is the page's frame.
+_PAGE_FRAME_SHARE = 0.8
 
 _BLOCK_TAGS = frozenset(
     {
@@ -85,13 +89,16 @@ _SHORT = 50
 # blocks than _SHORT_TAIL after it.
 _GOOD_BLOCK = 120
 _SHORT_TAIL = 60
+# A first paragraph shorter than this labels the text (a kicker, breadcrumb, byline or
+# date line) when prose (a block of _GOOD_BLOCK characters) follows.
+_SHORT_HEAD = 80
 
 # Lead merging: how far up to look, how much bigger than the container an ancestor may be,
 # and what a lead looks like (readability's sibling rule: 80 characters, few links).
 _LEAD_LEVELS = 5
 _LEAD_GROW = 2.0
 _LEAD_SLACK = 500
-_LEAD_TAGS = "p, h2"
+_LEAD_TAGS = "p, h2, div"
 _LEAD_TAG_NAMES = frozenset({"p", "h2"})
 _LEAD_MIN_CHARS = 80
 _LEAD_MAX_LINK_SHARE = 0.25
@@ -145,10 +152,10 @@ def extract_main(tree: LexborHTMLParser) -> MainText:
     tree.strip_tags(NON_TEXT_TAGS, recursive=True)
     page_chars = len(body.text(deep=True, strip=True))
     page_prose = paragraph_chars(body)
-    containers = _containers(body, page_prose)
+    containers = _containers(body, page_chars, page_prose)
     inside = sum(paragraph_chars(node) for node in containers)
     blocks: list[tuple[str, str]] = []
-    for lead in _leading_prose(containers[0]) if containers else ():
+    for lead in _leading_prose(containers[0], page_chars) if containers else ():
         blocks.extend(_blocks(lead))
     for container in containers:
         prune_furniture(container)
@@ -156,7 +163,8 @@ def extract_main(tree: LexborHTMLParser) -> MainText:
     if sum(len(text) for text, kind in blocks if kind != _DROPPED) < _CONTAINER_MIN_CHARS:
         prune_furniture(body)
         blocks = _blocks(body)
-    text = _join(blocks)
+    # One spelling per character (NFC), as readers and search queries write it.
+    text = unicodedata.normalize("NFC", _join(blocks))
     return MainText(
         text=text,
         container_share=inside / page_prose if page_prose else 1.0,
@@ -164,13 +172,13 @@ def extract_main(tree: LexborHTMLParser) -> MainText:
     )
 
 
-def _containers(body: LexborNode, page_prose: int) -> list[LexborNode]:
+def _containers(body: LexborNode, page_chars: int, page_prose: int) -> list[LexborNode]:
     """The content containers in document order: the best selector's substantial matches."""
     for selector in _CONTAINER_SELECTORS:
         found = [
             (node, len(node.text(deep=True, strip=True)))
             for node in body.css(selector)
-            if not _in_furniture(node)
+            if not _in_furniture(node, page_chars)
         ]
         found = [(node, length) for node, length in found if length]
         if not found or max(length for _, length in found) < _CONTAINER_MIN_CHARS:
@@ -178,15 +186,16 @@ def _containers(body: LexborNode, page_prose: int) -> list[LexborNode]:
         floor = max(length for _, length in found) * _SIBLING_SHARE
         chosen = _outermost([node for node, length in found if length >= floor])
         return _grow(chosen, page_prose)
-    return _grow([_densest(body)], page_prose)
+    return _grow([_densest(body, page_chars)], page_prose)
 
 
-def _leading_prose(container: LexborNode) -> list[LexborNode]:
+def _leading_prose(container: LexborNode, page_chars: int) -> list[LexborNode]:
     """Prose just before the container: a lead, teaser or subtitle kept apart from the body.
 
     readability's sibling merge, looking backwards: the preceding siblings of the container
     and of its near ancestors (while an ancestor is not much bigger than the container) give
-    their paragraphs and `<h2>`s that are long enough, mostly unlinked and not furniture.
+    their paragraphs, `<h2>`s and text-only `<div>`s that are long enough, mostly unlinked
+    and not furniture.
     Following siblings are not merged: there they are mostly comments and related links.
     """
     size = len(container.text(deep=True, strip=True))
@@ -198,12 +207,12 @@ def _leading_prose(container: LexborNode) -> list[LexborNode]:
             break
         if len(parent.text(deep=True, strip=True)) > _LEAD_GROW * size + _LEAD_SLACK:
             break
-        found = _prose_before(node) + found
+        found = _prose_before(node, page_chars) + found
         node = parent
     return found
 
 
-def _prose_before(node: LexborNode) -> list[LexborNode]:
+def _prose_before(node: LexborNode, page_chars: int) -> list[LexborNode]:
     """Lead candidates in the siblings before `node`, in document order."""
     siblings: list[LexborNode] = []
     sibling = node.prev
@@ -213,28 +222,52 @@ def _prose_before(node: LexborNode) -> list[LexborNode]:
         sibling = sibling.prev
     found: list[LexborNode] = []
     for sibling in reversed(siblings):
-        whole = sibling.tag in _LEAD_TAG_NAMES
+        whole = sibling.tag in _LEAD_TAG_NAMES or _is_text_leaf(sibling)
         for candidate in [sibling] if whole else sibling.css(_LEAD_TAGS):
+            if candidate.tag == "div" and not _is_text_leaf(candidate):
+                continue
             if len(candidate.text(deep=True, strip=True)) < _LEAD_MIN_CHARS:
                 continue
             if _link_share(candidate) > _LEAD_MAX_LINK_SHARE:
                 continue
-            if _in_furniture(candidate, _LEAD_FURNITURE_NAME):
+            if _in_furniture(candidate, page_chars, _LEAD_FURNITURE_NAME):
                 continue
             found.append(candidate)
     return _outermost(found)
 
 
-def _in_furniture(node: LexborNode | None, names: re.Pattern[str] = _FURNITURE_NAME) -> bool:
-    """The node sits in (or is) a comment thread, a related-links box, a dialog or a footer."""
+def _is_text_leaf(node: LexborNode) -> bool:
+    """A `<div>` that holds only text and inline markup: a lead printed without `<p>`."""
+    if node.tag != "div":
+        return False
+    child = node.child
+    while child is not None:
+        if child.tag in _BLOCK_TAGS:
+            return False
+        child = child.next
+    return True
+
+
+def _in_furniture(
+    node: LexborNode | None, page_chars: int, names: re.Pattern[str] = _FURNITURE_NAME
+) -> bool:
+    """The node sits in (or is) a comment thread, a related-links box, a dialog or a footer.
+
+    A wrapper named like furniture that holds nearly the whole page is the page's frame
+    (Drupal's `dialog-off-canvas-main-canvas`), not furniture.
+    """
     while node is not None and node.tag not in ("body", "html"):
         if node.tag in _FURNITURE_ANCESTOR_TAGS:
             return True
         attrs = node.attributes
         if names.search(f"{attrs.get('class') or ''} {attrs.get('id') or ''}"):
-            return True
+            return not _is_page_frame(node, page_chars)
         node = node.parent
     return False
+
+
+def _is_page_frame(node: LexborNode, page_chars: int) -> bool:
+    return len(node.text(deep=True, strip=True)) >= _PAGE_FRAME_SHARE * page_chars
 
 
 def _grow(containers: list[LexborNode], page_prose: int) -> list[LexborNode]:
@@ -273,7 +306,7 @@ def _outermost(nodes: list[LexborNode]) -> list[LexborNode]:
     return kept
 
 
-def _densest(body: LexborNode) -> LexborNode:
+def _densest(body: LexborNode, page_chars: int) -> LexborNode:
     """readability's rule: the element that collects the most own text, links discounted.
 
     Each block's own text (its direct text nodes) scores its parent fully and its
@@ -295,7 +328,7 @@ def _densest(body: LexborNode) -> LexborNode:
     if not scores:
         return body
     ranked = sorted(scores.values(), key=lambda item: item[0], reverse=True)
-    top = [item for item in ranked[:10] if not _in_furniture(item[1])][:5] or ranked[:5]
+    top = [item for item in ranked[:10] if not _in_furniture(item[1], page_chars)][:5] or ranked[:5]
     return max(top, key=lambda item: item[0] * (1 - _link_share(item[1])))[1]
 
 
@@ -387,7 +420,7 @@ def _kept(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
         if _is_short(text, kind) and not _in_content(blocks, index, kind):
             continue
         kept.append((text, kind))
-    return _trim_tail(kept)
+    return _trim_head(_trim_tail(kept))
 
 
 def _is_short(text: str, kind: str) -> bool:
@@ -424,6 +457,18 @@ def _trim_tail(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
     ):
         end -= 1
     return blocks[:end] if any(len(t) >= _GOOD_BLOCK for t, _ in blocks[:end]) else blocks
+
+
+def _trim_head(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Drop a short first paragraph above prose: the kicker, breadcrumb, byline or date
+    line printed above the text, which the context rule keeps because the container's
+    start counts as content. Headings stay (a short first heading is the article's own),
+    and so does a text of short paragraphs only, where the first is as much text as any."""
+    if not blocks or blocks[0][1] != "para" or len(blocks[0][0]) >= _SHORT_HEAD:
+        return blocks
+    if any(len(text) >= _GOOD_BLOCK for text, _ in blocks[1:]):
+        return blocks[1:]
+    return blocks
 
 
 def _introduces_links(blocks: list[tuple[str, str]], start: int) -> bool:

@@ -24,18 +24,36 @@ PREAMBLE = (
 )
 
 
+_ASCII_RUN = re.compile(r"[\x00-\x7f]+")
+
+
 def _folded(text: str) -> tuple[str, list[int]]:
-    """The NFKC view of `text` without format/combining marks, and each view char's source."""
+    """The NFKC view of `text` without format/combining marks, and each view char's source.
+
+    ASCII is its own NFKC form and holds no format or combining mark, so ASCII runs are
+    copied whole; only the other characters are folded one by one.
+    """
     view: list[str] = []
     source: list[int] = []
-    for index, char in enumerate(text):
+    done = 0
+    for run in _ASCII_RUN.finditer(text):
+        _fold_each(text, done, run.start(), view, source)
+        view.append(run.group())
+        source.extend(range(run.start(), run.end()))
+        done = run.end()
+    _fold_each(text, done, len(text), view, source)
+    return "".join(view), source
+
+
+def _fold_each(text: str, start: int, end: int, view: list[str], source: list[int]) -> None:
+    for index in range(start, end):
+        char = text[index]
         if unicodedata.category(char) in _INVISIBLE:
             continue
         for folded in unicodedata.normalize("NFKC", char):
             if unicodedata.category(folded) not in _INVISIBLE:
                 view.append(folded)
                 source.append(index)
-    return "".join(view), source
 
 
 def _defuse(text: str) -> str:

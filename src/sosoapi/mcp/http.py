@@ -10,18 +10,18 @@ other, the command that serves (`cli/servers.py`) puts them together.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
+from mcp.server.auth.settings import AuthSettings
 from starlette.types import ASGIApp
 
 from sosoapi.mcp.bearer import McpBearerGate, StoreTokenVerifier, http_token
 from sosoapi.mcp.door import McpDoor
 from sosoapi.mcp.server import build_server
 from sosoapi.research.service import ResearchService
-from sosoapi.web.client_secrets import ClientSecretHasher
-from sosoapi.web.oauth import OAuthServer
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +31,16 @@ class McpHttp:
     app: ASGIApp
     running: AbstractAsyncContextManager[None]
     metadata_url: str
+
+
+@dataclass(frozen=True, slots=True)
+class McpAuth:
+    """The OAuth authorization server the SDK mounts beside /mcp (built by the web layer):
+    its settings, its store-backed provider, and a wrapper for the SDK's OAuth routes."""
+
+    settings: AuthSettings
+    provider: Any
+    wrap_routes: Callable[[ASGIApp], ASGIApp] = lambda app: app
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +58,7 @@ UNBOUNDED_BY_SDK = 1 << 62
 
 def mcp_http(
     research: ResearchService,
-    oauth: OAuthServer,
+    oauth: McpAuth,
     *,
     host: str,
     base: str,
@@ -78,7 +88,7 @@ def mcp_http(
     )
     metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
     door = McpDoor(
-        ClientSecretHasher(app),
+        oauth.wrap_routes(app),
         verifier,
         server.session_manager,
         resource_metadata=metadata_url,

@@ -88,6 +88,8 @@ def build_server(
         for entry in listed_tools(profile, transport, output_schemas=output_schemas)
     ]
 
+    input_schemas = {tool.name: tool.input_schema for tool in tools}
+
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
@@ -123,6 +125,9 @@ def build_server(
         "sosoapi-research",
         version=__version__,
         instructions=INSTRUCTIONS,
+        # The listing is the same for every caller: the SDK checks `Mcp-Param-*` headers
+        # against this lookup instead of running tools/list before every call.
+        get_tool_input_schema=input_schemas.get,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )

@@ -26,7 +26,8 @@ from sosoapi.auth.sessions import (
 )
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.errors import invalid_input, not_found, unauthenticated
-from sosoapi.contract.models import PageInput, Retrieval
+from sosoapi.contract.evidence_tools import DiffOutput
+from sosoapi.contract.models import Evidence, PageInput, Retrieval
 from sosoapi.contract.vocabulary import Reason, State, Status
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
@@ -67,6 +68,15 @@ class Overview:
 class RetrievalPage:
     items: list[RetrievalRow]
     next_cursor: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """The diff tool's answer, and the revision it compares to: the changes carry only
+    the changed text, so the unchanged text around them comes from `new`."""
+
+    diff: DiffOutput
+    new: Evidence
 
 
 def _row(record: RetrievalRecord) -> RetrievalRow:
@@ -133,6 +143,28 @@ class Review:
     async def tool(self, principal: Principal, tool: str, arguments: dict[str, Any]) -> Outcome:
         """A published read tool, exactly as an agent with the same token would call it."""
         return await self.research.call_as(principal, tool, arguments)
+
+    async def compare(
+        self,
+        principal: Principal,
+        workspace_id: str,
+        evidence_id: str,
+        from_revision: int,
+        to_revision: int,
+    ) -> Comparison:
+        """Two revisions of one evidence compared, through the diff and get tools."""
+        ids = {"workspace_id": workspace_id, "evidence_id": evidence_id}
+        diff = await self.tool(
+            principal,
+            "sosoapi_research_evidence_diff",
+            {**ids, "from_revision": from_revision, "to_revision": to_revision},
+        )
+        new = await self.tool(
+            principal,
+            "sosoapi_research_evidence_get",
+            {**ids, "revision": diff.output.to_revision},
+        )
+        return Comparison(diff.output, new.output.evidence)
 
     async def overview(self, principal: Principal, workspace_id: str) -> Overview:
         access = await self._read(principal, workspace_id)

@@ -116,6 +116,22 @@ _PG_INSERT = text(
     ":pos_end, :start_ms, :end_ms, :config, to_tsvector(CAST(:regconfig AS regconfig), :body) "
     "|| to_tsvector('simple', :body))"
 )
+_SQLITE_INSERT = evidence_passages.insert().returning(
+    evidence_passages.c.id, sort_by_parameter_order=True
+)
+_SQLITE_FTS_INSERT = text("INSERT INTO evidence_fts (rowid, body) VALUES (:id, :body)")
+
+
+# PostgreSQL's text-search parser reads `<...>` as markup and `&...;` as entities: it
+# drops `<a href=...>` whole and every word after `<script>` up to `</script>`. Our text is
+# already plain, so these are the source's own characters; as word separators (which is
+# what SQLite's unicode61 makes of them) both stores index the same words. NUL: refused.
+_SEPARATORS = str.maketrans({"<": " ", ">": " ", "&": " ", "\x00": " "})
+
+
+def searchable(text: str) -> str:
+    """The form of a passage or a query phrase that both stores tokenize alike."""
+    return fold_diacritics(text).translate(_SEPARATORS)
 
 
 def index_revision(conn: Connection, evidence_id: str, revision: int, content: str) -> None:
@@ -132,7 +148,7 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
             "start_ms": row.start_ms,
             "end_ms": row.end_ms,
             "config": config,
-            "body": fold_diacritics(row.body).replace("\x00", " "),  # PostgreSQL refuses NUL
+            "body": searchable(row.body),
         }
         for row in passages_of(data)
     ]
@@ -143,15 +159,12 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
             _PG_INSERT, [{**r, "regconfig": config} for r in rows]
         )  # one batch: the tsvector is computed in the insert
         return
-    for values in rows:
-        body = values.pop("body")
-        passage_id = conn.execute(
-            evidence_passages.insert().values(**values).returning(evidence_passages.c.id)
-        ).scalar_one()
-        conn.execute(
-            text("INSERT INTO evidence_fts (rowid, body) VALUES (:id, :body)"),
-            {"id": passage_id, "body": body},
-        )
+    bodies = [values.pop("body") for values in rows]
+    # One batch: RETURNING in parameter order pairs each new passage id with its body.
+    ids = conn.execute(_SQLITE_INSERT, rows).scalars().all()
+    conn.execute(
+        _SQLITE_FTS_INSERT, [{"id": i, "body": b} for i, b in zip(ids, bodies, strict=True)]
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +188,7 @@ class SearchHit:
 
 def _fts5_query(phrases: Sequence[str]) -> str:
     """Every phrase quoted (quotes doubled), so no query text is read as FTS5 syntax."""
-    return " ".join('"' + fold_diacritics(p).replace('"', '""') + '"' for p in phrases)
+    return " ".join('"' + searchable(p).replace('"', '""') + '"' for p in phrases)
 
 
 class SearchRepository:
@@ -250,7 +263,7 @@ class SearchRepository:
             text(
                 f"SELECT DISTINCT CAST({each} AS text) FROM unnest(CAST(:configs AS text[])) c"  # noqa: S608
             ),
-            {"configs": CONFIGS, **{f"p{i}": fold_diacritics(p) for i, p in enumerate(phrases)}},
+            {"configs": CONFIGS, **{f"p{i}": searchable(p) for i, p in enumerate(phrases)}},
         ).scalars()
         kept = sorted(f for f in forms if f)
         return " | ".join(f"( {f} )" for f in kept)

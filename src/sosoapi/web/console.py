@@ -5,9 +5,9 @@ hashed) that speaks for that token, and every page goes through `research.review
 which calls the same tools and the same permission check as an agent would. Pages carry no
 script at all; the headers forbid inline code, framing and any other origin.
 
-Where new pages go: add a route to `_routes` and, for a workspace page, a `NAV` entry.
-Evidence search and the diff between two revisions (their tools are on the way) get a
-`search.html` page and the `diff` block of `evidence.html`, fed by `Review.tool`.
+Where new pages go: add a route to `routes` and, for a workspace page, a `NAV` entry.
+Third-party text that needs markup inside it (a diff, marked query words) is cut into
+pieces by `console_text`, and the template wraps and escapes each piece.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from importlib import resources
-from typing import Any
+from typing import Any, get_args
 from urllib.parse import parse_qs, urlsplit
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -29,15 +29,20 @@ from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.auth.sessions import csrf_matches, csrf_token
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.errors import ServiceError, forbidden, invalid_input
-from sosoapi.contract.models import format_timestamp
+from sosoapi.contract.evidence_tools import SearchOutput
+from sosoapi.contract.models import Kind, format_timestamp
 from sosoapi.research.operation import Outcome
 from sosoapi.research.review import FILTERS, Review
+from sosoapi.research.search import parse_query
+from sosoapi.web.console_text import diff_pieces, marked
 
 log = logging.getLogger("sosoapi.web.console")
 
 ROOT = "/console"
 COOKIE = "sosoapi_console"
 PAGE_SIZE = 50
+SEARCH_PAGE_SIZE = 20
+KINDS: tuple[str, ...] = get_args(Kind)
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -60,7 +65,9 @@ NAV = (
     ("evidence", "Evidence", "/evidence"),
     ("projects", "Projects", "/projects"),
     ("corpora", "Corpora", "/corpora"),
+    ("search", "Search", "/search"),
 )
+SEARCH_FIELDS = ("q", "kind", "corpus")
 _NEXT = re.compile(r"^/console(/[A-Za-z0-9._~/?=&%-]*)?$")
 
 Page = Callable[[Request, Principal], Awaitable[Response]]
@@ -98,8 +105,8 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(source_href=source_href, clock_time=clock_time, when=when)
-    env.globals.update(NAV=NAV, FILTERS=FILTERS)
+    env.filters.update(source_href=source_href, clock_time=clock_time, when=when, marked=marked)
+    env.globals.update(NAV=NAV, FILTERS=FILTERS, KINDS=KINDS)
     return env
 
 
@@ -125,6 +132,8 @@ class Console:
             (ws + "/retrievals/{retrieval_id}", self.retrieval),
             (ws + "/evidence", self.evidence_list),
             (ws + "/evidence/{evidence_id}", self.evidence),
+            (ws + "/evidence/{evidence_id}/diff", self.evidence_diff),
+            (ws + "/search", self.search),
             (ws + "/projects", self.projects),
             (ws + "/projects/{project_id}", self.project),
             (ws + "/corpora", self.corpora),
@@ -275,6 +284,63 @@ class Console:
         )
         return self._show(request, "evidence.html", "evidence", evidence=outcome.output.evidence)
 
+    async def evidence_diff(self, request: Request, principal: Principal) -> Response:
+        compared = await self.review.compare(
+            principal,
+            request.path_params["workspace_id"],
+            request.path_params["evidence_id"],
+            *_revision_pair(request),
+        )
+        return self._show(
+            request,
+            "evidence_diff.html",
+            "evidence",
+            diff=compared.diff,
+            new=compared.new,
+            pieces=diff_pieces(compared.diff.changes, compared.new.text),
+        )
+
+    async def search(self, request: Request, principal: Principal) -> Response:
+        """The search form, and a page of results once there is a query."""
+        chosen = {name: request.query_params.get(name, "").strip() for name in SEARCH_FIELDS}
+        # the corpus choices; also the workspace's permission check when there is no query
+        corpora = await self._tool(request, principal, "sosoapi_research_corpora_list")
+        found, error = None, None
+        if chosen["q"]:
+            try:
+                found = await self._search(request, principal, chosen)
+            except ServiceError as refused:
+                if refused.code != "invalid_input":
+                    raise
+                error = refused
+        return self._show(
+            request,
+            "search.html",
+            "search",
+            status=400 if error else 200,
+            chosen=chosen,
+            kept={k: v for k, v in chosen.items() if v},
+            corpora=corpora.output.items,
+            found=found,
+            error=error,
+            phrases=parse_query(chosen["q"]),
+        )
+
+    async def _search(
+        self, request: Request, principal: Principal, chosen: dict[str, str]
+    ) -> SearchOutput:
+        outcome = await self._tool(
+            request,
+            principal,
+            "sosoapi_research_evidence_search",
+            cursor=1,
+            query=chosen["q"],
+            kind=chosen["kind"] or None,
+            corpus_id=chosen["corpus"] or None,
+            limit=SEARCH_PAGE_SIZE,
+        )
+        return outcome.output
+
     async def projects(self, request: Request, principal: Principal) -> Response:
         outcome = await self._tool(request, principal, "sosoapi_research_projects_list", cursor=1)
         return self._show(request, "projects.html", "projects", listing=outcome.output)
@@ -318,9 +384,11 @@ class Console:
         wanted = {k: v for k, v in arguments.items() if v is not None}
         return await self.review.tool(principal, tool, wanted)
 
-    def _show(self, request: Request, template: str, active: str, **context: Any) -> Response:
+    def _show(
+        self, request: Request, template: str, active: str, status: int = 200, **context: Any
+    ) -> Response:
         return self.render(
-            request, template, signed_in=True, active=active, **_ids(request), **context
+            request, template, status, signed_in=True, active=active, **_ids(request), **context
         )
 
 
@@ -328,15 +396,25 @@ def _ids(request: Request) -> dict[str, Any]:
     return {"workspace_id": request.path_params.get("workspace_id")}
 
 
-def _revision(request: Request) -> int | None:
-    raw = request.query_params.get("revision")
+def _revision(request: Request, name: str = "revision") -> int | None:
+    """A revision number from the query string, None when absent."""
+    raw = request.query_params.get(name)
     if raw is None or raw == "":
         return None
     if not raw.isdigit() or int(raw) < 1:
         raise invalid_input(
-            f"`revision` {raw!r} is not a revision number; use a whole number from 1.", "revision"
+            f"`{name}` {raw!r} is not a revision number; use a whole number from 1.", name
         )
     return int(raw)
+
+
+def _revision_pair(request: Request) -> tuple[int, int]:
+    """`from` and `to` of a diff page: both required, so the URL names what it shows."""
+    old, new = _revision(request, "from"), _revision(request, "to")
+    if old is None or new is None:
+        name = "from" if old is None else "to"
+        raise invalid_input(f"`{name}` is missing; name both revisions, e.g. ?from=1&to=2.", name)
+    return old, new
 
 
 def _own_origin(request: Request) -> str:
