@@ -30,6 +30,8 @@ from tests.support.lifespan import held_open
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import make_settings, owner_token
 
+pytestmark = pytest.mark.exclusive  # a 1 s lease and held commits: timing
+
 PAGE = b"<html><head><title>T</title></head><body><p>" + b"Plain words here. " * 40 + b"</p>"
 HOLD_SECONDS = 10.0
 
