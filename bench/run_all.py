@@ -17,6 +17,7 @@ BENCHES = [
     "extraction.py",
     "load.py",
     "memory.py",
+    "instances.py",
 ]
 
 

@@ -26,7 +26,7 @@ class Application:
 
     def __init__(self, settings: Settings, *, egress: Egress | None = None) -> None:
         self.settings = settings
-        self.store = Store(settings.database_url)
+        self.store = Store(settings.database_url, pool_size=settings.database_pool_size)
         self.guard = Guard(self.store.auth)
         self.oauth = OAuthGrants(self.store.oauth, self.guard)
         self.egress = egress or Egress(settings.egress, pacing=self.store.pacing.reserve)

@@ -28,7 +28,7 @@ from sosoapi.egress.settings import (
 )
 from sosoapi.research.offload import default_workers
 from sosoapi.research.settings import ReceiptSettings
-from sosoapi.store.database import sqlite_url
+from sosoapi.store.database import DEFAULT_POOL_SIZE, sqlite_url
 
 PROFILES = ("full", "core")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -177,6 +177,7 @@ def _robots_mode(value: str) -> str | None:
 class Settings:
     database_url: str
     home: Path
+    database_pool_size: int = DEFAULT_POOL_SIZE  # PostgreSQL connections per process
     profile: str = "full"
     output_schemas: bool = False
     token: str | None = None
@@ -209,6 +210,7 @@ class Settings:
         return cls(
             database_url=env.get("SOSOAPI_DATABASE_URL") or sqlite_url(home),
             home=home,
+            database_pool_size=number(env, "SOSOAPI_DATABASE_POOL_SIZE", DEFAULT_POOL_SIZE, int, 1),
             profile=chosen,
             output_schemas=flag(env, "SOSOAPI_OUTPUT_SCHEMAS"),
             token=env.get("SOSOAPI_TOKEN") or None,

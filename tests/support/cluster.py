@@ -26,7 +26,10 @@ def _bin(name: str) -> str:
 
 
 class ThrowawayCluster:
-    def __init__(self) -> None:
+    """`settings` are server settings (`max_connections`, say) passed to every start."""
+
+    def __init__(self, **settings: str | int) -> None:
+        self.settings = settings
         self.root = Path(tempfile.mkdtemp(prefix="sosoapi-pg-"))
         self.data = self.root / "data"
         self.sockets = self.root / "sockets"
@@ -53,6 +56,7 @@ class ThrowawayCluster:
 
     def start(self) -> ThrowawayCluster:
         options = f"-p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1"
+        options += "".join(f" -c {name}={value}" for name, value in self.settings.items())
         self._run(
             _bin("pg_ctl"), "-D", str(self.data), "-o", options, "-l",
             str(self.root / "log"), "-w", "start",

@@ -22,9 +22,11 @@ def assert_store_unavailable_text(text: str) -> None:
 
 
 def assert_store_unavailable(response: httpx.Response) -> None:
-    """A 503 problem+json (valid against the published problem schema) naming the outage."""
+    """A 503 problem+json (valid against the published problem schema) naming the outage,
+    with `Retry-After`."""
     assert response.status_code == 503, response.text
     assert response.headers["content-type"].startswith("application/problem+json")
+    assert int(response.headers["retry-after"]) > 0
     problem = response.json()
     errors = list(
         Draft7Validator(PROBLEM_SCHEMA, format_checker=FormatChecker()).iter_errors(problem)

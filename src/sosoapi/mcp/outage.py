@@ -21,7 +21,6 @@ from sosoapi.contract.errors import TITLES, ServiceError
 
 REMEMBER_SECONDS = 300.0
 REMEMBER_AT_MOST = 10_000
-RETRY_AFTER_SECONDS = 5
 
 
 def _key(token: str) -> str:
@@ -59,15 +58,11 @@ async def send_unavailable(send: Send, error: ServiceError, instance: str) -> No
         "instance": instance,
     }
     body = json.dumps(problem).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": error.http_status,
-            "headers": [
-                (b"content-type", b"application/problem+json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"retry-after", str(RETRY_AFTER_SECONDS).encode()),
-            ],
-        }
-    )
+    headers = [
+        (b"content-type", b"application/problem+json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    if error.retry_after_seconds is not None:
+        headers.append((b"retry-after", str(error.retry_after_seconds).encode()))
+    await send({"type": "http.response.start", "status": error.http_status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

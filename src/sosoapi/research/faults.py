@@ -13,10 +13,11 @@ STORE_UNAVAILABLE = (
     "this call produced no result. Retry shortly with the same arguments and the same "
     "mutation_id: a write recorded before the fault returns its one receipt, never a second."
 )
+RETRY_AFTER_SECONDS = 5  # HTTP's Retry-After on the 503: an outage, or a pool that stayed busy
 
 
 def store_unavailable() -> ServiceError:
-    return ServiceError("unavailable", STORE_UNAVAILABLE)
+    return ServiceError("unavailable", STORE_UNAVAILABLE, retry_after_seconds=RETRY_AFTER_SECONDS)
 
 
 @contextmanager

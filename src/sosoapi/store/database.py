@@ -2,6 +2,12 @@
 
 SQLite runs in WAL mode with a busy timeout, and write transactions begin IMMEDIATE so
 two writers queue on the lock instead of failing on an upgrade from read to write.
+
+PostgreSQL gets a fixed pool of `pool_size` connections per process and no overflow: a
+caller past it waits for a connection instead of opening one more, so a deployment holds
+at most instances x processes x pool_size connections. With overflow, three instances
+under load opened 120 against a server that allows 100, and the calls that met "too many
+clients" failed (docs/deploy.md, "Connections").
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from sosoapi.store.faults import operational_faults
+
+DEFAULT_POOL_SIZE = 10  # PostgreSQL connections per process (SOSOAPI_DATABASE_POOL_SIZE)
+POOL_TIMEOUT_SECONDS = 30.0  # a caller waits this long for a pooled connection, then 503
 
 
 def sqlite_url(home: Path) -> str:
@@ -49,7 +58,13 @@ def _configure_sqlite(engine: Engine) -> None:
 class Database:
     """One engine, its dialect's transaction rules, and the schema migrations."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool_size: int = DEFAULT_POOL_SIZE,
+        pool_timeout: float = POOL_TIMEOUT_SECONDS,
+    ) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         # Errors name the statement, never its arguments (titles, notes: the caller's data).
@@ -59,8 +74,9 @@ class Database:
             kwargs["pool_size"] = 8
             kwargs["max_overflow"] = 32
         else:
-            kwargs["pool_size"] = 10
-            kwargs["max_overflow"] = 30
+            kwargs["pool_size"] = pool_size
+            kwargs["max_overflow"] = 0
+            kwargs["pool_timeout"] = pool_timeout
             kwargs["pool_pre_ping"] = True
         self.engine = create_engine(url, **kwargs)
         if self.is_sqlite:

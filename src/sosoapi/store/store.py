@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from sosoapi.store.auth_repo import AuthRepository
 from sosoapi.store.corpora_repo import CorporaInTx, CorpusRepository
-from sosoapi.store.database import Database
+from sosoapi.store.database import DEFAULT_POOL_SIZE, Database
 from sosoapi.store.evidence_repo import EvidenceRepository
 from sosoapi.store.mutations_repo import KeyTaken, MutationRepository, MutationsInTx
 from sosoapi.store.oauth_repo import OAuthRepository
@@ -37,8 +37,10 @@ class Transaction:
 
 
 class Store:
-    def __init__(self, url: str, *, migrate: bool = True) -> None:
-        self.db = Database(url)
+    def __init__(
+        self, url: str, *, migrate: bool = True, pool_size: int = DEFAULT_POOL_SIZE
+    ) -> None:
+        self.db = Database(url, pool_size=pool_size)
         if migrate:
             self.db.migrate()
         self.auth = AuthRepository(self.db)
