@@ -14,6 +14,7 @@ from sosoapi import logs
 from sosoapi.auth.admin import Admin
 from sosoapi.auth.errors import AdminRefused, NoSuchWorkspace, UnknownRole, UnknownScope
 from sosoapi.config import Settings, log_level
+from sosoapi.store.faults import StoreUnavailable
 from sosoapi.store.store import Store
 
 
@@ -56,7 +57,19 @@ def admin_session() -> Iterator[Admin]:
         store.close()
 
 
-@click.group()
+class _Commands(click.Group):
+    """Every verb's database outage as one line naming the fix, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except StoreUnavailable as exc:
+            raise click.ClickException(
+                f"{exc}; check SOSOAPI_DATABASE_URL and retry when the database is reachable"
+            ) from None
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="sosoapi")
 def main() -> None:
     """SosoAPI Research: safe, bounded, durable public-source retrieval for research agents."""

@@ -34,9 +34,9 @@ def _open(url: str) -> Database:
     db = Database(url)
     try:
         db.migrate()
-    except StoreUnavailable as exc:
+    except StoreUnavailable:
         db.dispose()
-        raise click.ClickException(f"{exc}; retry when the database is reachable") from None
+        raise  # the command group words it for the user
     return db
 
 
