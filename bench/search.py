@@ -40,7 +40,7 @@ from bench.common import latency_args, percentiles, print_table  # noqa: E402
 from sosoapi.app import Application  # noqa: E402
 from sosoapi.auth.admin import Admin  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
-from sosoapi.contract.models import Provenance, RetrieveResult  # noqa: E402
+from sosoapi.contract.models import RetrieveResult  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
 from sosoapi.research.evidence import content_digest, evidence_write  # noqa: E402
 from sosoapi.research.quote_match import find_quote  # noqa: E402
@@ -48,6 +48,7 @@ from sosoapi.store.database import sqlite_url  # noqa: E402
 from sosoapi.store.evidence_repo import record_revision  # noqa: E402
 from tests.support.pages import real_pages  # noqa: E402
 from tests.support.postgres import private_schema  # noqa: E402
+from tests.support.results import page_result  # noqa: E402
 
 EVIDENCE = 8_000
 SECOND_REVISIONS = 2_000
@@ -85,25 +86,13 @@ def _document(rng: random.Random, language: str, index: int) -> str:
 
 
 def _result(text: str, language: str, title: str, now: datetime) -> RetrieveResult:
-    return RetrieveResult(
-        kind="url_text",
-        status="ready",
-        text=text,
+    return page_result(
+        text,
+        source_url=f"https://example.org/{title}",
+        retrieved_at=now,
         title=title,
-        description=None,
-        segments=[],
-        provenance=Provenance(
-            source_url=f"https://example.org/{title}",
-            retrieved_at=now,
-            mime_type="text/html",
-            content_kind="document_text",
-            caption_format=None,
-            language=language,
-            language_source="publisher_declared",
-        ),
-        reason=None,
-        warnings=[],
-        retry_after_seconds=None,
+        language=language,
+        mime_type="text/html",
     )
 
 

@@ -19,11 +19,11 @@ from typing import Any
 from sosoapi.app import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.config import Settings
-from sosoapi.contract.models import Provenance, RetrieveResult
 from sosoapi.store.store import Store
 from sosoapi.store.tables import mutations, retrievals
 from tests.support.loop import Caller, page
 from tests.support.origin import HTTPSOrigin, Route
+from tests.support.results import page_result
 
 P = "sosoapi_research_"
 HOSTILE_TITLE = '<script>alert("title")</script>"onerror=alert(1) x'
@@ -137,25 +137,12 @@ def seed_retrievals(store: Store, ws: str, count: int, start: datetime | None = 
         mutation_id = str(uuid.uuid4())
         result = None
         if status is not None:
-            result = RetrieveResult(
-                kind="url_text",
+            result = page_result(
+                "" if reason else f"text {i}",
+                source_url=f"https://example.com/{i}",
+                retrieved_at=at,
                 status=status,
-                text="" if reason else f"text {i}",
-                title=None,
-                description=None,
-                segments=[],
-                provenance=Provenance(
-                    source_url=f"https://example.com/{i}",
-                    retrieved_at=at,
-                    mime_type=None,
-                    content_kind="none" if reason else "document_text",
-                    caption_format=None,
-                    language=None,
-                    language_source="unknown",
-                ),
                 reason=reason,
-                warnings=[],
-                retry_after_seconds=None,
             ).model_dump_json()
         keys.append(
             {

@@ -2,33 +2,16 @@
 
 from __future__ import annotations
 
-from sosoapi.contract.models import Provenance, RetrieveResult
 from sosoapi.research.diffing import compare
 from sosoapi.research.evidence_scope import StoredRevision
 from sosoapi.research.search import parse_query
 from sosoapi.web.console_text import diff_pieces, marked
+from tests.support.results import page_result
 
 
 def _revision(text: str, revision: int) -> StoredRevision:
-    content = RetrieveResult(
-        kind="url_text",
-        status="ready",
-        text=text,
-        title=None,
-        description=None,
-        segments=[],
-        provenance=Provenance(
-            source_url="https://example.com/",
-            retrieved_at="2026-01-01T00:00:00Z",
-            mime_type=None,
-            content_kind="document_text",
-            caption_format=None,
-            language=None,
-            language_source="unknown",
-        ),
-        reason=None,
-        warnings=[],
-        retry_after_seconds=None,
+    content = page_result(
+        text, source_url="https://example.com/", retrieved_at="2026-01-01T00:00:00Z"
     )
     return StoredRevision("00000000-0000-4000-8000-000000000000", revision, 2, content)
 
