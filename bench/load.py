@@ -63,6 +63,15 @@ def hostnames(count: int) -> list[str]:
     return [f"h{n}.load.test" for n in range(count)]
 
 
+def many_hosts_env(origin: HTTPSOrigin, hosts: list[str]) -> dict[str, str]:
+    """A server's egress settings for `origin` answering under every name in `hosts`."""
+    return {
+        **origin.egress_env(),
+        "SOSOAPI_EGRESS_RESOLVE": ",".join(f"{host}:127.0.0.1" for host in hosts),
+        "SOSOAPI_LOG_LEVEL": "WARNING",
+    }
+
+
 def urls_for(origin: HTTPSOrigin, hosts: list[str], paths: list[str], calls: int) -> list[str]:
     """`calls` distinct URLs, spread over every host name (each a separate origin)."""
     return [
@@ -174,9 +183,7 @@ def main() -> None:
     rows = []
     with HTTPSOrigin(routes, hostnames=(*hosts, "127.0.0.1")) as origin:
         env_base = {
-            **origin.egress_env(),
-            "SOSOAPI_EGRESS_RESOLVE": ",".join(f"{host}:127.0.0.1" for host in hosts),
-            "SOSOAPI_LOG_LEVEL": "WARNING",
+            **many_hosts_env(origin, hosts),
             "SOSOAPI_ROBOTS_CACHE_SECONDS": "3600",
         }
         paths = list(routes)

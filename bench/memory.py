@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.load import hostnames, mcp_load, urls_for  # noqa: E402
+from bench.load import hostnames, many_hosts_env, mcp_load, urls_for  # noqa: E402
 from tests.support.memory import MIB, PeakRSS  # noqa: E402
 from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
 from tests.support.pages import real_pages  # noqa: E402
@@ -50,12 +50,7 @@ def main() -> int:
         all_urls = urls_for(origin, hosts, list(routes), args.retrievals)
         all_urls = [f"{url}&r={uuid.uuid4().hex[:8]}" for url in all_urls]
         with tempfile.TemporaryDirectory() as home:
-            env = {
-                **origin.egress_env(),
-                "SOSOAPI_EGRESS_RESOLVE": ",".join(f"{host}:127.0.0.1" for host in hosts),
-                "SOSOAPI_LOG_LEVEL": "WARNING",
-                "SOSOAPI_HOME": home,
-            }
+            env = {**many_hosts_env(origin, hosts), "SOSOAPI_HOME": home}
             created = json.loads(cli(["init", "--json"], env).stdout)
             with ServeProcess(env, log=Path(home) / "serve.log") as server:
                 assert server.proc is not None
