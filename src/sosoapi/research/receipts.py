@@ -14,6 +14,7 @@ import socket
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 import anyio
@@ -37,6 +38,7 @@ from sosoapi.research.status import Draft
 from sosoapi.store.faults import StoreUnavailable
 from sosoapi.store.mutations_repo import NewMutation
 from sosoapi.store.records import RetrievalRecord
+from sosoapi.store.retrievals_repo import Settled
 from sosoapi.store.store import Store
 
 log = logging.getLogger("sosoapi.receipts")
@@ -49,9 +51,14 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def receipt_of(record: RetrievalRecord) -> RetrieveOutput:
-    """The contract receipt of a stored retrieval, in whatever state it is."""
-    result = RetrieveResult.model_validate_json(record.result) if record.result else None
+def receipt_of(record: RetrievalRecord, parsed: RetrieveResult | None = None) -> RetrieveOutput:
+    """The contract receipt of a stored retrieval, in whatever state it is.
+
+    `parsed` is `record.result` already as a model (this instance just settled it).
+    """
+    result = parsed or (
+        RetrieveResult.model_validate_json(record.result) if record.result else None
+    )
     evidence = (
         EvidenceRef(evidence_id=record.evidence_id, revision=record.evidence_revision)
         if record.evidence_id and record.evidence_revision
@@ -95,7 +102,7 @@ class ReceiptService:
             settings.max_queued_per_workspace,
         )
         self._workers: dict[str, anyio.CancelScope] = {}
-        self._settled: dict[str, anyio.Event] = {}
+        self._settled: dict[str, _Settling] = {}
         self._accepting = False
         self._idle = anyio.Event()
 
@@ -170,13 +177,13 @@ class ReceiptService:
             if record.state in OPEN_STATES:
                 record = await self._judge_on_replay(record)
         try:
-            record = await self._wait(record)
+            record, parsed = await self._wait(record)
         except anyio.get_cancelled_exc_class():
             if created and cancel_requested():
                 with anyio.CancelScope(shield=True):
                     await self.cancel(record.id)
             raise
-        return receipt_of(record)
+        return receipt_of(record, parsed)
 
     async def _reserve(self, key: NewMutation) -> bool:
         """Hold a place in the workspace's queue before claiming, or refuse the call.
@@ -206,9 +213,10 @@ class ReceiptService:
                 seconds=self.settings.idempotency_window_seconds
             )
             retrieval_id = str(uuid.uuid4())
-            if repo.claim_retrieval(key, retrieval_id, kind, url, language, valid_until, source):
-                created = repo.retrieval_by_id(retrieval_id)
-                assert created is not None
+            created = repo.claim_retrieval(
+                key, retrieval_id, kind, url, language, valid_until, source
+            )
+            if created is not None:
                 return created, True
             existing, record = repo.lookup(key.workspace_id, key.mutation_id)
             assert existing is not None
@@ -261,21 +269,30 @@ class ReceiptService:
         assert record is not None
         return record
 
-    async def _wait(self, record: RetrievalRecord) -> RetrievalRecord:
-        """Wait up to the budget for a settled state; poll so other instances' work shows."""
+    async def _wait(self, record: RetrievalRecord) -> tuple[RetrievalRecord, RetrieveResult | None]:
+        """Wait up to the budget for a settled state, and the result if this instance has it.
+
+        Work running here wakes its waiters when it ends, with the record it settled; only
+        work elsewhere (another instance, or not yet started) is polled for.
+        """
         if record.state in SETTLED_STATES:
-            return record
+            return record, None
         interval = 0.02
         with anyio.move_on_after(self.settings.wait_budget_seconds):
             while True:
-                event = self._settled.setdefault(record.id, anyio.Event())
-                with anyio.move_on_after(interval):
-                    await event.wait()
+                settling = self._settled.setdefault(record.id, _Settling())
+                if record.id in self._workers:
+                    await settling.event.wait()
+                else:
+                    with anyio.move_on_after(interval):
+                        await settling.event.wait()
+                    interval = min(interval * 2, 0.5)
+                if settling.record is not None:
+                    return settling.record, settling.result
                 record = await self._load(record.id)
                 if record.state in SETTLED_STATES:
-                    return record
-                interval = min(interval * 2, 0.5)
-        return await self._load(record.id)
+                    return record, None
+        return await self._load(record.id), None
 
     async def cancel(self, retrieval_id: str) -> None:
         """Settle an open receipt as `cancelled` (its creator's MCP cancellation)."""
@@ -331,12 +348,11 @@ class ReceiptService:
                 self._idle.set()
 
     async def _run_leased(self, retrieval_id: str, reader: Reader | None = None) -> None:
-        acquired = await anyio.to_thread.run_sync(
+        record = await anyio.to_thread.run_sync(
             self.store.retrievals.acquire, retrieval_id, self.owner, self.settings.lease_seconds
         )
-        if not acquired:
+        if record is None:
             return
-        record = await self._load(retrieval_id)
         log.info("retrieval running id=%s kind=%s", record.id, record.kind)
         results: list[RetrieveResult] = []
         async with anyio.create_task_group() as tg:
@@ -374,12 +390,13 @@ class ReceiptService:
     async def _settle(self, record: RetrievalRecord, result: RetrieveResult) -> None:
         now = self.clock()
         item = evidence_write(record.workspace_id, result)
+        text = result.model_dump_json()
         settled = await self._when_stored(
             lambda: self.store.retrievals.settle(
                 record.id,
                 self.owner,
                 State.COMPLETED,
-                result.model_dump_json(),
+                text,
                 now,
                 item,
                 outcome=(result.status, result.reason),
@@ -390,10 +407,22 @@ class ReceiptService:
             record.id,
             result.status,
             result.reason,
-            settled,
+            settled is not None,
         )
+        settling = self._settled.get(record.id)
+        if settled is not None and settling is not None:
+            settling.record = replace(
+                record,
+                state=State.COMPLETED,
+                result=text,
+                settled_at=now,
+                lease_owner=None,
+                evidence_id=settled.evidence_id,
+                evidence_revision=settled.evidence_revision,
+            )
+            settling.result = result
 
-    async def _when_stored(self, write: Callable[[], bool]) -> bool:
+    async def _when_stored(self, write: Callable[[], Settled | None]) -> Settled | None:
         """Run `write`, retrying through a store outage for up to one lease.
 
         A read that finished while the database was down still settles once it is back;
@@ -408,9 +437,19 @@ class ReceiptService:
                     await anyio.sleep(delay)
                     delay = min(delay * 2, 2.0)
         log.warning("settling gave up: the store stayed unavailable for a lease")
-        return False
+        return None
 
     def _notify(self, retrieval_id: str) -> None:
-        event = self._settled.pop(retrieval_id, None)
-        if event is not None:
-            event.set()
+        settling = self._settled.pop(retrieval_id, None)
+        if settling is not None:
+            settling.event.set()
+
+
+@dataclass(slots=True)
+class _Settling:
+    """What waiters for one receipt wake on: this instance's work on it ending, with the
+    record and result it settled (None when it settled nothing: waiters read the store)."""
+
+    event: anyio.Event = field(default_factory=anyio.Event)
+    record: RetrievalRecord | None = None
+    result: RetrieveResult | None = None

@@ -8,7 +8,7 @@ sharing a database never judge each other's live work.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 
 from sqlalchemy import select, update
@@ -21,6 +21,14 @@ from sosoapi.store.evidence_repo import EvidenceWrite, record_revision
 from sosoapi.store.mutations_repo import NewMutation, keyed, mutation_values, read_mutation
 from sosoapi.store.records import MutationRecord, RetrievalRecord, from_row
 from sosoapi.store.tables import mutations, retrievals
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """A receipt this call settled, and the evidence revision it recorded (if any)."""
+
+    evidence_id: str | None = None
+    evidence_revision: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,28 +63,34 @@ class RetrievalRepository:
         language: str | None,
         valid_until: datetime,
         source: str = "url",
-    ) -> bool:
-        """Insert the mutation and its pending receipt together; False when the key exists."""
+    ) -> RetrievalRecord | None:
+        """Insert the mutation and its pending receipt together: the receipt as stored, or
+        None when the key exists."""
+        record = RetrievalRecord(
+            id=retrieval_id,
+            workspace_id=key.workspace_id,
+            mutation_id=key.mutation_id,
+            kind=kind,
+            url=url,
+            language=language,
+            state=State.PENDING,
+            created_at=key.created_at,
+            settled_at=None,
+            valid_until=valid_until,
+            lease_owner=None,
+            lease_expires_at=None,
+            result=None,
+            evidence_id=None,
+            evidence_revision=None,
+            source=source,
+        )
         try:
             with self.db.write() as conn:
                 conn.execute(mutations.insert().values(**mutation_values(key)))
-                conn.execute(
-                    retrievals.insert().values(
-                        id=retrieval_id,
-                        workspace_id=key.workspace_id,
-                        mutation_id=key.mutation_id,
-                        kind=kind,
-                        url=url,
-                        language=language,
-                        state=State.PENDING,
-                        created_at=key.created_at,
-                        valid_until=valid_until,
-                        source=source,
-                    )
-                )
+                conn.execute(retrievals.insert().values(**asdict(record)))
         except IntegrityError:
-            return False
-        return True
+            return None
+        return record
 
     def retrieval(self, workspace_id: str, mutation_id: str) -> RetrievalRecord | None:
         query = select(retrievals).where(keyed(retrievals, workspace_id, mutation_id))
@@ -89,13 +103,16 @@ class RetrievalRepository:
             row = conn.execute(select(retrievals).where(retrievals.c.id == retrieval_id)).first()
         return from_row(RetrievalRecord, row) if row else None
 
-    def acquire(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
-        """pending -> running under `owner`'s lease, unless it expired or someone else won.
+    def acquire(
+        self, retrieval_id: str, owner: str, lease_seconds: float
+    ) -> RetrievalRecord | None:
+        """pending -> running under `owner`'s lease: the receipt as it now stands, or None
+        when it expired or someone else won.
 
         The lease runs on the database clock (store/clock.py), never the caller's.
         """
         with self.db.write() as conn:
-            result = conn.execute(
+            row = conn.execute(
                 update(retrievals)
                 .where(
                     retrievals.c.id == retrieval_id,
@@ -107,8 +124,9 @@ class RetrievalRepository:
                     lease_owner=owner,
                     lease_expires_at=db_time(self.db, lease_seconds),
                 )
-            )
-        return result.rowcount == 1
+                .returning(*retrievals.c)
+            ).first()
+        return from_row(RetrievalRecord, row) if row else None
 
     def renew(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
         """Push `owner`'s lease `lease_seconds` past the database clock; False once lost."""
@@ -133,11 +151,11 @@ class RetrievalRepository:
         now: datetime,
         evidence_item: EvidenceWrite | None = None,
         outcome: tuple[str | None, str | None] = (None, None),
-    ) -> bool:
+    ) -> Settled | None:
         """Settle an open receipt (and record its evidence) in one transaction.
 
         With an `owner`, only that lease holder's running receipt settles; with None, any
-        open receipt does (cancellation by its creator). False when it was already settled.
+        open receipt does (cancellation by its creator). None when it was already settled.
         `outcome` is the result's (status, reason), kept in columns for filtering.
         """
         where = [retrievals.c.id == retrieval_id, retrievals.c.state.in_(OPEN_STATES)]
@@ -157,15 +175,16 @@ class RetrievalRepository:
                 )
             )
             if claimed.rowcount != 1:
-                return False
-            if evidence_item is not None:
-                evidence_id, revision = record_revision(self.db, conn, evidence_item, now)
-                conn.execute(
-                    update(retrievals)
-                    .where(retrievals.c.id == retrieval_id)
-                    .values(evidence_id=evidence_id, evidence_revision=revision)
-                )
-        return True
+                return None
+            if evidence_item is None:
+                return Settled()
+            evidence_id, revision = record_revision(self.db, conn, evidence_item, now)
+            conn.execute(
+                update(retrievals)
+                .where(retrievals.c.id == retrieval_id)
+                .values(evidence_id=evidence_id, evidence_revision=revision)
+            )
+        return Settled(evidence_id, revision)
 
     def sweep(self, retrieval_id: str | None = None) -> SweepCounts:
         """Lease ran out -> unconfirmed; never started inside valid_until -> expired.
