@@ -24,7 +24,9 @@ from sosoapi.mcp.outage import RecentTokens, send_unavailable
 from sosoapi.mcp.server import AUTH_FIXES
 from sosoapi.research.service import ResearchService
 
-_verified: contextvars.ContextVar[tuple[str, Principal] | None] = contextvars.ContextVar(
+# (token, principal, fresh): fresh when the store confirmed the token for this request,
+# not when an outage let a recently seen token through.
+_verified: contextvars.ContextVar[tuple[str, Principal, bool] | None] = contextvars.ContextVar(
     "sosoapi_verified_bearer", default=None
 )
 
@@ -64,6 +66,16 @@ def http_token() -> str | None:
     return access.token if access else None
 
 
+def http_principal() -> Principal | None:
+    """The principal the gate confirmed with the store for this request's token, so the
+    tool call does not look the token up a second time (None during an outage)."""
+    seen = _verified.get()
+    token = http_token()
+    if seen is None or not seen[2] or token is None or seen[0] != token:
+        return None
+    return seen[1]
+
+
 class McpBearerGate:
     """ASGI middleware: refuse /mcp requests whose bearer token does not authenticate here."""
 
@@ -88,6 +100,7 @@ class McpBearerGate:
             await self.app(scope, receive, send)
             return
         token = bearer_token(Headers(scope=scope).get("authorization"))
+        fresh = True
         try:
             principal = await self.research.authenticate(token, AUTH_FIXES)
             refusal = audience_refusal(principal, self.resource)
@@ -99,7 +112,7 @@ class McpBearerGate:
                 if remembered is None:
                     await send_unavailable(send, error, scope["path"])
                     return
-                principal = remembered
+                principal, fresh = remembered, False
             else:
                 if token and self.on_refused is not None:
                     await self.on_refused(token)
@@ -107,7 +120,7 @@ class McpBearerGate:
                 return
         else:
             self.recent.remember(token or "", principal)
-        marker = _verified.set((token or "", principal))
+        marker = _verified.set((token or "", principal, fresh))
         try:
             await self.app(scope, receive, send)
         finally:

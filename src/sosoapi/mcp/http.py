@@ -18,7 +18,7 @@ from typing import Any
 from mcp.server.auth.settings import AuthSettings
 from starlette.types import ASGIApp
 
-from sosoapi.mcp.bearer import McpBearerGate, StoreTokenVerifier, http_token
+from sosoapi.mcp.bearer import McpBearerGate, StoreTokenVerifier, http_principal, http_token
 from sosoapi.mcp.door import McpDoor
 from sosoapi.mcp.server import build_server
 from sosoapi.research.service import ResearchService
@@ -74,6 +74,7 @@ def mcp_http(
         profile=profile,
         output_schemas=output_schemas,
         token_source=http_token,
+        principal_source=http_principal,
     )
     verifier = StoreTokenVerifier(research)
     app = server.streamable_http_app(

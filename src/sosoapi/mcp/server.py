@@ -17,6 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from sosoapi import __version__
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
+from sosoapi.auth.tokens import Principal
 from sosoapi.contract.catalog import Transport, callable_on, listed_tools
 from sosoapi.contract.errors import TITLES, ServiceError
 from sosoapi.incidents import incident
@@ -26,6 +27,7 @@ from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.mcp")
 TokenSource = Callable[[], str | None]
+PrincipalSource = Callable[[], Principal | None]
 CORPUS_REVISION_META = "sosoapi/corpus_revision"
 # An MCP user fixes the token where the client starts or reaches this server.
 AUTH_FIXES: Fixes = {
@@ -80,9 +82,14 @@ def build_server(
     profile: str,
     output_schemas: bool,
     token_source: TokenSource,
+    principal_source: PrincipalSource = lambda: None,
     unauthenticated_hint: str = "",
 ) -> Server:
-    """The MCP server; `unauthenticated_hint` is added to every refusal of the token."""
+    """The MCP server; `unauthenticated_hint` is added to every refusal of the token.
+
+    `principal_source` gives the token's principal when the transport already confirmed
+    it for this request (HTTP's bearer gate); otherwise each call authenticates.
+    """
     tools = [
         types.Tool.model_validate(entry)
         for entry in listed_tools(profile, transport, output_schemas=output_schemas)
@@ -108,6 +115,7 @@ def build_server(
                 lambda: _cancel_requested(ctx),
                 transport=transport,
                 fixes=AUTH_FIXES,
+                verified=principal_source(),
             )
             return success_result(outcome, _requested_url(params.arguments))
         except ServiceError as error:

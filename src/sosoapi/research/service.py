@@ -119,17 +119,19 @@ class ResearchService:
         *,
         transport: Transport = "http",
         fixes: Fixes | None = None,
+        verified: Principal | None = None,
     ) -> Outcome:
         """Authenticate, validate, authorise and run `tool`; raise `ServiceError` if no result.
 
-        `fixes` words an auth refusal's fix for the calling surface's user.
+        `fixes` words an auth refusal's fix for the calling surface's user. `verified` is
+        `token`'s principal when the surface authenticated this same request already.
         """
         operation = self.operations.get(tool)
         if operation is None or not callable_on(tool, transport):
             raise not_found(
                 f"Unknown tool `{tool}` on {transport}; list the tools this server offers."
             )
-        principal = await self.authenticate(token, fixes)
+        principal = verified or await self.authenticate(token, fixes)
         return await self.call_as(principal, tool, arguments, cancel_requested, fixes=fixes)
 
     async def call_as(
