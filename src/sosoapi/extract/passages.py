@@ -77,6 +77,21 @@ def fold_diacritics(text: str) -> str:
     PostgreSQL (which has no such option without an extension), so both stores match the
     same words: `Zürich` and `Zurich`, Arabic with or without its short-vowel marks.
     """
+    if text.isascii():
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return unicodedata.normalize("NFC", bare)
+    if decomposed.isascii():
+        return decomposed
+    return unicodedata.normalize("NFC", decomposed.translate(_UNMARKED))
+
+
+class _Unmarked(dict[int, str]):
+    """A `str.translate` table deleting combining marks, filled as code points are met."""
+
+    def __missing__(self, code: int) -> str:
+        kept = "" if unicodedata.combining(chr(code)) else chr(code)
+        self[code] = kept
+        return kept
+
+
+_UNMARKED = _Unmarked()
