@@ -116,9 +116,11 @@ _PG_INSERT = text(
     ":pos_end, :start_ms, :end_ms, :config, to_tsvector(CAST(:regconfig AS regconfig), :body) "
     "|| to_tsvector('simple', :body))"
 )
-_SQLITE_INSERT = evidence_passages.insert().returning(
-    evidence_passages.c.id, sort_by_parameter_order=True
-)
+_SQLITE_INSERT = evidence_passages.insert()
+# SQLite write transactions here are BEGIN IMMEDIATE (store/database.py): no other writer
+# runs between reading the next id and inserting, so the ids can be assigned up front and
+# both tables take one executemany (RETURNING in parameter order would insert row by row).
+_SQLITE_NEXT_ID = text("SELECT coalesce(max(id), 0) + 1 FROM evidence_passages")
 _SQLITE_FTS_INSERT = text("INSERT INTO evidence_fts (rowid, body) VALUES (:id, :body)")
 
 
@@ -159,12 +161,13 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
             _PG_INSERT, [{**r, "regconfig": config} for r in rows]
         )  # one batch: the tsvector is computed in the insert
         return
-    bodies = [values.pop("body") for values in rows]
-    # One batch: RETURNING in parameter order pairs each new passage id with its body.
-    ids = conn.execute(_SQLITE_INSERT, rows).scalars().all()
-    conn.execute(
-        _SQLITE_FTS_INSERT, [{"id": i, "body": b} for i, b in zip(ids, bodies, strict=True)]
-    )
+    first = conn.execute(_SQLITE_NEXT_ID).scalar_one()
+    bodies = []
+    for number, values in enumerate(rows, start=first):
+        bodies.append({"id": number, "body": values.pop("body")})
+        values["id"] = number
+    conn.execute(_SQLITE_INSERT, rows)
+    conn.execute(_SQLITE_FTS_INSERT, bodies)
 
 
 @dataclass(frozen=True, slots=True)
