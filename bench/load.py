@@ -2,7 +2,8 @@
 loopback HTTPS origin that answers for many host names, so per-origin politeness stays on.
 
 Rows: SQLite and PostgreSQL, one server process and `serve --workers W`; each row gives
-retrievals/s, p50/p99 per call, errors (an `isError`, or a receipt not `completed`/`ready`),
+retrievals/s, p50/p99 per call, errors (an `isError`, or a receipt not `completed` and
+`ready`/`partial`; what they were is printed under the table),
 and the server's peak RSS (the whole process tree) at rest and under the load. In the same
 run, the floor: the same URLs fetched by a plain httpx client and run through our extractor
 in a process pool sized to the machine, with no service around them.
@@ -11,9 +12,9 @@ in a process pool sized to the machine, with no service around them.
                                    [--pages dev|tests]
 
 `--pages dev` (the default when the data folder is there) serves 181 real news and blog
-pages of the extraction-dev set ($SOSOAPI_BENCH_DATA, default ../shared/data), every fifth
-page among those our extractor reads as text; `--pages tests` the 4 small pages of
-tests/data.
+pages of the extraction-dev set ($SOSOAPI_BENCH_DATA, default ../shared/data), from every
+fifth page those our extractor reads as text and the service would not judge a login
+wall; `--pages tests` the 4 small pages of tests/data.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.common import percentiles  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
+from sosoapi.extract.login import is_login_wall  # noqa: E402
 from sosoapi.research.offload import default_workers  # noqa: E402
 from tests.support.memory import MIB, PeakRSS  # noqa: E402
 from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
@@ -85,8 +87,11 @@ def dev_pages() -> dict[str, bytes]:
 
 
 def readable(body: bytes, url: str) -> bool:
+    """Text our extractor keeps, on a page the service does not judge a login wall."""
     document = extract_text(body, url)
-    return document is not None and bool(document.text.strip())
+    if document is None or not document.text.strip():
+        return False
+    return not is_login_wall(body, document.text, url, redirected=False)
 
 
 def extract_text(body: bytes, url: str):
@@ -128,10 +133,9 @@ async def mcp_load(base: str, token: str, workspace_id: str, urls: list[str], cl
     for url in urls:
         queue.put_nowait(url)
     latencies: list[float] = []
-    errors = 0
+    errors: list[str] = []
 
     async def client() -> None:
-        nonlocal errors
         headers = {"Authorization": f"Bearer {token}"}
         async with (
             httpx2.AsyncClient(headers=headers, timeout=120) as http,
@@ -149,9 +153,12 @@ async def mcp_load(base: str, token: str, workspace_id: str, urls: list[str], cl
                 result = await session.call_tool(RETRIEVE, call)
                 latencies.append(time.perf_counter() - start)
                 receipt = (result.structured_content or {}).get("retrieval") or {}
-                status = (receipt.get("result") or {}).get("status")
-                if result.is_error or receipt.get("state") != "completed" or status not in READ:
-                    errors += 1
+                outcome = receipt.get("result") or {}
+                if result.is_error:
+                    errors.append(f"isError {url}")
+                elif receipt.get("state") != "completed" or outcome.get("status") not in READ:
+                    state = f"{receipt.get('state')}/{outcome.get('status')}"
+                    errors.append(f"{state}/{outcome.get('reason')} {url}")
 
     start = time.perf_counter()
     await asyncio.gather(*(client() for _ in range(clients)))
@@ -184,7 +191,7 @@ async def floor_load(origin: HTTPSOrigin, urls: list[str], clients: int, pool) -
 
         start = time.perf_counter()
         await asyncio.gather(*(one(url) for url in urls))
-    return time.perf_counter() - start, latencies, len(errors)
+    return time.perf_counter() - start, latencies, [f"no text {url}" for url in errors]
 
 
 def serve_row(label: str, env: dict[str, str], urls: list[str], args, extra: tuple) -> dict:
@@ -200,7 +207,9 @@ def serve_row(label: str, env: dict[str, str], urls: list[str], args, extra: tup
     return row(label, seconds, latencies, errors, rest, peak.peak)
 
 
-def row(label: str, seconds: float, latencies: list[float], errors: int, rest=0, peak=0) -> dict:
+def row(
+    label: str, seconds: float, latencies: list[float], errors: list[str], rest=0, peak=0
+) -> dict:
     p50, p99 = percentiles(latencies)
     return {
         "row": label,
@@ -267,8 +276,11 @@ def main() -> None:
     for r in rows:
         print(
             f"{r['row']:34} {r['per_s']:7.1f} {r['per_s'] / floor:7.2f} {r['p50']:8.1f} "
-            f"{r['p99']:8.1f} {r['errors']:4d} {r['rest_mib']:9.1f} {r['peak_mib']:9.1f}"
+            f"{r['p99']:8.1f} {len(r['errors']):4d} {r['rest_mib']:9.1f} {r['peak_mib']:9.1f}"
         )
+    for r in rows:
+        for error in r["errors"]:
+            print(f"  {r['row']}: {error}")
 
 
 if __name__ == "__main__":
