@@ -10,9 +10,9 @@ share the file), written in the text form SQLAlchemy's SQLite `DateTime` stores.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from sqlalchemy import ColumnElement, DateTime, func, select, type_coerce
+from sqlalchemy import ColumnElement, DateTime, Float, func, literal, select, type_coerce
 
 from sosoapi.store.database import Database
 from sosoapi.store.records import utc
@@ -20,15 +20,21 @@ from sosoapi.store.records import utc
 _SQLITE_FORMAT = "%Y-%m-%d %H:%M:%f"  # seconds with milliseconds: SS.SSS
 
 
-def db_time(db: Database, plus_seconds: float = 0.0) -> ColumnElement[datetime]:
-    """A SQL expression of the database clock, `plus_seconds` ahead of now."""
+def db_time(
+    db: Database, plus_seconds: float | ColumnElement[float] = 0.0
+) -> ColumnElement[datetime]:
+    """A SQL expression of the database clock, `plus_seconds` ahead of now.
+
+    `plus_seconds` may be a bound parameter, for a statement built once (`Database.prepared`).
+    """
+    if isinstance(plus_seconds, float | int):
+        plus_seconds = literal(float(plus_seconds), Float)
     if db.is_sqlite:
-        shifted = func.strftime(_SQLITE_FORMAT, "now", f"{plus_seconds:+.6f} seconds")
+        modifier = func.printf("%+.6f seconds", plus_seconds)
+        shifted = func.strftime(_SQLITE_FORMAT, "now", modifier)
         return type_coerce(shifted.concat("000"), DateTime(timezone=True))  # microseconds
-    now = type_coerce(func.clock_timestamp(), DateTime(timezone=True))
-    if plus_seconds:
-        return now + timedelta(seconds=plus_seconds)
-    return now
+    secs = func.make_interval(0, 0, 0, 0, 0, 0, plus_seconds)
+    return type_coerce(func.clock_timestamp() + secs, DateTime(timezone=True))
 
 
 def db_now(db: Database) -> datetime:

@@ -12,11 +12,11 @@ clients" failed (docs/deploy.md, "Connections").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
@@ -28,6 +28,7 @@ from sosoapi.store.faults import operational_faults
 
 DEFAULT_POOL_SIZE = 10  # PostgreSQL connections per process (SOSOAPI_DATABASE_POOL_SIZE)
 POOL_TIMEOUT_SECONDS = 30.0  # a caller waits this long for a pooled connection, then 503
+Built = TypeVar("Built")
 
 
 def sqlite_url(home: Path) -> str:
@@ -81,6 +82,7 @@ class Database:
         self.engine = create_engine(url, **kwargs)
         if self.is_sqlite:
             _configure_sqlite(self.engine)
+        self._prepared: dict[Callable[[Database], Any], Any] = {}
 
     def migrate(self, target: str = "head") -> None:
         """Bring the schema to `target`, the newest revision by default (run on every start)."""
@@ -105,6 +107,18 @@ class Database:
                 conn.execution_options(sqlite_begin="IMMEDIATE")
             with conn.begin():
                 yield conn
+
+    def prepared(self, build: Callable[[Database], Built]) -> Built:
+        """The statement `build` makes for this database, built on first use and reused.
+
+        For the statements every retrieval runs: building one (`.where`, `.values`) and
+        deriving its cache key cost more CPU than SQLite takes to run it. Values are bound
+        at execution (`bindparam`), so one statement serves every call.
+        """
+        found = self._prepared.get(build)
+        if found is None:
+            found = self._prepared[build] = build(self)
+        return found
 
     def insert(self, table: Any) -> Any:
         """A dialect insert, so callers can use `on_conflict_do_nothing`."""

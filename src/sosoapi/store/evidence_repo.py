@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Select, func, select, update
+from sqlalchemy import Connection, Select, bindparam, func, select, update
 
 from sosoapi.store.database import Database
 from sosoapi.store.pages import page, split
@@ -57,53 +57,77 @@ def record_revision(
     db: Database, conn: Connection, item: EvidenceWrite, now: datetime
 ) -> tuple[str, int]:
     """Write `item` inside the caller's transaction; return (evidence_id, revision)."""
+    statements = db.prepared(_RevisionStatements.build)
     conn.execute(
-        db.insert(evidence)
-        .values(
-            id=str(uuid.uuid4()),
-            workspace_id=item.workspace_id,
-            identity=item.identity,
-            kind=item.kind,
-            source_url=item.source_url,
-            language=item.language,
-            latest_revision=0,
-            created_at=now,
-            updated_at=now,
-        )
-        .on_conflict_do_nothing(index_elements=["workspace_id", "identity"])
+        statements.add_evidence,
+        {
+            "id": str(uuid.uuid4()),
+            "workspace_id": item.workspace_id,
+            "identity": item.identity,
+            "kind": item.kind,
+            "source_url": item.source_url,
+            "language": item.language,
+            "latest_revision": 0,
+            "created_at": now,
+            "updated_at": now,
+        },
     )
-    query = select(evidence.c.id, evidence.c.latest_revision).where(
-        evidence.c.workspace_id == item.workspace_id, evidence.c.identity == item.identity
-    )
-    if not db.is_sqlite:
-        query = query.with_for_update()
-    evidence_id, latest = conn.execute(query).one()
+    found = {"workspace_id": item.workspace_id, "identity": item.identity}
+    evidence_id, latest = conn.execute(statements.find_evidence, found).one()
     if latest:
-        digest = conn.execute(
-            select(evidence_revisions.c.digest).where(
-                evidence_revisions.c.evidence_id == evidence_id,
-                evidence_revisions.c.revision == latest,
-            )
-        ).scalar_one()
-        if digest == item.digest:
+        latest_of = {"evidence_id": evidence_id, "revision": latest}
+        if conn.execute(_LATEST_DIGEST, latest_of).scalar_one() == item.digest:
             return evidence_id, latest
     revision = latest + 1
     conn.execute(
-        evidence_revisions.insert().values(
-            evidence_id=evidence_id,
-            revision=revision,
-            digest=item.digest,
-            content=item.content,
-            created_at=now,
-        )
+        _ADD_REVISION,
+        {
+            "evidence_id": evidence_id,
+            "revision": revision,
+            "digest": item.digest,
+            "content": item.content,
+            "created_at": now,
+        },
     )
     conn.execute(
-        update(evidence)
-        .where(evidence.c.id == evidence_id)
-        .values(latest_revision=revision, updated_at=now)
+        _MOVE_LATEST, {"evidence_id": evidence_id, "revision": revision, "updated_at": now}
     )
     index_revision(conn, evidence_id, revision, item.content)
     return evidence_id, revision
+
+
+# The statements every settled retrieval runs, built once (Database.prepared says why).
+_LATEST_DIGEST = select(evidence_revisions.c.digest).where(
+    evidence_revisions.c.evidence_id == bindparam("evidence_id"),
+    evidence_revisions.c.revision == bindparam("revision"),
+)
+_ADD_REVISION = evidence_revisions.insert()
+_MOVE_LATEST = (
+    update(evidence)
+    .where(evidence.c.id == bindparam("evidence_id"))
+    .values(latest_revision=bindparam("revision"), updated_at=bindparam("updated_at"))
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _RevisionStatements:
+    """The two whose SQL differs by dialect (the upsert; PostgreSQL's row lock)."""
+
+    add_evidence: Any
+    find_evidence: Any
+
+    @staticmethod
+    def build(db: Database) -> _RevisionStatements:
+        find = select(evidence.c.id, evidence.c.latest_revision).where(
+            evidence.c.workspace_id == bindparam("workspace_id"),
+            evidence.c.identity == bindparam("identity"),
+        )
+        return _RevisionStatements(
+            add_evidence=db.insert(evidence).on_conflict_do_nothing(
+                index_elements=["workspace_id", "identity"]
+            ),
+            find_evidence=find if db.is_sqlite else find.with_for_update(),
+        )
 
 
 class EvidenceRepository:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Float, bindparam, null, select, update
 from sqlalchemy.exc import IntegrityError
 
 from sosoapi.contract.vocabulary import OPEN_STATES, State
@@ -35,6 +36,52 @@ class Settled:
 class SweepCounts:
     unconfirmed: int
     expired: int
+
+
+# The statements every retrieval runs, built once (Database.prepared says why).
+_INSERT_MUTATION = mutations.insert()
+_INSERT_RETRIEVAL = retrievals.insert()
+_SETTLED_VALUES = {
+    "state": bindparam("new_state"),
+    "result": bindparam("new_result"),
+    "settled_at": bindparam("settled_at"),
+    "lease_owner": null(),
+    "status": bindparam("status"),
+    "reason": bindparam("reason"),
+}
+_THIS = retrievals.c.id == bindparam("retrieval_id")
+_SETTLE_OWNED = (
+    update(retrievals)
+    .where(
+        _THIS, retrievals.c.state == State.RUNNING, retrievals.c.lease_owner == bindparam("owner")
+    )
+    .values(**_SETTLED_VALUES)
+)
+_SETTLE_OPEN = (
+    update(retrievals).where(_THIS, retrievals.c.state.in_(OPEN_STATES)).values(**_SETTLED_VALUES)
+)
+_SET_EVIDENCE = (
+    update(retrievals)
+    .where(_THIS)
+    .values(evidence_id=bindparam("evidence_id"), evidence_revision=bindparam("revision"))
+)
+
+
+def _acquire(db: Database) -> Any:
+    return (
+        update(retrievals)
+        .where(
+            _THIS,
+            retrievals.c.state == State.PENDING,
+            retrievals.c.valid_until > db_time(db),
+        )
+        .values(
+            state=State.RUNNING,
+            lease_owner=bindparam("owner"),
+            lease_expires_at=db_time(db, bindparam("lease", type_=Float)),
+        )
+        .returning(*retrievals.c)
+    )
 
 
 class RetrievalRepository:
@@ -86,8 +133,8 @@ class RetrievalRepository:
         )
         try:
             with self.db.write() as conn:
-                conn.execute(mutations.insert().values(**mutation_values(key)))
-                conn.execute(retrievals.insert().values(**asdict(record)))
+                conn.execute(_INSERT_MUTATION, mutation_values(key))
+                conn.execute(_INSERT_RETRIEVAL, asdict(record))
         except IntegrityError:
             return None
         return record
@@ -111,21 +158,9 @@ class RetrievalRepository:
 
         The lease runs on the database clock (store/clock.py), never the caller's.
         """
+        values = {"retrieval_id": retrieval_id, "owner": owner, "lease": lease_seconds}
         with self.db.write() as conn:
-            row = conn.execute(
-                update(retrievals)
-                .where(
-                    retrievals.c.id == retrieval_id,
-                    retrievals.c.state == State.PENDING,
-                    retrievals.c.valid_until > db_time(self.db),
-                )
-                .values(
-                    state=State.RUNNING,
-                    lease_owner=owner,
-                    lease_expires_at=db_time(self.db, lease_seconds),
-                )
-                .returning(*retrievals.c)
-            ).first()
+            row = conn.execute(self.db.prepared(_acquire), values).first()
         return from_row(RetrievalRecord, row) if row else None
 
     def renew(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
@@ -158,31 +193,25 @@ class RetrievalRepository:
         open receipt does (cancellation by its creator). None when it was already settled.
         `outcome` is the result's (status, reason), kept in columns for filtering.
         """
-        where = [retrievals.c.id == retrieval_id, retrievals.c.state.in_(OPEN_STATES)]
-        if owner is not None:
-            where += [retrievals.c.state == State.RUNNING, retrievals.c.lease_owner == owner]
+        values = {
+            "retrieval_id": retrieval_id,
+            "owner": owner,
+            "new_state": state,
+            "new_result": result,
+            "settled_at": now,
+            "status": outcome[0],
+            "reason": outcome[1],
+        }
         with self.db.write() as conn:
-            claimed = conn.execute(
-                update(retrievals)
-                .where(*where)
-                .values(
-                    state=state,
-                    result=result,
-                    settled_at=now,
-                    lease_owner=None,
-                    status=outcome[0],
-                    reason=outcome[1],
-                )
-            )
+            claimed = conn.execute(_SETTLE_OWNED if owner is not None else _SETTLE_OPEN, values)
             if claimed.rowcount != 1:
                 return None
             if evidence_item is None:
                 return Settled()
             evidence_id, revision = record_revision(self.db, conn, evidence_item, now)
             conn.execute(
-                update(retrievals)
-                .where(retrievals.c.id == retrieval_id)
-                .values(evidence_id=evidence_id, evidence_revision=revision)
+                _SET_EVIDENCE,
+                {"retrieval_id": retrieval_id, "evidence_id": evidence_id, "revision": revision},
             )
         return Settled(evidence_id, revision)
 
