@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from sosoapi.store.database import Database
 from sosoapi.store.records import TokenRecord, WorkspaceRecord, from_row, utc
@@ -27,6 +27,18 @@ def token_record(row: object) -> TokenRecord:
         resource=m["resource"],
         grant_id=m["grant_id"],
     )
+
+
+# The reads every call makes, built once (Database.prepared says why).
+_TOKEN_BY_HASH = select(tokens).where(tokens.c.token_hash == bindparam("token_hash"))
+_MEMBERSHIP = (
+    select(workspaces, memberships.c.role)
+    .join(memberships, memberships.c.workspace_id == workspaces.c.id)
+    .where(
+        memberships.c.workspace_id == bindparam("workspace_id"),
+        memberships.c.user_id == bindparam("user_id"),
+    )
+)
 
 
 class AuthRepository:
@@ -93,13 +105,9 @@ class AuthRepository:
 
     def membership(self, workspace_id: str, user_id: str) -> tuple[WorkspaceRecord, str] | None:
         """The workspace and the user's role in it, or None when not a member."""
-        query = (
-            select(workspaces, memberships.c.role)
-            .join(memberships, memberships.c.workspace_id == workspaces.c.id)
-            .where(memberships.c.workspace_id == workspace_id, memberships.c.user_id == user_id)
-        )
         with self.db.read() as conn:
-            row = conn.execute(query).first()
+            row = conn.execute(_MEMBERSHIP, {"workspace_id": workspace_id, "user_id": user_id})
+            row = row.first()
         return (from_row(WorkspaceRecord, row), row._mapping["role"]) if row else None
 
     def members(self, workspace_id: str) -> list[tuple[str, str]]:
@@ -150,7 +158,7 @@ class AuthRepository:
 
     def token_by_hash(self, token_hash: str) -> TokenRecord | None:
         with self.db.read() as conn:
-            row = conn.execute(select(tokens).where(tokens.c.token_hash == token_hash)).first()
+            row = conn.execute(_TOKEN_BY_HASH, {"token_hash": token_hash}).first()
         return token_record(row) if row else None
 
     def list_tokens(self) -> list[TokenRecord]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Connection, Table, and_, select, update
+from sqlalchemy import ColumnElement, Connection, Table, and_, bindparam, select, update
 
 from sosoapi.store.database import Database
 from sosoapi.store.records import MutationRecord, from_row
@@ -50,8 +50,20 @@ def mutation_values(key: NewMutation) -> dict[str, object]:
     }
 
 
+def bound_key(table: Table) -> ColumnElement[bool]:
+    """`keyed` with the key bound at execution: `workspace_id` and `mutation_id`."""
+    return and_(
+        table.c.workspace_id == bindparam("workspace_id"),
+        table.c.mutation_id == bindparam("mutation_id"),
+    )
+
+
+_MUTATION_UNDER_KEY = select(mutations).where(bound_key(mutations))
+
+
 def read_mutation(conn: Connection, workspace_id: str, mutation_id: str) -> MutationRecord | None:
-    row = conn.execute(select(mutations).where(keyed(mutations, workspace_id, mutation_id))).first()
+    key = {"workspace_id": workspace_id, "mutation_id": mutation_id}
+    row = conn.execute(_MUTATION_UNDER_KEY, key).first()
     return from_row(MutationRecord, row) if row else None
 
 

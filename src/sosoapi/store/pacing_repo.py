@@ -9,7 +9,17 @@ Times are epoch seconds on the database clock (store/clock.py explains why).
 
 from __future__ import annotations
 
-from sqlalchemy import ColumnElement, Float, delete, func, literal_column, type_coerce
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Float,
+    bindparam,
+    delete,
+    func,
+    literal_column,
+    type_coerce,
+)
 
 from sosoapi.store.database import Database
 from sosoapi.store.tables import origin_pacing
@@ -22,31 +32,41 @@ PRUNE_EVERY = 1024  # reservations between prunes of idle origins
 IDLE_SECONDS = 3600.0  # an origin not started for this long has a free next start
 
 
+def _epoch(db: Database) -> ColumnElement[float]:
+    raw = _SQLITE_EPOCH if db.is_sqlite else _POSTGRES_EPOCH
+    return type_coerce(literal_column(raw), Float)
+
+
+def _reserve(db: Database) -> Any:
+    """The reservation, built once per database (`Database.prepared`)."""
+    now = _epoch(db)
+    greatest = func.max if db.is_sqlite else func.greatest
+    interval = bindparam("interval", type_=Float)
+    return (
+        db.insert(origin_pacing)
+        .values(origin=bindparam("origin"), last_start=now)
+        .on_conflict_do_update(
+            index_elements=[origin_pacing.c.origin],
+            set_={"last_start": greatest(origin_pacing.c.last_start + interval, now)},
+        )
+        .returning(origin_pacing.c.last_start, now)
+    )
+
+
 class PacingRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._reserved = 0
 
     def _epoch(self) -> ColumnElement[float]:
-        raw = _SQLITE_EPOCH if self.db.is_sqlite else _POSTGRES_EPOCH
-        return type_coerce(literal_column(raw), Float)
+        return _epoch(self.db)
 
     def reserve(self, origin: str, interval: float) -> float:
         """Reserve the next start to `origin`, `interval` seconds after the previous one;
         return how many seconds from now that start is (0 when it is now)."""
-        now = self._epoch()
-        greatest = func.max if self.db.is_sqlite else func.greatest
-        statement = (
-            self.db.insert(origin_pacing)
-            .values(origin=origin, last_start=now)
-            .on_conflict_do_update(
-                index_elements=[origin_pacing.c.origin],
-                set_={"last_start": greatest(origin_pacing.c.last_start + interval, now)},
-            )
-            .returning(origin_pacing.c.last_start, now)
-        )
+        statement = self.db.prepared(_reserve)
         with self.db.write() as conn:
-            start, at = conn.execute(statement).one()
+            start, at = conn.execute(statement, {"origin": origin, "interval": interval}).one()
         self._reserved += 1
         if self._reserved % PRUNE_EVERY == 0:  # one row per origin ever read: keep it bounded
             self.prune(IDLE_SECONDS)

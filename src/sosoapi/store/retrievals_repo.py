@@ -19,7 +19,13 @@ from sosoapi.contract.vocabulary import OPEN_STATES, State
 from sosoapi.store.clock import db_time
 from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceWrite, record_revision
-from sosoapi.store.mutations_repo import NewMutation, keyed, mutation_values, read_mutation
+from sosoapi.store.mutations_repo import (
+    NewMutation,
+    bound_key,
+    keyed,
+    mutation_values,
+    read_mutation,
+)
 from sosoapi.store.records import MutationRecord, RetrievalRecord, from_row
 from sosoapi.store.tables import mutations, retrievals
 
@@ -50,6 +56,7 @@ _SETTLED_VALUES = {
     "reason": bindparam("reason"),
 }
 _THIS = retrievals.c.id == bindparam("retrieval_id")
+_RETRIEVAL_UNDER_KEY = select(retrievals).where(bound_key(retrievals))
 _SETTLE_OWNED = (
     update(retrievals)
     .where(
@@ -96,9 +103,8 @@ class RetrievalRepository:
             mutation = read_mutation(conn, workspace_id, mutation_id)
             if mutation is None:
                 return None, None
-            retrieval = conn.execute(
-                select(retrievals).where(keyed(retrievals, workspace_id, mutation_id))
-            ).first()
+            key = {"workspace_id": workspace_id, "mutation_id": mutation_id}
+            retrieval = conn.execute(_RETRIEVAL_UNDER_KEY, key).first()
         return mutation, from_row(RetrievalRecord, retrieval) if retrieval else None
 
     def claim_retrieval(
