@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sosoapi.mcp.framing import OPENERS as FAST_PATH_OPENERS
 from sosoapi.mcp.framing import fence
 
 NONCE = "0" * 32
@@ -93,3 +95,14 @@ def variants(draw: st.DrawFn) -> str:
 def test_no_variant_survives_the_fence(before: str, attack: str, after: str) -> None:
     assert marker_survives(attack)
     assert not marker_survives(body_of(before + attack + after))
+
+
+def test_the_openers_are_every_character_that_folds_to_a_marker_bracket() -> None:
+    """The fast path skips texts without an opener; it is sound only if none is missing."""
+    brackets = set("<\u2039\u3008\u27e8")
+    derived = {
+        char
+        for char in map(chr, range(sys.maxunicode + 1))
+        if brackets & set(unicodedata.normalize("NFKC", char))
+    }
+    assert derived == FAST_PATH_OPENERS

@@ -25,6 +25,9 @@ PREAMBLE = (
 
 
 _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
+# Every character whose NFKC form holds one of the marker's opening brackets (a test derives
+# this set from the Unicode database): a text with none of them cannot hold a marker.
+OPENERS = frozenset("<\u2039\u2329\u27e8\u3008\ufe3f\ufe64\uff1c")
 
 
 def _folded(text: str) -> tuple[str, list[int]]:
@@ -58,6 +61,8 @@ def _fold_each(text: str, start: int, end: int, view: list[str], source: list[in
 
 def _defuse(text: str) -> str:
     """Replace every fence-like marker, however disguised, with an inert `&lt;` form."""
+    if OPENERS.isdisjoint(text):
+        return text
     view, source = _folded(text)
     pieces: list[str] = []
     done = 0
