@@ -9,7 +9,11 @@ run, the floor: the same URLs fetched by a plain httpx client and run through ou
 in a process pool sized to the machine, with no service around them.
 
     .venv/bin/python bench/load.py [--clients 16] [--calls 160] [--hosts 64] [--workers 2]
-                                   [--pages dev|tests]
+                                   [--pages dev|tests] [--baseline REV]
+
+`--baseline` (default: main when issue 14 was filed) adds a row for that revision's
+`sosoapi serve`, checked out in a temporary git worktree and run with this venv, so the
+figure it must beat comes from the same machine and the same run.
 
 `--pages dev` (the default when the data folder is there) serves 181 real news and blog
 pages of the extraction-dev set ($SOSOAPI_BENCH_DATA, default ../shared/data), from every
@@ -21,14 +25,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import gzip
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -51,6 +58,7 @@ from tests.support.postgres import private_schema  # noqa: E402
 from tests.support.services import ServeProcess, cli  # noqa: E402
 
 RETRIEVE = "sosoapi_research_evidence_retrieve"
+FILED = "212bced"  # main when issue 14 was filed: its figure is what the service must double
 READ = ("ready", "partial")  # partial: the text was cut at the contract's limit
 
 
@@ -61,6 +69,11 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--hosts", type=int, default=64, help="host names the origin serves")
     parser.add_argument("--workers", type=int, default=2, help="processes in the multi row")
     parser.add_argument("--pages", choices=("dev", "tests"), default=None)
+    parser.add_argument(
+        "--baseline",
+        default=FILED,
+        help="a git revision measured in the same run (empty: none)",
+    )
     parser.add_argument(
         "--postgres",
         default=os.environ.get(
@@ -222,6 +235,37 @@ def row(
     }
 
 
+def fresh_urls(origin: HTTPSOrigin, hosts: list[str], paths: list[str], calls: int) -> list[str]:
+    """URLs no earlier row fetched (a new query each), so every call is a new retrieval."""
+    urls = urls_for(origin, hosts, paths, calls)
+    return [f"{url}&r={uuid.uuid4().hex[:6]}" for url in urls]
+
+
+def store_row(store: str, label: str, env_base: dict, urls: list[str], args, extra) -> dict:
+    """One row against a fresh home (SQLite) or a fresh private schema (PostgreSQL)."""
+    with tempfile.TemporaryDirectory() as home:
+        env = {**env_base, "SOSOAPI_HOME": home}
+        if store == "sqlite":
+            return serve_row(f"{store}, {label}", env, urls, args, extra)
+        with private_schema(args.postgres, "bench") as url:
+            return serve_row(
+                f"{store}, {label}", {**env, "SOSOAPI_DATABASE_URL": url}, urls, args, extra
+            )
+
+
+@contextlib.contextmanager
+def checkout(revision: str) -> Iterator[Path]:
+    """The `src` folder of `revision`, checked out in a temporary git worktree."""
+    with tempfile.TemporaryDirectory(prefix="sosoapi-baseline-") as folder:
+        tree = Path(folder) / "tree"
+        git = ["git", "-C", str(ROOT)]
+        subprocess.run([*git, "worktree", "add", "--detach", str(tree), revision], check=True)
+        try:
+            yield tree / "src"
+        finally:
+            subprocess.run([*git, "worktree", "remove", "--force", str(tree)], check=False)
+
+
 def main() -> None:
     args = arguments()
     pages = page_routes(args.pages)
@@ -247,36 +291,30 @@ def main() -> None:
                 ("1 process", ()),
                 (f"{args.workers} processes", ("--workers", str(args.workers))),
             ):
-                with tempfile.TemporaryDirectory() as home:
-                    env = {**env_base, "SOSOAPI_HOME": home}
-                    urls = urls_for(origin, hosts, paths, args.calls)
-                    urls = [f"{url}&r={uuid.uuid4().hex[:6]}" for url in urls]
-                    if store == "postgres":
-                        with private_schema(args.postgres, "bench") as url:
-                            rows.append(
-                                serve_row(
-                                    f"{store}, {label}",
-                                    {**env, "SOSOAPI_DATABASE_URL": url},
-                                    urls,
-                                    args,
-                                    extra,
-                                )
-                            )
-                    else:
-                        rows.append(serve_row(f"{store}, {label}", env, urls, args, extra))
+                urls = fresh_urls(origin, hosts, paths, args.calls)
+                rows.append(store_row(store, label, env_base, urls, args, extra))
+        if args.baseline:
+            with checkout(args.baseline) as source:
+                env = {**env_base, "PYTHONPATH": str(source)}
+                urls = fresh_urls(origin, hosts, paths, args.calls)
+                label = f"1 process at {args.baseline}"
+                rows.append(store_row("sqlite", label, env, urls, args, ()))
     floor = rows[0]["per_s"]
+    base = rows[-1]["per_s"] if args.baseline else None
     print(
         f"load: {args.clients} MCP clients, {args.calls} retrievals per row, "
         f"{args.hosts} host names, {len(pages)} real pages; cores={default_workers()}"
     )
     print(
-        f"{'row':34} {'per s':>7} {'/floor':>7} {'p50 ms':>8} {'p99 ms':>8} {'err':>4} "
-        f"{'rest MiB':>9} {'peak MiB':>9}"
+        f"{'row':38} {'per s':>7} {'/floor':>7} {'/base':>6} {'p50 ms':>8} {'p99 ms':>8} "
+        f"{'err':>4} {'rest MiB':>9} {'peak MiB':>9}"
     )
     for r in rows:
+        versus = f"{r['per_s'] / base:6.2f}" if base else f"{'':6}"
         print(
-            f"{r['row']:34} {r['per_s']:7.1f} {r['per_s'] / floor:7.2f} {r['p50']:8.1f} "
-            f"{r['p99']:8.1f} {len(r['errors']):4d} {r['rest_mib']:9.1f} {r['peak_mib']:9.1f}"
+            f"{r['row']:38} {r['per_s']:7.1f} {r['per_s'] / floor:7.2f} {versus} "
+            f"{r['p50']:8.1f} {r['p99']:8.1f} {len(r['errors']):4d} {r['rest_mib']:9.1f} "
+            f"{r['peak_mib']:9.1f}"
         )
     for r in rows:
         for error in r["errors"]:
