@@ -11,9 +11,10 @@ in a process pool sized to the machine, with no service around them.
     .venv/bin/python bench/load.py [--clients 16] [--calls 160] [--hosts 64] [--workers 2]
                                    [--pages dev|tests] [--baseline REV]
 
-`--baseline` (default: main when issue 14 was filed) adds a row for that revision's
-`sosoapi serve`, checked out in a temporary git worktree and run with this venv, so the
-figure it must beat comes from the same machine and the same run.
+Every row first makes one uncounted call per host name (robots.txt, connections, the
+parsing processes started). `--baseline` (default: main when issue 14 was filed) adds a
+row for that revision's `sosoapi serve`, checked out in a temporary git worktree and run
+with this venv, so the figure it must beat comes from the same machine and the same run.
 
 `--pages dev` (the default when the data folder is there) serves 181 real news and blog
 pages of the extraction-dev set ($SOSOAPI_BENCH_DATA, default ../shared/data), from every
@@ -207,6 +208,11 @@ async def floor_load(origin: HTTPSOrigin, urls: list[str], clients: int, pool) -
     return time.perf_counter() - start, latencies, [f"no text {url}" for url in errors]
 
 
+def floor_row(origin: HTTPSOrigin, urls: list[str], args, pool) -> tuple:
+    asyncio.run(floor_load(origin, warm_up(urls, args), args.clients, pool))
+    return asyncio.run(floor_load(origin, urls, args.clients, pool))
+
+
 def serve_row(label: str, env: dict[str, str], urls: list[str], args, extra: tuple) -> dict:
     created = json.loads(cli(["init", "--json"], env).stdout)
     with ServeProcess(env, *extra) as server:
@@ -214,10 +220,19 @@ def serve_row(label: str, env: dict[str, str], urls: list[str], args, extra: tup
         time.sleep(2)
         rest = PeakRSS(server.proc.pid, tree=True).rss()
         with PeakRSS(server.proc.pid, tree=True) as peak:
-            seconds, latencies, errors = asyncio.run(
-                mcp_load(server.base, created["token"], created["workspace_id"], urls, args.clients)
+            load = functools.partial(
+                mcp_load, server.base, created["token"], created["workspace_id"]
             )
+            asyncio.run(load(warm_up(urls, args), args.clients))
+            seconds, latencies, errors = asyncio.run(load(urls, args.clients))
     return row(label, seconds, latencies, errors, rest, peak.peak)
+
+
+def warm_up(urls: list[str], args) -> list[str]:
+    """One uncounted call per host name first (robots.txt read, connection open, parsing
+    processes started): the rows measure a running service, as the floor measures a
+    running pool."""
+    return [f"{url}&warm=1" for url in urls[: args.hosts]]
 
 
 def row(
@@ -283,7 +298,7 @@ def main() -> None:
             rows.append(
                 row(
                     "floor: httpx + extractor pool",
-                    *asyncio.run(floor_load(origin, urls, args.clients, pool)),
+                    *floor_row(origin, urls, args, pool),
                 )
             )
         for store in ("sqlite", "postgres"):
