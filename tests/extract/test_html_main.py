@@ -186,8 +186,10 @@ def test_a_lead_outside_a_much_bigger_ancestor_is_not_merged() -> None:
     [
         f"<div class='sidebar'><p>{LEAD}</p></div>",
         f"<p>{LEAD[:90]}<a href='/x'>{LEAD[90:]}</a></p>",
+        # An image caption above the body is named like furniture on the paragraph itself.
+        f"<p class='wp-caption-text'>{LEAD}</p>",
     ],
-    ids=["furniture", "links"],
+    ids=["furniture", "links", "caption"],
 )
 def test_a_lead_in_furniture_or_made_of_links_is_not_merged(before: str) -> None:
     text = text_of(
@@ -271,3 +273,31 @@ def test_a_short_first_paragraph_of_a_text_without_longer_prose_stays() -> None:
     rest = "Nurses and doctors followed the vote from the public gallery of the town hall."
     text = text_of(f"<article><p>{said}</p><p>{rest}</p></article>")
     assert text.startswith(said)
+
+
+def test_a_block_named_ad_as_part_of_a_dashed_token_is_pruned() -> None:
+    advert = "Buy the new model now at your nearest dealer and save on the first service. " * 2
+    text = text_of(
+        f"<article><div class='article-body'>{paragraphs(PROSE[:2])}"
+        f"<div class='it-ad' id='it-ad-content-after'><p>{advert}</p></div>"
+        f"<div class='head-line download'>{paragraphs(PROSE[2:])}</div></div></article>"
+    )
+    assert all(p in text for p in PROSE)
+    assert "Buy the new model" not in text
+
+
+def test_inline_furniture_inside_a_sentence_is_kept() -> None:
+    # The dateline opens the first sentence; pruning it would cut the sentence.
+    opening = "<span class='dateline'>KOBE – </span>A total of 6,000 surgical masks were lost."
+    text = text_of(f"<article><p>{opening} {PROSE[0]}</p>{paragraphs(PROSE[1:])}</article>")
+    assert "KOBE – A total of 6,000 surgical masks" in text
+
+
+def test_a_short_looking_cjk_first_paragraph_is_prose() -> None:
+    # 50 CJK characters say as much as a 100-character Latin sentence: not a kicker.
+    first = (
+        "子どもへの虐待をなくすための法律ができて、"
+        "親が子どもを教育するために体罰を禁止することになりました。"
+    )
+    text = text_of(f"<article><p>{first}</p>{paragraphs(PROSE)}</article>")
+    assert text.startswith(first)

@@ -24,7 +24,12 @@ from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from sosoapi.extract.html_boilerplate import NON_TEXT_TAGS, paragraph_chars, prune_furniture
+from sosoapi.extract.html_boilerplate import (
+    FURNITURE_SELECTOR,
+    NON_TEXT_TAGS,
+    paragraph_chars,
+    prune_furniture,
+)
 
 # In order of trust; the first that holds enough text wins.
 _CONTAINER_SELECTORS = (
@@ -75,6 +80,8 @@ _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _LINE_TAGS = frozenset({"li", "tr", "dt", "dd"})
 _CELL_TAGS = frozenset({"td", "th"})
 _SPACE = re.compile(r"[ \t\n\r\f\v\u00a0\u200b]+")
+# CJK ideographs, kana, Hangul and full-width forms.
+_WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 # A block whose text is mostly links is navigation unless it is long.
 _MAX_LINK_SHARE = 0.5
@@ -231,6 +238,8 @@ def _prose_before(node: LexborNode, page_chars: int) -> list[LexborNode]:
             if _link_share(candidate) > _LEAD_MAX_LINK_SHARE:
                 continue
             if _in_furniture(candidate, page_chars, _LEAD_FURNITURE_NAME):
+                continue
+            if candidate.css_matches(FURNITURE_SELECTOR):  # a caption or credit line
                 continue
             found.append(candidate)
     return _outermost(found)
@@ -424,7 +433,7 @@ def _kept(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def _is_short(text: str, kind: str) -> bool:
-    return kind in ("heading", "para") and len(text) < _SHORT
+    return kind in ("heading", "para") and _width(text) < _SHORT
 
 
 def _in_content(blocks: list[tuple[str, str]], index: int, kind: str) -> bool:
@@ -453,10 +462,12 @@ def _trim_tail(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
     text (related links, share bars, tags), as jusText classifies short blocks by context."""
     end = len(blocks)
     while (
-        end and len(blocks[end - 1][0]) < _SHORT_TAIL and blocks[end - 1][1] in ("heading", "para")
+        end
+        and _width(blocks[end - 1][0]) < _SHORT_TAIL
+        and blocks[end - 1][1] in ("heading", "para")
     ):
         end -= 1
-    return blocks[:end] if any(len(t) >= _GOOD_BLOCK for t, _ in blocks[:end]) else blocks
+    return blocks[:end] if any(_width(t) >= _GOOD_BLOCK for t, _ in blocks[:end]) else blocks
 
 
 def _trim_head(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -464,11 +475,17 @@ def _trim_head(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
     line printed above the text, which the context rule keeps because the container's
     start counts as content. Headings stay (a short first heading is the article's own),
     and so does a text of short paragraphs only, where the first is as much text as any."""
-    if not blocks or blocks[0][1] != "para" or len(blocks[0][0]) >= _SHORT_HEAD:
+    if not blocks or blocks[0][1] != "para" or _width(blocks[0][0]) >= _SHORT_HEAD:
         return blocks
-    if any(len(text) >= _GOOD_BLOCK for text, _ in blocks[1:]):
+    if any(_width(text) >= _GOOD_BLOCK for text, _ in blocks[1:]):
         return blocks[1:]
     return blocks
+
+
+def _width(text: str) -> int:
+    """Length for the short-block rules, a CJK character counted twice: it carries about
+    as much as a short Latin word, so a 40-character CJK paragraph is prose, not a label."""
+    return len(text) + len(_WIDE.findall(text))
 
 
 def _introduces_links(blocks: list[tuple[str, str]], start: int) -> bool:
