@@ -21,6 +21,10 @@ BODY = [
         "Siguenos en Telegram, Instagram, Facebook y Twitter para recibir las noticias.",
         "Do you want to be informed of our actions? Sign up here",
         "Lust auf mehr? Lass dir die besten Storys jede Woche schicken.",
+        "Zapraszamy też do subskrypcji tygodnika i oglądania naszych programów.",
+        "Pour lire la suite et accéder à 3 articles par mois, créez votre compte.",
+        "Stay up-to-date on our work.",
+        "Get the latest news on your phone with the Consortium reader.",
     ],
 )
 def test_a_short_call_to_action_after_the_text_is_dropped(call: str) -> None:

@@ -3,7 +3,8 @@
 Link and block rules keep these (they are short unlinked sentences inside the container),
 and trafilatura keeps them too, so they run last, on the chosen text of either:
 - a call to action among the last few paragraphs ("Subscribe now", "Follow us on
-  Telegram", "Download our app", "Sign up for the newsletter"); a long paragraph is kept,
+  Telegram", "Download our app", "Sign up for the newsletter", a paywall's "Pour lire la
+  suite, créez votre compte"); a long paragraph is kept,
   since an article may well be about newsletters or apps;
 - a short photo or image credit anywhere ("(Foto: Getty)", "Photograph by ...", "© AFP");
 - a short line among the first few that is a date with a month name ("7. oktober 2020",
@@ -25,7 +26,8 @@ _CALL_MAX_CHARS = 250
 _CALL = re.compile(
     r"subscri|abonnier|newsletter|telegram|whatsapp|follow us|folgen sie|s[ií]guenos"
     r"|suscr[ií]b|download the|app for|our app|sign up|anmelden|registrier|únete|join us"
-    r"|support our|unterstütz|if you (?:enjoyed|liked)|lesen oder verschenken|lust auf mehr",
+    r"|support our|unterstütz|if you (?:enjoyed|liked)|lesen oder verschenken|lust auf mehr"
+    r"|subskryp|abonnez|lire la suite|stay up.to.date|get the latest|straight to your",
     re.IGNORECASE,
 )
 _CREDIT_MAX_CHARS = 120
