@@ -102,7 +102,16 @@ def test_a_date_inside_the_text_stays() -> None:
     assert drop_furniture_lines(text) == text
 
 
-@pytest.mark.parametrize("label", ["Mehr zum Thema", "Read more: the bridge in 1990", "See also"])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Mehr zum Thema",
+        "Read more: the bridge in 1990",
+        "See also",
+        "Vorschau auf den nächsten Artikel",
+        "Next article: the bridge reopens",
+    ],
+)
 def test_a_label_for_other_stories_is_dropped(label: str) -> None:
     text = "\n\n".join([*BODY[:2], label, BODY[2]])
     assert drop_furniture_lines(text) == "\n\n".join(BODY)

@@ -10,7 +10,7 @@ and trafilatura keeps them too, so they run last, on the chosen text of either:
 - a short line among the first few that is a date with a month name ("7. oktober 2020",
   "Stand: 05. Februar 2020"): the dateline, which numeric-date rules do not catch;
 - a short label that opens a list of other stories ("Mehr zum Thema", "Read more: ...",
-  "See also"), anywhere;
+  "See also", "Next article"), anywhere;
 - a short "about the author" label among the last few paragraphs ("Über Luis Holuch",
   "Autoreninfo", "About the author"): it and the author's bio after it are cut.
 The constants were chosen on the even half of the extraction-dev set; bench/README.md has
@@ -40,7 +40,9 @@ _MORE_MAX_CHARS = 80
 _MORE = re.compile(
     r"^(?:mehr zu|weitere|related|read more|more from|more on|lesen sie auch|siehe auch"
     r"|see also|m[aá]s noticias|leer m[aá]s|lire aussi|czytaj (?:też|także)|also read"
-    r"|you may also|das könnte|contexto de)",
+    r"|you may also|das könnte|contexto de|vorschau auf|n[aä]chste[rnm]? (?:artikel|beitrag)"
+    r"|next (?:article|post|story)|previous (?:article|post|story)"
+    r"|vorherige[rnm]? (?:artikel|beitrag))",
     re.IGNORECASE,
 )
 _BIO_PARAGRAPHS = 6
