@@ -38,6 +38,13 @@ def test_a_call_among_the_last_paragraphs_goes_and_the_paragraphs_around_it_stay
     assert drop_furniture_lines(text) == "\n\n".join(BODY)
 
 
+def test_a_closing_thanks_for_support_stays_and_a_plea_for_support_goes() -> None:
+    thanks = "Vielen Dank an die S-Bahn Berlin, die mich für dieses Video unterstützt hat."
+    plea = "Unterstützen Sie unseren Journalismus mit einem Abo."
+    text = "\n\n".join([*BODY, thanks, plea])
+    assert drop_furniture_lines(text) == "\n\n".join([*BODY, thanks])
+
+
 def test_the_same_words_early_in_a_long_text_stay() -> None:
     early = "Residents can subscribe to text alerts about the closure."
     body = [early, *(f"{line} ({n})" for n in range(3) for line in BODY)]

@@ -301,3 +301,13 @@ def test_a_short_looking_cjk_first_paragraph_is_prose() -> None:
     )
     text = text_of(f"<article><p>{first}</p>{paragraphs(PROSE)}</article>")
     assert text.startswith(first)
+
+
+def test_thumbnails_of_the_next_post_are_pruned() -> None:
+    teaser = "The next post on this blog: a choir sings with two famous rock musicians. " * 2
+    text = text_of(
+        f"<div id='story'>{paragraphs(PROSE)}<div id='next-post-thumbnails'>"
+        f"<div class='nextstory'><p>{teaser}</p></div></div></div>"
+    )
+    assert all(p in text for p in PROSE)
+    assert "The next post" not in text

@@ -26,7 +26,8 @@ _CALL_MAX_CHARS = 250
 _CALL = re.compile(
     r"subscri|abonnier|newsletter|telegram|whatsapp|follow us|folgen sie|s[ií]guenos"
     r"|suscr[ií]b|download the|app for|our app|sign up|anmelden|registrier|únete|join us"
-    r"|support our|unterstütz|if you (?:enjoyed|liked)|lesen oder verschenken|lust auf mehr"
+    r"|support our|unterstützen sie|unterstütze uns|unterstützt uns|if you (?:enjoyed|liked)"
+    r"|lesen oder verschenken|lust auf mehr"
     r"|subskryp|abonnez|lire la suite|stay up.to.date|get the latest|straight to your",
     re.IGNORECASE,
 )

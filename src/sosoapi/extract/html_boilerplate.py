@@ -34,7 +34,8 @@ _FURNITURE_WORDS = (
     "pagination", "pager", "disqus", "outbrain", "taboola", "recommend", "widget",
     "masthead", "skip-link", "skiplink", "toolbar", "byline", "author", "tags",
     "post-meta", "entry-meta", "article-meta", "metadata", "disclosure", "print-only",
-    "visually-hidden", "sr-only", "caption", "credit", "copyright",
+    "visually-hidden", "sr-only", "caption", "credit", "copyright", "next-post", "nextpost",
+    "next-story", "nextstory", "next-article", "prev-post",
 )  # fmt: skip
 # Whole class/id tokens too short to match as substrings.
 _FURNITURE_TOKENS = ("ad", "ads", "nav", "meta", "share", "tools", "date", "dateline", "topbar")
