@@ -135,3 +135,25 @@ def test_an_author_label_early_in_a_long_text_stays() -> None:
     body = [*BODY, "Zur Person", *BODY, *BODY, *BODY]
     text = "\n\n".join(body)
     assert drop_furniture_lines(text) == text
+
+
+@pytest.mark.parametrize(
+    "notice",
+    [
+        "Für Links auf dieser Seite erhält die Redaktion ggf. eine Provision vom Händler.",
+        "This post contains affiliate links; we may earn a commission on purchases.",
+        "Wir respektieren deine Privatsphäre und stellen ohne dein Einverständnis keine "
+        "Verbindung zu Instagram her.",
+    ],
+)
+def test_an_affiliate_or_embed_consent_notice_anywhere_is_dropped(notice: str) -> None:
+    text = "\n\n".join([BODY[0], notice, *BODY[1:]])
+    assert drop_furniture_lines(text) == "\n\n".join(BODY)
+
+
+@pytest.mark.parametrize(
+    "widget", ["War der Artikel nützlich?", "Möchten Sie den Artikel teilen?", "Keine Kommentare"]
+)
+def test_a_rating_share_or_comment_widget_label_is_dropped(widget: str) -> None:
+    text = "\n\n".join([*BODY, widget])
+    assert drop_furniture_lines(text) == "\n\n".join(BODY)

@@ -267,6 +267,13 @@ def test_a_short_line_above_the_text_is_dropped() -> None:
     assert text.startswith(PROSE[0])
 
 
+def test_a_short_first_sentence_above_the_text_stays() -> None:
+    # A sentence of words (no digits, a full stop) opens the story; labels are not written so.
+    first = "When I woke up, there was nothing."
+    text = text_of(f"<article><p>{first}</p>{paragraphs(PROSE)}</article>")
+    assert text.startswith(first)
+
+
 def test_a_short_first_paragraph_of_a_text_without_longer_prose_stays() -> None:
     # Two short paragraphs are the whole text: the first is content, not a label.
     said = "The city council approved the budget for public health after a long debate."

@@ -99,6 +99,8 @@ _SHORT_TAIL = 60
 # A first paragraph shorter than this labels the text (a kicker, breadcrumb, byline or
 # date line) when prose (a block of _GOOD_BLOCK characters) follows.
 _SHORT_HEAD = 80
+# A sentence: five or more words of letters, closed by a full stop, "!" or "?".
+_SENTENCE = re.compile(r"^(?:[^\W\d]+[,;]?\s+){4,}[^\W\d]+[.!?…]$")
 
 # Lead merging: how far up to look, how much bigger than the container an ancestor may be,
 # and what a lead looks like (readability's sibling rule: 80 characters, few links).
@@ -474,8 +476,12 @@ def _trim_head(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Drop a short first paragraph above prose: the kicker, breadcrumb, byline or date
     line printed above the text, which the context rule keeps because the container's
     start counts as content. Headings stay (a short first heading is the article's own),
-    and so does a text of short paragraphs only, where the first is as much text as any."""
+    and so does a text of short paragraphs only, where the first is as much text as any,
+    and a first sentence of five or more words without digits ending in a full stop:
+    labels are not written as sentences, and datelines carry digits."""
     if not blocks or blocks[0][1] != "para" or _width(blocks[0][0]) >= _SHORT_HEAD:
+        return blocks
+    if _SENTENCE.match(blocks[0][0]):
         return blocks
     if any(_width(text) >= _GOOD_BLOCK for text, _ in blocks[1:]):
         return blocks[1:]
