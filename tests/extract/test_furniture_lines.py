@@ -152,8 +152,15 @@ def test_an_affiliate_or_embed_consent_notice_anywhere_is_dropped(notice: str) -
 
 
 @pytest.mark.parametrize(
-    "widget", ["War der Artikel nützlich?", "Möchten Sie den Artikel teilen?", "Keine Kommentare"]
+    "widget",
+    [
+        "War der Artikel nützlich?",
+        "Möchten Sie den Artikel teilen?",
+        "Keine Kommentare",
+        "Ten tekst przeczytasz w 4 minuty",
+        "Lesezeit: 3 Minuten",
+    ],
 )
-def test_a_rating_share_or_comment_widget_label_is_dropped(widget: str) -> None:
+def test_a_widget_label_is_dropped(widget: str) -> None:
     text = "\n\n".join([*BODY, widget])
     assert drop_furniture_lines(text) == "\n\n".join(BODY)

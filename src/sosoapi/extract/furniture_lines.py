@@ -13,8 +13,8 @@ and trafilatura keeps them too, so they run last, on the chosen text of either:
   "See also", "Next article"), anywhere;
 - a short affiliate-link or embed-consent notice anywhere ("Für Links auf dieser Seite
   erhält ... eine Provision", "we may earn a commission", "ohne dein Einverständnis");
-- a short rating, share or comment widget label anywhere ("War der Artikel nützlich?",
-  "Share this article", "Keine Kommentare");
+- a short rating, share, comment or reading-time label anywhere ("War der Artikel
+  nützlich?", "Share this article", "Keine Kommentare", "Lesezeit: 3 Minuten");
 - a short "about the author" label among the last few paragraphs ("Über Luis Holuch",
   "Autoreninfo", "About the author"): it and the author's bio after it are cut.
 The constants were chosen on the even half of the extraction-dev set; bench/README.md has
@@ -61,7 +61,9 @@ _WIDGET = re.compile(
     r"^(?:war (?:der|dieser) (?:artikel|beitrag) (?:nützlich|hilfreich)"
     r"|was this (?:article|page|post) helpful|share this (?:article|post|story)"
     r"|(?:möchten sie )?(?:den|diesen) (?:artikel|beitrag) teilen"
-    r"|keine kommentare|no comments|(?:artikel |beitrag )?bewerten:?$|rate this|loading\.\.\.$)",
+    r"|keine kommentare|no comments|(?:artikel |beitrag )?bewerten:?$|rate this|loading\.\.\.$"
+    r"|ten tekst przeczytasz|lesezeit|reading time|\d+ min(?:ute)?s? read|tiempo de lectura"
+    r"|temps de lecture|leestijd)",
     re.IGNORECASE,
 )
 _BIO_PARAGRAPHS = 6
