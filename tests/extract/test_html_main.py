@@ -51,7 +51,7 @@ def test_an_article_inside_a_comment_thread_is_not_the_container() -> None:
 def test_a_word_like_sidebar_inside_a_class_token_does_not_mark_furniture() -> None:
     teaser = "Short teaser text for another story. " * 12
     text = text_of(
-        f"<div class='layout has-sidebar'><article>{paragraphs(PROSE * 4)}</article></div>"
+        f"<div class='layout has-sidebar'><article>{paragraphs(PROSE * 8)}</article></div>"
         f"<div class='promo'><article><p>{teaser}</p></article></div>"
     )
     assert all(p in text for p in PROSE)
@@ -318,3 +318,52 @@ def test_thumbnails_of_the_next_post_are_pruned() -> None:
     )
     assert all(p in text for p in PROSE)
     assert "The next post" not in text
+
+
+def test_a_smaller_second_match_of_the_body_selector_is_content() -> None:
+    # Templates split the body around an image or an ad slot; the part after it holds a
+    # sixth of the text and is still the article's.
+    rest = [
+        "After the vote the mayor thanked the members of the committee and promised to publish "
+        "a first report on the savings before the end of the summer holidays.",
+        "The opposition said it would table its own amendments at the next full meeting, which "
+        "is planned for the second week of September in the main hall.",
+    ]
+    text = text_of(
+        f"<div class='article-body'>{paragraphs(PROSE * 3)}</div><img src='x.jpg'>"
+        f"<div class='article-body'>{paragraphs(rest)}</div>"
+    )
+    assert all(p in text for p in rest)
+
+
+@pytest.mark.parametrize(
+    "links",
+    [
+        # 43 % of an 88-character paragraph is linked: story links with a few glue words.
+        "See our coverage of <a href='/a'>the vote on the budget</a> and "
+        "<a href='/b'>the consultation</a>, plus more from the council.",
+        # 69 % of a 363-character block: too linked for its length to be prose.
+        " ".join(
+            f"<a href='/{n}'>Council story headline number {n} here</a> and more words"
+            for n in range(7)
+        ),
+    ],
+    ids=["short", "long"],
+)
+def test_a_block_with_much_linked_text_is_navigation(links: str) -> None:
+    text = text_of(
+        f"<article>{paragraphs(PROSE[:2])}<p>{links}</p>{paragraphs(PROSE[2:])}</article>"
+    )
+    assert all(p in text for p in PROSE)
+    assert "headline number" not in text and "coverage of" not in text
+
+
+def test_a_heading_of_prose_length_over_a_link_list_stays() -> None:
+    # A standfirst printed as <h2> above the photo gallery links is prose, not their label.
+    standfirst = (
+        "During an operation to arrest three suspected motorbike thieves, the police said they "
+        "had detained the mother of one of them, who is accused of hiding the stolen bikes."
+    )
+    gallery = "".join(f"<a href='/photo/{n}'>Photo {n}</a> " for n in range(4))
+    text = text_of(f"<article><h2>{standfirst}</h2><p>{gallery}</p>{paragraphs(PROSE)}</article>")
+    assert standfirst in text

@@ -44,8 +44,9 @@ _CONTAINER_SELECTORS = (
     "[class*=post i][class*=content i], [id=content i], [class=content i], [id=main i]",
 )
 _CONTAINER_MIN_CHARS = 400
-# Matches holding at least this share of the longest match are content too.
-_SIBLING_SHARE = 0.3
+# Matches holding at least this share of the longest match are content too (a body split
+# around an image or ad slot); chosen on the even half of extraction-dev (was 0.3).
+_SIBLING_SHARE = 0.1
 # A container holding less than this share of the page's paragraph text grows upwards.
 _GROW_SHARE = 0.7
 _GROW_STEPS = 4
@@ -83,9 +84,10 @@ _SPACE = re.compile(r"[ \t\n\r\f\v\u00a0\u200b]+")
 # CJK ideographs, kana, Hangul and full-width forms.
 _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
-# A block whose text is mostly links is navigation unless it is long.
-_MAX_LINK_SHARE = 0.5
-_LONG_BLOCK = 300
+# A block whose text is mostly links is navigation unless it is long (even half of
+# extraction-dev; were 0.5 and 300).
+_MAX_LINK_SHARE = 0.4
+_LONG_BLOCK = 400
 _DROPPED = "dropped"
 # A short block that is a date or a time stamp is a byline or a comment header.
 _STAMP = re.compile(r"\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}:\d{2}\b")
@@ -426,7 +428,7 @@ def _kept(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
     for index, (text, kind) in enumerate(blocks):
         if kind == _DROPPED:
             continue
-        if kind == "heading" and _introduces_links(blocks, index + 1):
+        if kind == "heading" and _introduces_links(blocks, index + 1, text):
             continue
         if _is_short(text, kind) and not _in_content(blocks, index, kind):
             continue
@@ -494,7 +496,10 @@ def _width(text: str) -> int:
     return len(text) + len(_WIDE.findall(text))
 
 
-def _introduces_links(blocks: list[tuple[str, str]], start: int) -> bool:
+def _introduces_links(blocks: list[tuple[str, str]], start: int, heading: str) -> bool:
+    """A heading over a link list labels it; a heading of prose length is a standfirst."""
+    if len(heading) >= _GOOD_BLOCK:
+        return False
     for _, kind in blocks[start : start + 3]:
         if kind != "heading":
             return kind == _DROPPED
