@@ -367,3 +367,27 @@ def test_a_heading_of_prose_length_over_a_link_list_stays() -> None:
     gallery = "".join(f"<a href='/photo/{n}'>Photo {n}</a> " for n in range(4))
     text = text_of(f"<article><h2>{standfirst}</h2><p>{gallery}</p>{paragraphs(PROSE)}</article>")
     assert standfirst in text
+
+
+def test_a_related_box_holding_over_half_of_the_container_text_is_pruned() -> None:
+    # Story links with unlinked teaser words: more than half of the article's text, but
+    # neither most of its paragraphs nor most of its unlinked text.
+    items = "".join(
+        f"<p><a href='/s/{n}'>Other story number {n:02d}</a> with a few unlinked words of teaser "
+        "here.</p>"
+        for n in range(14)
+    )
+    box = f"<div class='related-box'>{items}</div>"
+    text = text_of(f"<article>{paragraphs(PROSE[:2])}{box}{paragraphs(PROSE[2:])}</article>")
+    assert all(p in text for p in PROSE)
+    assert "unlinked words" not in text
+
+
+def test_a_small_furniture_box_is_pruned_even_when_it_holds_the_paragraphs() -> None:
+    # A share box with a sixth of the text goes although its two <p> are the only prose:
+    # the rest of the article is a table.
+    rows = "".join(f"<tr><td>Line {n}</td><td>{PROSE[n % 4][:70]}</td></tr>" for n in range(20))
+    box = f"<div class='share-box'><p>{COMMENT}</p><p>{COMMENT}</p></div>"
+    text = text_of(f"<article><table>{rows}</table>{box}</article>")
+    assert "Line 19" in text
+    assert "Reader comment" not in text
