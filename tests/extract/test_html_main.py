@@ -391,3 +391,16 @@ def test_a_small_furniture_box_is_pruned_even_when_it_holds_the_paragraphs() -> 
     text = text_of(f"<article><table>{rows}</table>{box}</article>")
     assert "Line 19" in text
     assert "Reader comment" not in text
+
+
+def test_cjk_paragraphs_weigh_by_width_when_no_selector_matches() -> None:
+    # No article selector matches, so the densest block wins. Thirty 26-character Japanese
+    # paragraphs say about as much as 52 Latin characters each, and outweigh ten Latin
+    # paragraphs of 300 characters only when counted by width.
+    cjk = "子どもへの虐待をなくすための法律ができて親が教育のためにたたくことを禁止しました"[:26]
+    latin = (PROSE[0] + " " + PROSE[1])[:300].replace(",", "")
+    text = text_of(
+        f"<div class='left'>{paragraphs([latin] * 10)}</div>"
+        f"<div class='right'>{paragraphs([cjk] * 30)}</div>"
+    )
+    assert cjk in text

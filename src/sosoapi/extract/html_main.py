@@ -322,12 +322,12 @@ def _outermost(nodes: list[LexborNode]) -> list[LexborNode]:
 def _densest(body: LexborNode, page_chars: int) -> LexborNode:
     """readability's rule: the element that collects the most own text, links discounted.
 
-    Each block's own text (its direct text nodes) scores its parent fully and its
+    Each block's own text (its direct text nodes, by width) scores its parent fully and its
     grandparent by half; the best few candidates are then weighed by their link share.
     """
     scores: dict[int, list] = {}
     for block in body.css(_SCORED_BLOCKS):
-        length = len(block.text(deep=False, strip=True))
+        length = _width(block.text(deep=False, strip=True))
         if length < 25:
             continue
         score = 1 + min(length / 100, 3) + block.text(deep=False).count(",") * 0.1
