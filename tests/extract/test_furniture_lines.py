@@ -21,6 +21,10 @@ BODY = [
         "Siguenos en Telegram, Instagram, Facebook y Twitter para recibir las noticias.",
         "Do you want to be informed of our actions? Sign up here",
         "Lust auf mehr? Lass dir die besten Storys jede Woche schicken.",
+        "Zapraszamy też do subskrypcji tygodnika i oglądania naszych programów.",
+        "Pour lire la suite et accéder à 3 articles par mois, créez votre compte.",
+        "Stay up-to-date on our work.",
+        "Get the latest news on your phone with the Consortium reader.",
     ],
 )
 def test_a_short_call_to_action_after_the_text_is_dropped(call: str) -> None:
@@ -32,6 +36,13 @@ def test_a_call_among_the_last_paragraphs_goes_and_the_paragraphs_around_it_stay
     call = "Get the latest news straight to your phone: download the app."
     text = "\n\n".join([*BODY[:2], call, BODY[2]])
     assert drop_furniture_lines(text) == "\n\n".join(BODY)
+
+
+def test_a_closing_thanks_for_support_stays_and_a_plea_for_support_goes() -> None:
+    thanks = "Vielen Dank an die S-Bahn Berlin, die mich für dieses Video unterstützt hat."
+    plea = "Unterstützen Sie unseren Journalismus mit einem Abo."
+    text = "\n\n".join([*BODY, thanks, plea])
+    assert drop_furniture_lines(text) == "\n\n".join([*BODY, thanks])
 
 
 def test_the_same_words_early_in_a_long_text_stay() -> None:
@@ -98,7 +109,16 @@ def test_a_date_inside_the_text_stays() -> None:
     assert drop_furniture_lines(text) == text
 
 
-@pytest.mark.parametrize("label", ["Mehr zum Thema", "Read more: the bridge in 1990", "See also"])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Mehr zum Thema",
+        "Read more: the bridge in 1990",
+        "See also",
+        "Vorschau auf den nächsten Artikel",
+        "Next article: the bridge reopens",
+    ],
+)
 def test_a_label_for_other_stories_is_dropped(label: str) -> None:
     text = "\n\n".join([*BODY[:2], label, BODY[2]])
     assert drop_furniture_lines(text) == "\n\n".join(BODY)
@@ -115,3 +135,32 @@ def test_an_author_label_early_in_a_long_text_stays() -> None:
     body = [*BODY, "Zur Person", *BODY, *BODY, *BODY]
     text = "\n\n".join(body)
     assert drop_furniture_lines(text) == text
+
+
+@pytest.mark.parametrize(
+    "notice",
+    [
+        "Für Links auf dieser Seite erhält die Redaktion ggf. eine Provision vom Händler.",
+        "This post contains affiliate links; we may earn a commission on purchases.",
+        "Wir respektieren deine Privatsphäre und stellen ohne dein Einverständnis keine "
+        "Verbindung zu Instagram her.",
+    ],
+)
+def test_an_affiliate_or_embed_consent_notice_anywhere_is_dropped(notice: str) -> None:
+    text = "\n\n".join([BODY[0], notice, *BODY[1:]])
+    assert drop_furniture_lines(text) == "\n\n".join(BODY)
+
+
+@pytest.mark.parametrize(
+    "widget",
+    [
+        "War der Artikel nützlich?",
+        "Möchten Sie den Artikel teilen?",
+        "Keine Kommentare",
+        "Ten tekst przeczytasz w 4 minuty",
+        "Lesezeit: 3 Minuten",
+    ],
+)
+def test_a_widget_label_is_dropped(widget: str) -> None:
+    text = "\n\n".join([*BODY, widget])
+    assert drop_furniture_lines(text) == "\n\n".join(BODY)

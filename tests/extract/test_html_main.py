@@ -51,7 +51,7 @@ def test_an_article_inside_a_comment_thread_is_not_the_container() -> None:
 def test_a_word_like_sidebar_inside_a_class_token_does_not_mark_furniture() -> None:
     teaser = "Short teaser text for another story. " * 12
     text = text_of(
-        f"<div class='layout has-sidebar'><article>{paragraphs(PROSE * 4)}</article></div>"
+        f"<div class='layout has-sidebar'><article>{paragraphs(PROSE * 8)}</article></div>"
         f"<div class='promo'><article><p>{teaser}</p></article></div>"
     )
     assert all(p in text for p in PROSE)
@@ -186,8 +186,10 @@ def test_a_lead_outside_a_much_bigger_ancestor_is_not_merged() -> None:
     [
         f"<div class='sidebar'><p>{LEAD}</p></div>",
         f"<p>{LEAD[:90]}<a href='/x'>{LEAD[90:]}</a></p>",
+        # An image caption above the body is named like furniture on the paragraph itself.
+        f"<p class='wp-caption-text'>{LEAD}</p>",
     ],
-    ids=["furniture", "links"],
+    ids=["furniture", "links", "caption"],
 )
 def test_a_lead_in_furniture_or_made_of_links_is_not_merged(before: str) -> None:
     text = text_of(
@@ -265,9 +267,140 @@ def test_a_short_line_above_the_text_is_dropped() -> None:
     assert text.startswith(PROSE[0])
 
 
+def test_a_short_first_sentence_above_the_text_stays() -> None:
+    # A sentence of words (no digits, a full stop) opens the story; labels are not written so.
+    first = "When I woke up, there was nothing."
+    text = text_of(f"<article><p>{first}</p>{paragraphs(PROSE)}</article>")
+    assert text.startswith(first)
+
+
 def test_a_short_first_paragraph_of_a_text_without_longer_prose_stays() -> None:
     # Two short paragraphs are the whole text: the first is content, not a label.
     said = "The city council approved the budget for public health after a long debate."
     rest = "Nurses and doctors followed the vote from the public gallery of the town hall."
     text = text_of(f"<article><p>{said}</p><p>{rest}</p></article>")
     assert text.startswith(said)
+
+
+def test_a_block_named_ad_as_part_of_a_dashed_token_is_pruned() -> None:
+    advert = "Buy the new model now at your nearest dealer and save on the first service. " * 2
+    text = text_of(
+        f"<article><div class='article-body'>{paragraphs(PROSE[:2])}"
+        f"<div class='it-ad' id='it-ad-content-after'><p>{advert}</p></div>"
+        f"<div class='head-line download'>{paragraphs(PROSE[2:])}</div></div></article>"
+    )
+    assert all(p in text for p in PROSE)
+    assert "Buy the new model" not in text
+
+
+def test_inline_furniture_inside_a_sentence_is_kept() -> None:
+    # The dateline opens the first sentence; pruning it would cut the sentence.
+    opening = "<span class='dateline'>KOBE – </span>A total of 6,000 surgical masks were lost."
+    text = text_of(f"<article><p>{opening} {PROSE[0]}</p>{paragraphs(PROSE[1:])}</article>")
+    assert "KOBE – A total of 6,000 surgical masks" in text
+
+
+def test_a_short_looking_cjk_first_paragraph_is_prose() -> None:
+    # 50 CJK characters say as much as a 100-character Latin sentence: not a kicker.
+    first = (
+        "子どもへの虐待をなくすための法律ができて、"
+        "親が子どもを教育するために体罰を禁止することになりました。"
+    )
+    text = text_of(f"<article><p>{first}</p>{paragraphs(PROSE)}</article>")
+    assert text.startswith(first)
+
+
+def test_thumbnails_of_the_next_post_are_pruned() -> None:
+    teaser = "The next post on this blog: a choir sings with two famous rock musicians. " * 2
+    text = text_of(
+        f"<div id='story'>{paragraphs(PROSE)}<div id='next-post-thumbnails'>"
+        f"<div class='nextstory'><p>{teaser}</p></div></div></div>"
+    )
+    assert all(p in text for p in PROSE)
+    assert "The next post" not in text
+
+
+def test_a_smaller_second_match_of_the_body_selector_is_content() -> None:
+    # Templates split the body around an image or an ad slot; the part after it holds a
+    # sixth of the text and is still the article's.
+    rest = [
+        "After the vote the mayor thanked the members of the committee and promised to publish "
+        "a first report on the savings before the end of the summer holidays.",
+        "The opposition said it would table its own amendments at the next full meeting, which "
+        "is planned for the second week of September in the main hall.",
+    ]
+    text = text_of(
+        f"<div class='article-body'>{paragraphs(PROSE * 3)}</div><img src='x.jpg'>"
+        f"<div class='article-body'>{paragraphs(rest)}</div>"
+    )
+    assert all(p in text for p in rest)
+
+
+@pytest.mark.parametrize(
+    "links",
+    [
+        # 43 % of an 88-character paragraph is linked: story links with a few glue words.
+        "See our coverage of <a href='/a'>the vote on the budget</a> and "
+        "<a href='/b'>the consultation</a>, plus more from the council.",
+        # 69 % of a 363-character block: too linked for its length to be prose.
+        " ".join(
+            f"<a href='/{n}'>Council story headline number {n} here</a> and more words"
+            for n in range(7)
+        ),
+    ],
+    ids=["short", "long"],
+)
+def test_a_block_with_much_linked_text_is_navigation(links: str) -> None:
+    text = text_of(
+        f"<article>{paragraphs(PROSE[:2])}<p>{links}</p>{paragraphs(PROSE[2:])}</article>"
+    )
+    assert all(p in text for p in PROSE)
+    assert "headline number" not in text and "coverage of" not in text
+
+
+def test_a_heading_of_prose_length_over_a_link_list_stays() -> None:
+    # A standfirst printed as <h2> above the photo gallery links is prose, not their label.
+    standfirst = (
+        "During an operation to arrest three suspected motorbike thieves, the police said they "
+        "had detained the mother of one of them, who is accused of hiding the stolen bikes."
+    )
+    gallery = "".join(f"<a href='/photo/{n}'>Photo {n}</a> " for n in range(4))
+    text = text_of(f"<article><h2>{standfirst}</h2><p>{gallery}</p>{paragraphs(PROSE)}</article>")
+    assert standfirst in text
+
+
+def test_a_related_box_holding_over_half_of_the_container_text_is_pruned() -> None:
+    # Story links with unlinked teaser words: more than half of the article's text, but
+    # neither most of its paragraphs nor most of its unlinked text.
+    items = "".join(
+        f"<p><a href='/s/{n}'>Other story number {n:02d}</a> with a few unlinked words of teaser "
+        "here.</p>"
+        for n in range(14)
+    )
+    box = f"<div class='related-box'>{items}</div>"
+    text = text_of(f"<article>{paragraphs(PROSE[:2])}{box}{paragraphs(PROSE[2:])}</article>")
+    assert all(p in text for p in PROSE)
+    assert "unlinked words" not in text
+
+
+def test_a_small_furniture_box_is_pruned_even_when_it_holds_the_paragraphs() -> None:
+    # A share box with a sixth of the text goes although its two <p> are the only prose:
+    # the rest of the article is a table.
+    rows = "".join(f"<tr><td>Line {n}</td><td>{PROSE[n % 4][:70]}</td></tr>" for n in range(20))
+    box = f"<div class='share-box'><p>{COMMENT}</p><p>{COMMENT}</p></div>"
+    text = text_of(f"<article><table>{rows}</table>{box}</article>")
+    assert "Line 19" in text
+    assert "Reader comment" not in text
+
+
+def test_cjk_paragraphs_weigh_by_width_when_no_selector_matches() -> None:
+    # No article selector matches, so the densest block wins. Thirty 26-character Japanese
+    # paragraphs say about as much as 52 Latin characters each, and outweigh ten Latin
+    # paragraphs of 300 characters only when counted by width.
+    cjk = "子どもへの虐待をなくすための法律ができて親が教育のためにたたくことを禁止しました"[:26]
+    latin = (PROSE[0] + " " + PROSE[1])[:300].replace(",", "")
+    text = text_of(
+        f"<div class='left'>{paragraphs([latin] * 10)}</div>"
+        f"<div class='right'>{paragraphs([cjk] * 30)}</div>"
+    )
+    assert cjk in text

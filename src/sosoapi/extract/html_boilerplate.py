@@ -8,6 +8,8 @@ banners, share bars, related links, ads and newsletter boxes. Selectors run insi
 
 from __future__ import annotations
 
+import itertools
+
 from selectolax.lexbor import LexborNode
 
 # Never text: their content is code, controls or media; `rt`/`rp` are ruby readings
@@ -32,10 +34,14 @@ _FURNITURE_WORDS = (
     "pagination", "pager", "disqus", "outbrain", "taboola", "recommend", "widget",
     "masthead", "skip-link", "skiplink", "toolbar", "byline", "author", "tags",
     "post-meta", "entry-meta", "article-meta", "metadata", "disclosure", "print-only",
-    "visually-hidden", "sr-only", "caption", "credit", "copyright",
+    "visually-hidden", "sr-only", "caption", "credit", "copyright", "next-post", "nextpost",
+    "next-story", "nextstory", "next-article", "prev-post",
 )  # fmt: skip
 # Whole class/id tokens too short to match as substrings.
 _FURNITURE_TOKENS = ("ad", "ads", "nav", "meta", "share", "tools", "date", "dateline", "topbar")
+# Words too short for substrings that name furniture as a part of a dashed or underscored
+# token too ("it-ad", "ad-slot", "mol_ad"), unlike "head" or "download".
+_FURNITURE_PARTS = ("ad",)
 
 
 def _word_selector() -> str:
@@ -46,17 +52,33 @@ def _word_selector() -> str:
     for token in _FURNITURE_TOKENS:
         parts.append(f"[class~='{token}' i]")
         parts.append(f"[id='{token}' i]")
+    for word in _FURNITURE_PARTS:
+        for attr, sep in itertools.product(("class", "id"), "-_"):
+            parts.extend(
+                f"[{attr}{op}'{value}' i]"
+                for op, value in (
+                    ("^=", f"{word}{sep}"),
+                    ("*=", f" {word}{sep}"),
+                    ("*=", f"{sep}{word}{sep}"),
+                    ("*=", f"{sep}{word} "),
+                    ("$=", f"{sep}{word}"),
+                )
+            )
     return ", ".join(parts)
 
 
 FURNITURE_SELECTOR = ", ".join((_FURNITURE_TAGS, _FURNITURE_ROLES, _HIDDEN, _word_selector()))
 # A class/id match that holds this share of the container's text is content, not furniture
-# (for example `<div id="content-with-comments">`).
-_MAX_FURNITURE_SHARE = 0.5
+# (for example `<div id="content-with-comments">`). Both shares were chosen on the even
+# half of extraction-dev (were 0.5 and 0.1).
+_MAX_FURNITURE_SHARE = 0.6
 # Only a match holding this share of the text is worth counting its paragraphs.
-_CHECK_SHARE = 0.1
+_CHECK_SHARE = 0.2
 _PARAGRAPH_MIN = 80
 _PROTECTED_TAGS = frozenset({"html", "body", "main", "article"})
+# Inline markup inside a paragraph is part of its sentence even when named like furniture
+# (`<p><span class="dateline">KOBE –</span> A total of ...`).
+_INLINE_TAGS = frozenset({"span", "b", "strong", "em", "i", "small"})
 
 
 def prune_furniture(container: LexborNode) -> None:
@@ -69,7 +91,7 @@ def prune_furniture(container: LexborNode) -> None:
     for node in reversed(container.css(FURNITURE_SELECTOR)):
         if node.mem_id == container.mem_id:
             continue
-        if node.tag in _PROTECTED_TAGS:
+        if node.tag in _PROTECTED_TAGS or _inside_sentence(node):
             continue
         if node.tag not in {"nav", "aside", "footer", "menu"} and total:
             share = len(node.text(deep=True)) / total
@@ -78,6 +100,14 @@ def prune_furniture(container: LexborNode) -> None:
             if share > _CHECK_SHARE and _holds_the_prose(node, paragraphs, unlinked):
                 continue
         node.decompose()
+
+
+def _inside_sentence(node: LexborNode) -> bool:
+    """An inline node in a `<p>` that holds more text than the node itself."""
+    parent = node.parent
+    if node.tag not in _INLINE_TAGS or parent is None or parent.tag != "p":
+        return False
+    return len(parent.text(deep=True, strip=True)) > len(node.text(deep=True, strip=True))
 
 
 def paragraph_chars(node: LexborNode) -> int:

@@ -24,7 +24,12 @@ from dataclasses import dataclass
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from sosoapi.extract.html_boilerplate import NON_TEXT_TAGS, paragraph_chars, prune_furniture
+from sosoapi.extract.html_boilerplate import (
+    FURNITURE_SELECTOR,
+    NON_TEXT_TAGS,
+    paragraph_chars,
+    prune_furniture,
+)
 
 # In order of trust; the first that holds enough text wins.
 _CONTAINER_SELECTORS = (
@@ -39,8 +44,9 @@ _CONTAINER_SELECTORS = (
     "[class*=post i][class*=content i], [id=content i], [class=content i], [id=main i]",
 )
 _CONTAINER_MIN_CHARS = 400
-# Matches holding at least this share of the longest match are content too.
-_SIBLING_SHARE = 0.3
+# Matches holding at least this share of the longest match are content too (a body split
+# around an image or ad slot); chosen on the even half of extraction-dev (was 0.3).
+_SIBLING_SHARE = 0.1
 # A container holding less than this share of the page's paragraph text grows upwards.
 _GROW_SHARE = 0.7
 _GROW_STEPS = 4
@@ -75,10 +81,13 @@ _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _LINE_TAGS = frozenset({"li", "tr", "dt", "dd"})
 _CELL_TAGS = frozenset({"td", "th"})
 _SPACE = re.compile(r"[ \t\n\r\f\v\u00a0\u200b]+")
+# CJK ideographs, kana, Hangul and full-width forms.
+_WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
-# A block whose text is mostly links is navigation unless it is long.
-_MAX_LINK_SHARE = 0.5
-_LONG_BLOCK = 300
+# A block whose text is mostly links is navigation unless it is long (even half of
+# extraction-dev; were 0.5 and 300).
+_MAX_LINK_SHARE = 0.4
+_LONG_BLOCK = 400
 _DROPPED = "dropped"
 # A short block that is a date or a time stamp is a byline or a comment header.
 _STAMP = re.compile(r"\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b|\b\d{1,2}:\d{2}\b")
@@ -92,6 +101,8 @@ _SHORT_TAIL = 60
 # A first paragraph shorter than this labels the text (a kicker, breadcrumb, byline or
 # date line) when prose (a block of _GOOD_BLOCK characters) follows.
 _SHORT_HEAD = 80
+# A sentence: five or more words of letters, closed by a full stop, "!" or "?".
+_SENTENCE = re.compile(r"^(?:[^\W\d]+[,;]?\s+){4,}[^\W\d]+[.!?…]$")
 
 # Lead merging: how far up to look, how much bigger than the container an ancestor may be,
 # and what a lead looks like (readability's sibling rule: 80 characters, few links).
@@ -232,6 +243,8 @@ def _prose_before(node: LexborNode, page_chars: int) -> list[LexborNode]:
                 continue
             if _in_furniture(candidate, page_chars, _LEAD_FURNITURE_NAME):
                 continue
+            if candidate.css_matches(FURNITURE_SELECTOR):  # a caption or credit line
+                continue
             found.append(candidate)
     return _outermost(found)
 
@@ -309,12 +322,12 @@ def _outermost(nodes: list[LexborNode]) -> list[LexborNode]:
 def _densest(body: LexborNode, page_chars: int) -> LexborNode:
     """readability's rule: the element that collects the most own text, links discounted.
 
-    Each block's own text (its direct text nodes) scores its parent fully and its
+    Each block's own text (its direct text nodes, by width) scores its parent fully and its
     grandparent by half; the best few candidates are then weighed by their link share.
     """
     scores: dict[int, list] = {}
     for block in body.css(_SCORED_BLOCKS):
-        length = len(block.text(deep=False, strip=True))
+        length = _width(block.text(deep=False, strip=True))
         if length < 25:
             continue
         score = 1 + min(length / 100, 3) + block.text(deep=False).count(",") * 0.1
@@ -415,7 +428,7 @@ def _kept(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
     for index, (text, kind) in enumerate(blocks):
         if kind == _DROPPED:
             continue
-        if kind == "heading" and _introduces_links(blocks, index + 1):
+        if kind == "heading" and _introduces_links(blocks, index + 1, text):
             continue
         if _is_short(text, kind) and not _in_content(blocks, index, kind):
             continue
@@ -424,7 +437,7 @@ def _kept(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def _is_short(text: str, kind: str) -> bool:
-    return kind in ("heading", "para") and len(text) < _SHORT
+    return kind in ("heading", "para") and _width(text) < _SHORT
 
 
 def _in_content(blocks: list[tuple[str, str]], index: int, kind: str) -> bool:
@@ -453,25 +466,40 @@ def _trim_tail(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
     text (related links, share bars, tags), as jusText classifies short blocks by context."""
     end = len(blocks)
     while (
-        end and len(blocks[end - 1][0]) < _SHORT_TAIL and blocks[end - 1][1] in ("heading", "para")
+        end
+        and _width(blocks[end - 1][0]) < _SHORT_TAIL
+        and blocks[end - 1][1] in ("heading", "para")
     ):
         end -= 1
-    return blocks[:end] if any(len(t) >= _GOOD_BLOCK for t, _ in blocks[:end]) else blocks
+    return blocks[:end] if any(_width(t) >= _GOOD_BLOCK for t, _ in blocks[:end]) else blocks
 
 
 def _trim_head(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Drop a short first paragraph above prose: the kicker, breadcrumb, byline or date
     line printed above the text, which the context rule keeps because the container's
     start counts as content. Headings stay (a short first heading is the article's own),
-    and so does a text of short paragraphs only, where the first is as much text as any."""
-    if not blocks or blocks[0][1] != "para" or len(blocks[0][0]) >= _SHORT_HEAD:
+    and so does a text of short paragraphs only, where the first is as much text as any,
+    and a first sentence of five or more words without digits ending in a full stop:
+    labels are not written as sentences, and datelines carry digits."""
+    if not blocks or blocks[0][1] != "para" or _width(blocks[0][0]) >= _SHORT_HEAD:
         return blocks
-    if any(len(text) >= _GOOD_BLOCK for text, _ in blocks[1:]):
+    if _SENTENCE.match(blocks[0][0]):
+        return blocks
+    if any(_width(text) >= _GOOD_BLOCK for text, _ in blocks[1:]):
         return blocks[1:]
     return blocks
 
 
-def _introduces_links(blocks: list[tuple[str, str]], start: int) -> bool:
+def _width(text: str) -> int:
+    """Length for the short-block rules, a CJK character counted twice: it carries about
+    as much as a short Latin word, so a 40-character CJK paragraph is prose, not a label."""
+    return len(text) + len(_WIDE.findall(text))
+
+
+def _introduces_links(blocks: list[tuple[str, str]], start: int, heading: str) -> bool:
+    """A heading over a link list labels it; a heading of prose length is a standfirst."""
+    if len(heading) >= _GOOD_BLOCK:
+        return False
     for _, kind in blocks[start : start + 3]:
         if kind != "heading":
             return kind == _DROPPED

@@ -1,0 +1,120 @@
+"""Fast tuning loop for the main-text rules: the hybrid's F1 on both halves in seconds.
+
+Usage (from the project root; data from $SOSOAPI_BENCH_DATA, default ../shared/data):
+
+    .venv/bin/python bench/extraction_tune.py [--cache FILE] [--set MODULE.NAME=VALUE ...]
+
+trafilatura is the slow part of a run and does not change while our rules are tuned, so
+its text (on the bounded markup, as the hybrid calls it) is computed once per page and kept
+in the cache file. Each run then reruns our own pipeline from the page bytes, takes
+trafilatura's cached text where ours is not `confident`, applies the furniture lines and the
+contract's cut, and prints pooled F1 for the even half (tuning) and the odd half (held out),
+our extractor alone, and the share of pages sent to trafilatura. `--set` overrides a module
+constant for one run, for example `--set html_main._SHORT=40` (constants read at call time
+only; selectors built at import are not affected). CPU ratios come from bench/extraction.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from selectolax.lexbor import LexborHTMLParser  # noqa: E402
+
+from extraction import Case, Score, collapse, load_cases  # noqa: E402
+from sosoapi.extract import furniture_lines, html_boilerplate, html_main  # noqa: E402
+from sosoapi.extract.html_bounds import bound_markup  # noqa: E402
+from sosoapi.extract.html_trafilatura import trafilatura_text  # noqa: E402
+from sosoapi.extract.limits import TEXT_MAX, cut_text  # noqa: E402
+
+_MODULES = {
+    "html_main": html_main,
+    "html_boilerplate": html_boilerplate,
+    "furniture_lines": furniture_lines,
+}
+
+
+def trafilatura_cache(cases: list[Case], path: Path) -> dict[str, str]:
+    """trafilatura's text per page, computed once and kept in `path` (JSON)."""
+    if path.exists():
+        return json.loads(path.read_text(encoding="utf-8"))
+    texts = {
+        case.name: trafilatura_text(bound_markup(case.markup).markup, url=case.url)
+        for case in cases
+    }
+    path.write_text(json.dumps(texts), encoding="utf-8")
+    return texts
+
+
+def apply_override(spec: str) -> None:
+    """Set one module constant from `module.NAME=value`, keeping the constant's type."""
+    target, _, value = spec.partition("=")
+    module_name, _, name = target.partition(".")
+    module = _MODULES.get(module_name)
+    if module is None or not hasattr(module, name) or not value:
+        raise SystemExit(
+            f"--set {spec!r}: expected MODULE.NAME=VALUE with MODULE one of {sorted(_MODULES)} "
+            "and NAME an existing constant, for example html_main._SHORT=40"
+        )
+    setattr(module, name, type(getattr(module, name))(value))
+
+
+def add_counts(text: str, case: Case, into: Score) -> None:
+    found = collapse(text)
+    hits = sum(segment in found for segment in case.must_contain)
+    into.tp += hits
+    into.fn += len(case.must_contain) - hits
+    false_hits = sum(segment in found for segment in case.must_not_contain)
+    into.fp += false_hits
+    into.tn += len(case.must_not_contain) - false_hits
+
+
+def score(cases: list[Case], traf: dict[str, str]) -> None:
+    """Print hybrid and ours-alone F1 per half, and the share of pages sent to trafilatura."""
+    for half in (0, 1):
+        hybrid, alone, unsure, pages = Score(), Score(), 0, 0
+        for index, case in enumerate(cases):
+            if index % 2 != half:
+                continue
+            tree = LexborHTMLParser(bound_markup(case.markup).markup, scripting=True)
+            main = html_main.extract_main(tree)
+            ours = cut_text(furniture_lines.drop_furniture_lines(main.text), TEXT_MAX)[0]
+            chosen = ours
+            if not main.confident:
+                unsure += 1
+                other = traf[case.name] or main.text
+                chosen = cut_text(furniture_lines.drop_furniture_lines(other), TEXT_MAX)[0]
+            add_counts(chosen, case, hybrid)
+            add_counts(ours, case, alone)
+            pages += 1
+        print(
+            f"{('even', 'odd')[half]:<5} hybrid F1 {hybrid.f1():.5f} (found {hybrid.tp}, "
+            f"missed {hybrid.fn}, false {hybrid.fp})  ours alone {alone.f1():.5f}  "
+            f"to trafilatura {unsure / pages:.3f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/sosoapi-trafilatura-cache.json"))
+    parser.add_argument("--set", action="append", default=[], dest="overrides")
+    args = parser.parse_args()
+    logging.disable(logging.CRITICAL)
+    data = Path(os.environ.get("SOSOAPI_BENCH_DATA", ROOT.parent / "shared" / "data"))
+    cases = load_cases(data, None)
+    traf = trafilatura_cache(cases, args.cache)
+    for spec in args.overrides:
+        apply_override(spec)
+    score(cases, traf)
+
+
+if __name__ == "__main__":
+    main()
