@@ -10,9 +10,8 @@ import mcp
 from mcp.client.streamable_http import streamable_http_client
 
 from sosoapi.app import Application
-from sosoapi.mcp.http import McpAuth, mcp_http
-from sosoapi.web.oauth import oauth_server
 from tests.support.calls import RETRIEVE
+from tests.support.mcp_http import inprocess_mcp
 from tests.support.origin import HTTPSOrigin
 
 BASE = "http://127.0.0.1:8080"
@@ -35,15 +34,7 @@ async def test_a_tool_call_over_http_reads_its_token_once(
     application: Application, owner: tuple[str, str], origin: HTTPSOrigin, pages: dict
 ) -> None:
     workspace_id, token = owner
-    oauth = oauth_server(application.oauth, BASE)
-    served = mcp_http(
-        application.research,
-        McpAuth(oauth.settings, oauth.provider),
-        host="127.0.0.1",
-        base=BASE,
-        profile="full",
-        output_schemas=False,
-    )
+    served = inprocess_mcp(application, BASE)
     requests: list[str] = []
 
     async def counting_requests(scope, receive, send) -> None:

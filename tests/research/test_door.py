@@ -227,21 +227,12 @@ async def test_unexpected_failure_over_http_is_a_500_problem_with_the_incident(
     application: Application, owner: tuple[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
     from sosoapi.api.http import create_http_app
-    from sosoapi.mcp.http import McpAuth, mcp_http
-    from sosoapi.web.oauth import oauth_server
+    from tests.support.mcp_http import inprocess_mcp
 
     ws, token = owner
     secret = break_create(application)
     base = "http://127.0.0.1:8080"
-    oauth = oauth_server(application.oauth, base)
-    mcp_app = mcp_http(
-        application.research,
-        McpAuth(oauth.settings, oauth.provider),
-        host="127.0.0.1",
-        base=base,
-        profile="full",
-        output_schemas=False,
-    )
+    mcp_app = inprocess_mcp(application, base)
     api = create_http_app(
         application, mcp=mcp_app, host="127.0.0.1", port=8080, profile="full", base=base
     )
