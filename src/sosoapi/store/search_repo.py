@@ -109,11 +109,12 @@ def passages_of(content: dict[str, Any]) -> list[PassageRow]:
     return rows
 
 
-_PG_INSERT = text(
+_PG_INSERT = (
     "INSERT INTO evidence_passages (evidence_id, revision, part, pos_start, pos_end, "
-    "start_ms, end_ms, config, tsv) VALUES (:evidence_id, :revision, :part, :pos_start, "
-    ":pos_end, :start_ms, :end_ms, :config, to_tsvector(CAST(:regconfig AS regconfig), :body) "
-    "|| to_tsvector('simple', :body))"
+    "start_ms, end_ms, config, tsv) VALUES (%(evidence_id)s, %(revision)s, %(part)s, "
+    "%(pos_start)s, %(pos_end)s, %(start_ms)s, %(end_ms)s, %(config)s, "
+    "to_tsvector(CAST(%(regconfig)s AS regconfig), %(body)s) "
+    "|| to_tsvector('simple', %(body)s))"
 )
 _SQLITE_INSERT = (
     "INSERT INTO evidence_passages (id, evidence_id, revision, part, pos_start, pos_end, "
@@ -145,6 +146,8 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
     passages = passages_of(data)
     if not passages:
         return
+    # The driver's own executemany on both stores: per-row parameter handling in
+    # SQLAlchemy cost more than the inserts (a page has dozens of passages).
     if conn.dialect.name != "sqlite":
         rows = [
             {
@@ -156,17 +159,15 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
                 "start_ms": row.start_ms,
                 "end_ms": row.end_ms,
                 "config": config,
-                "regconfig": config,
+                "regconfig": config,  # one parameter, one type: the column's is text
                 "body": searchable(row.body),
             }
             for row in passages
         ]
-        conn.execute(_PG_INSERT, rows)  # one batch: the tsvector is computed in the insert
+        conn.exec_driver_sql(_PG_INSERT, rows)  # the tsvector is computed in the insert
         return
     first = conn.execute(_SQLITE_NEXT_ID).scalar_one()
     numbered = list(enumerate(passages, start=first))
-    # The driver's own executemany: per-row parameter handling in SQLAlchemy cost more
-    # than SQLite's inserts (a page has dozens of passages).
     conn.exec_driver_sql(
         _SQLITE_INSERT,
         [
