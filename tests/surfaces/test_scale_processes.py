@@ -78,7 +78,9 @@ def _settle(
     """Claim on one process, then replay on the next ones until the receipt settles.
 
     A process that is `down` (killed) is skipped, as a client fails over to another
-    instance: the same mutation id makes the retry safe.
+    instance: the same mutation id makes the retry safe. A kept-alive connection the
+    server closed as idle just as the request went out is retried once on a new one, as
+    HTTP/1.1 clients do for a request they may repeat.
     """
     mutation_id = str(uuid.uuid4())
     turn, first = index, None
@@ -89,7 +91,10 @@ def _settle(
         if base in down:
             continue
         try:
-            receipt = post(base, path, mutation_id)
+            try:
+                receipt = post(base, path, mutation_id)
+            except httpx.RemoteProtocolError:
+                receipt = post(base, path, mutation_id)
         except httpx.TransportError:
             assert base in down or _wait_down(base, down), f"{base} failed while up"
             continue
