@@ -21,14 +21,19 @@ def print_table(title: str, rows: list[tuple[str, str, float, float, float]]) ->
         print(f"{store:9} {name:32} {p50:8.2f} {p99:8.2f} {ratio:12.2f}")
 
 
-def latency_args() -> argparse.Namespace:
-    """`--n` calls per row and the `--postgres` base URL (default: the test database)."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--n", type=int, default=300)
+def add_postgres_argument(parser: argparse.ArgumentParser) -> None:
+    """`--postgres`: the base URL of the PostgreSQL rows (default: the test database)."""
     parser.add_argument(
         "--postgres",
         default=os.environ.get(
             "SOSOAPI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
         ),
     )
+
+
+def latency_args() -> argparse.Namespace:
+    """`--n` calls per row and the `--postgres` base URL (default: the test database)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=300)
+    add_postgres_argument(parser)
     return parser.parse_args()

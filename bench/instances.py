@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import sys
 import tempfile
 import time
@@ -28,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.common import add_postgres_argument  # noqa: E402
 from tests.support.cluster import ThrowawayCluster  # noqa: E402
 from tests.support.instances import Load, client, logged_trouble  # noqa: E402
 from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
@@ -52,12 +52,7 @@ def arguments() -> argparse.Namespace:
         default=0,
         help="run on a throwaway PostgreSQL allowing this many connections",
     )
-    parser.add_argument(
-        "--postgres",
-        default=os.environ.get(
-            "SOSOAPI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-        ),
-    )
+    add_postgres_argument(parser)
     return parser.parse_args()
 
 

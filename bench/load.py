@@ -48,7 +48,7 @@ from mcp.client.streamable_http import streamable_http_client
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import percentiles  # noqa: E402
+from bench.common import add_postgres_argument, percentiles  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
 from sosoapi.extract.login import is_login_wall  # noqa: E402
 from sosoapi.research.offload import default_workers  # noqa: E402
@@ -75,12 +75,7 @@ def arguments() -> argparse.Namespace:
         default=FILED,
         help="a git revision measured in the same run (empty: none)",
     )
-    parser.add_argument(
-        "--postgres",
-        default=os.environ.get(
-            "SOSOAPI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-        ),
-    )
+    add_postgres_argument(parser)
     return parser.parse_args()
 
 
