@@ -10,7 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Connection, Table, and_, bindparam, select, update
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    Connection,
+    Table,
+    and_,
+    bindparam,
+    select,
+    update,
+)
 
 from sosoapi.store.database import Database
 from sosoapi.store.records import MutationRecord, from_row
@@ -32,7 +41,9 @@ class NewMutation:
     created_at: datetime
 
 
-def keyed(table: Table, workspace_id: str, mutation_id: str) -> ColumnElement[bool]:
+def keyed(
+    table: Table, workspace_id: str | BindParameter[str], mutation_id: str | BindParameter[str]
+) -> ColumnElement[bool]:
     """The row of `table` under one (workspace_id, mutation_id) key."""
     return and_(table.c.workspace_id == workspace_id, table.c.mutation_id == mutation_id)
 
@@ -52,10 +63,7 @@ def mutation_values(key: NewMutation) -> dict[str, object]:
 
 def bound_key(table: Table) -> ColumnElement[bool]:
     """`keyed` with the key bound at execution: `workspace_id` and `mutation_id`."""
-    return and_(
-        table.c.workspace_id == bindparam("workspace_id"),
-        table.c.mutation_id == bindparam("mutation_id"),
-    )
+    return keyed(table, bindparam("workspace_id"), bindparam("mutation_id"))
 
 
 _MUTATION_UNDER_KEY = select(mutations).where(bound_key(mutations))

@@ -58,9 +58,6 @@ class PacingRepository:
         self.db = db
         self._reserved = 0
 
-    def _epoch(self) -> ColumnElement[float]:
-        return _epoch(self.db)
-
     def reserve(self, origin: str, interval: float) -> float:
         """Reserve the next start to `origin`, `interval` seconds after the previous one;
         return how many seconds from now that start is (0 when it is now)."""
@@ -77,7 +74,7 @@ class PacingRepository:
         with self.db.write() as conn:
             result = conn.execute(
                 delete(origin_pacing).where(
-                    origin_pacing.c.last_start < self._epoch() - idle_seconds
+                    origin_pacing.c.last_start < _epoch(self.db) - idle_seconds
                 )
             )
         return result.rowcount
