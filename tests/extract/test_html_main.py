@@ -404,3 +404,29 @@ def test_cjk_paragraphs_weigh_by_width_when_no_selector_matches() -> None:
         f"<div class='right'>{paragraphs([cjk] * 30)}</div>"
     )
     assert cjk in text
+
+
+def test_a_main_area_wrapper_narrows_to_the_article_beside_its_sidebar() -> None:
+    # `#content` wraps the article and a partner box; the article holds over 80 % of the
+    # wrapper's prose, so the partner box is left out even though it reads like prose.
+    partner = (
+        "Book your hotel through our partner portal and five per cent of every booking "
+        "goes to the youth programmes of the association."
+    )
+    text = text_of(
+        f"<div id='content'><div class='news'><h1>Budget review</h1>{paragraphs(PROSE)}</div>"
+        f"<div class='partners'><h3>Our partners</h3><p>{partner}</p></div></div>"
+    )
+    assert all(p in text for p in PROSE)
+    assert "Budget review" in text
+    assert "partner portal" not in text
+    assert "Our partners" not in text
+
+
+def test_a_main_area_wrapper_stays_whole_when_its_prose_is_spread() -> None:
+    # Two halves of one text in sibling blocks: neither holds most of the prose.
+    text = text_of(
+        f"<main><div class='part'>{paragraphs(PROSE[:2])}</div>"
+        f"<div class='part'>{paragraphs(PROSE[2:])}</div></main>"
+    )
+    assert all(p in text for p in PROSE)
