@@ -106,3 +106,12 @@ def test_combining_marks_and_expansions_map_to_whole_characters() -> None:
         assert finding.verdict == "normalized", quote
         [m] = finding.matches
         assert text[m.start : m.end] == passage
+
+
+def test_soft_hyphens_in_the_text_do_not_hide_a_quoted_word() -> None:
+    # German pages hyphenate with `&shy;`: invisible, but in the text as U+00AD.
+    text = "Die großen Weine Ita\u00adli\u00adens, neben Baro\u00adlo und Barbaresco."
+    finding = find_quote(text, "Italiens, neben Barolo")
+    assert finding.verdict == "normalized"
+    [m] = finding.matches
+    assert text[m.start : m.end] == "Ita\u00adli\u00adens, neben Baro\u00adlo"

@@ -42,7 +42,7 @@ SOURCES = {
         "de",
         "Altstadt",
         [
-            "Die Häuser in der Altstadt wurden nach dem Krieg wieder aufgebaut.",
+            "Die Häuser in der Altstadt wurden nach dem Krieg wieder auf&shy;ge&shy;baut.",
             "Der Stadtrat beschloss den Haushalt für die öffentliche Gesundheit.",
         ],
     ),
@@ -70,6 +70,7 @@ SEARCHES = {
     '"large library"': "/en-school",
     "Häuser Altstadt": "/de-altstadt",
     "hauser altstadt": "/de-altstadt",  # diacritics folded on both stores
+    "wieder aufgebaut": "/de-altstadt",  # the page hyphenates it with soft hyphens
     "Tromsø bøker": "/no-bibliotek",
     '"vedtok budsjettet"': "/no-bibliotek",
     "ميزانية الصحة": "/ar-majlis",

@@ -6,7 +6,8 @@ normalised form is reported with offsets into the original text.
 
 Normalisation (the `normalized` verdict), applied per base character with its combining
 marks: Unicode NFKC, case folding, typographic quotes, apostrophes, dashes and the
-ellipsis as their plain forms, and every run of white space as one space.
+ellipsis as their plain forms, soft hyphens dropped, and every run of white space as one
+space.
 
 `approximate`: the best-aligned passage of the normalised text reaches
 `APPROXIMATE_THRESHOLD` in rapidfuzz's `partial_ratio` (an Indel similarity of the quote
@@ -46,6 +47,7 @@ _PLAIN = str.maketrans(
         **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"'),
         **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-"),
         "\u2026": "...",
+        "\u00ad": None,  # a soft hyphen: an invisible hyphenation hint inside a word
     }
 )
 
