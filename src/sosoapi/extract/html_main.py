@@ -2,8 +2,10 @@
 
 1. Drop markup that is never text, then pick the content container: the first of the
    well-known article selectors (as trafilatura's BODY_XPATH) that holds enough text and
-   does not sit in furniture (a comment thread, related links, a dialog), else the
-   element that collects the most paragraph text (as readability).
+   does not sit in furniture (a comment thread, related links, a dialog), then the page's
+   main area (`<main>`, `#content`), narrowed to its densest block when that block holds
+   most of the area's prose, else the element that collects the most paragraph text (as
+   readability).
 2. Prune furniture inside it (html_boilerplate).
 3. Walk it once, iteratively, into blocks (paragraphs, headings, list items, table rows)
    with their link share, and drop link lists and short link-dominated blocks.
