@@ -247,6 +247,17 @@ def test_an_author_or_disclosure_box_inside_the_article_is_pruned(box: str) -> N
     assert "Jane Doe" not in text
 
 
+def test_a_captcha_notice_inside_the_article_is_pruned() -> None:
+    # A review form's captcha under a shop's product text (`captcha--notice`).
+    notice = "Please enter the sequence of digits shown below into the text field before you send."
+    text = text_of(
+        f"<article><div class='article-body'>{paragraphs(PROSE)}"
+        f"<form><div class='review--captcha'><p>{notice}</p></div></form></div></article>"
+    )
+    assert PROSE[-1] in text
+    assert "sequence of digits" not in text
+
+
 def test_a_post_metadata_line_inside_the_post_is_pruned() -> None:
     # WordPress themes print "This entry was posted on ... in ..." in class="postmetadata".
     meta = (

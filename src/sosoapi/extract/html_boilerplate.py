@@ -35,7 +35,7 @@ _FURNITURE_WORDS = (
     "masthead", "skip-link", "skiplink", "toolbar", "byline", "author", "tags",
     "post-meta", "entry-meta", "article-meta", "metadata", "disclosure", "print-only",
     "visually-hidden", "sr-only", "caption", "credit", "copyright", "next-post", "nextpost",
-    "next-story", "nextstory", "next-article", "prev-post",
+    "next-story", "nextstory", "next-article", "prev-post", "captcha",
 )  # fmt: skip
 # Whole class/id tokens too short to match as substrings.
 _FURNITURE_TOKENS = ("ad", "ads", "nav", "meta", "share", "tools", "date", "dateline", "topbar")
