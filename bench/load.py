@@ -4,7 +4,10 @@ loopback HTTPS origin that answers for many host names, so per-origin politeness
 Rows: SQLite and PostgreSQL, one server process and `serve --workers W`; each row gives
 retrievals/s, p50/p99 per call, errors (an `isError`, or a receipt not `completed` and
 `ready`/`partial`; what they were is printed under the table),
-and the server's peak RSS (the whole process tree) at rest and under the load. In the same
+the server's peak RSS (the whole process tree) at rest and under the load, and the CPU
+each call cost this bench process (the clients and the origin), the server's main process
+and its parsing processes (under `--workers`, the server column is the whole tree: those
+processes parse in threads). In the same
 run, the floor: the same URLs fetched by a plain httpx client and run through our extractor
 in a process pool sized to the machine, with no service around them.
 
@@ -43,6 +46,7 @@ from pathlib import Path
 import httpx
 import httpx2
 import mcp
+import psutil
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,6 +65,40 @@ from tests.support.services import ServeProcess, cli  # noqa: E402
 RETRIEVE = "sosoapi_research_evidence_retrieve"
 FILED = "212bced"  # main when issue 14 was filed: its figure is what the service must double
 READ = ("ready", "partial")  # partial: the text was cut at the contract's limit
+
+
+class CpuUse:
+    """CPU seconds (user + system) spent by groups of processes while the block runs: where
+    a retrieval's machine time goes (this bench process: the MCP or httpx clients and the
+    origin; the server's main process; the parsing processes)."""
+
+    def __init__(self, **groups: list[psutil.Process]) -> None:
+        self.groups = groups
+        self.spent: dict[str, float] = {}
+
+    @staticmethod
+    def _seconds(processes: list[psutil.Process]) -> float:
+        total = 0.0
+        for process in processes:
+            with contextlib.suppress(psutil.Error):  # a process that just exited
+                times = process.cpu_times()
+                total += times.user + times.system
+        return total
+
+    def __enter__(self) -> CpuUse:
+        self._start = {name: self._seconds(group) for name, group in self.groups.items()}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for name, group in self.groups.items():
+            self.spent[name] = self._seconds(group) - self._start[name]
+
+    def per_call_ms(self, calls: int) -> dict[str, float | None]:
+        """Milliseconds per call of each group; None for a group with no process."""
+        return {
+            name: 1000 * seconds / calls if self.groups[name] else None
+            for name, seconds in self.spent.items()
+        }
 
 
 def arguments() -> argparse.Namespace:
@@ -203,9 +241,12 @@ async def floor_load(origin: HTTPSOrigin, urls: list[str], clients: int, pool) -
     return time.perf_counter() - start, latencies, [f"no text {url}" for url in errors]
 
 
-def floor_row(origin: HTTPSOrigin, urls: list[str], args, pool) -> tuple:
+def floor_row(origin: HTTPSOrigin, urls: list[str], args, pool) -> dict:
     asyncio.run(floor_load(origin, warm_up(urls, args), args.clients, pool))
-    return asyncio.run(floor_load(origin, urls, args.clients, pool))
+    bench = psutil.Process()
+    with CpuUse(bench=[bench], server=[], parse=bench.children(recursive=True)) as cpu:
+        seconds, latencies, errors = asyncio.run(floor_load(origin, urls, args.clients, pool))
+    return row("floor: httpx + extractor pool", seconds, latencies, errors, cpu=cpu)
 
 
 def serve_row(label: str, env: dict[str, str], urls: list[str], args, extra: tuple) -> dict:
@@ -219,8 +260,18 @@ def serve_row(label: str, env: dict[str, str], urls: list[str], args, extra: tup
                 mcp_load, server.base, created["token"], created["workspace_id"]
             )
             asyncio.run(load(warm_up(urls, args), args.clients))
-            seconds, latencies, errors = asyncio.run(load(urls, args.clients))
-    return row(label, seconds, latencies, errors, rest, peak.peak)
+            main = psutil.Process(server.proc.pid)
+            children = main.children(recursive=True)
+            # Under `--workers` the children are server processes that parse in threads.
+            several = "--workers" in extra
+            groups = {
+                "bench": [psutil.Process()],
+                "server": [main, *children] if several else [main],
+                "parse": [] if several else children,
+            }
+            with CpuUse(**groups) as cpu:
+                seconds, latencies, errors = asyncio.run(load(urls, args.clients))
+    return row(label, seconds, latencies, errors, rest, peak.peak, cpu)
 
 
 def warm_up(urls: list[str], args) -> list[str]:
@@ -231,7 +282,13 @@ def warm_up(urls: list[str], args) -> list[str]:
 
 
 def row(
-    label: str, seconds: float, latencies: list[float], errors: list[str], rest=0, peak=0
+    label: str,
+    seconds: float,
+    latencies: list[float],
+    errors: list[str],
+    rest: int = 0,
+    peak: int = 0,
+    cpu: CpuUse | None = None,
 ) -> dict:
     p50, p99 = percentiles(latencies)
     return {
@@ -242,6 +299,7 @@ def row(
         "errors": errors,
         "rest_mib": rest / MIB,
         "peak_mib": peak / MIB,
+        "cpu_ms": cpu.per_call_ms(len(latencies)) if cpu else {},
     }
 
 
@@ -289,13 +347,7 @@ def main() -> None:
         }
         paths = list(routes)
         with ProcessPoolExecutor(default_workers()) as pool:
-            urls = urls_for(origin, hosts, paths, args.calls)
-            rows.append(
-                row(
-                    "floor: httpx + extractor pool",
-                    *floor_row(origin, urls, args, pool),
-                )
-            )
+            rows.append(floor_row(origin, urls_for(origin, hosts, paths, args.calls), args, pool))
         for store in ("sqlite", "postgres"):
             for label, extra in (
                 ("1 process", ()),
@@ -317,18 +369,23 @@ def main() -> None:
     )
     print(
         f"{'row':38} {'per s':>7} {'/floor':>7} {'/base':>6} {'p50 ms':>8} {'p99 ms':>8} "
-        f"{'err':>4} {'rest MiB':>9} {'peak MiB':>9}"
+        f"{'err':>4} {'rest MiB':>9} {'peak MiB':>9}   CPU ms/call: bench server parse"
     )
     for r in rows:
         versus = f"{r['per_s'] / base:6.2f}" if base else f"{'':6}"
+        bench, server, parse = (_ms(r["cpu_ms"].get(name)) for name in ("bench", "server", "parse"))
         print(
             f"{r['row']:38} {r['per_s']:7.1f} {r['per_s'] / floor:7.2f} {versus} "
             f"{r['p50']:8.1f} {r['p99']:8.1f} {len(r['errors']):4d} {r['rest_mib']:9.1f} "
-            f"{r['peak_mib']:9.1f}"
+            f"{r['peak_mib']:9.1f}   {bench:>17} {server:>6} {parse:>5}"
         )
     for r in rows:
         for error in r["errors"]:
             print(f"  {r['row']}: {error}")
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
 
 
 if __name__ == "__main__":
