@@ -17,9 +17,9 @@ the other four folds' out-of-fold scores (the honest one). --fixed skips the sea
 prints the even half's changed blocks (and the heaviest weights), --set changes a
 constant (_JOINT, _MODEL, _MIN_PAGES, _TREE_L2S, _SKIP_LINES, _DEDUP, ...).
 
-Candidates are the blocks `html_main._blocks` yields (leads, containers, or the body
+Candidates are the blocks `html_main.page_blocks` walks (leads, containers, or the body
 fallback) before the keep and context rules, each with the element its text sits in
-(bench/dom_blocks.py, which reproduces html_main's text on all 990 pages exactly). A
+(bench/dom_blocks.py adds the DOM features). A
 block whose collapsed text holds a must-contain segment is content; one that holds a
 must-not-contain segment and no must-contain segment is furniture; the others (over 90 %)
 carry no label and are left out of training. The model's furniture probability is used
@@ -33,9 +33,10 @@ L2 logistic regression by AdaGrad SGD, or gradient-boosted depth-2 trees (60, sh
 0.2, histogram splits); classes weighted equally.
 
 Even half: 1,377 labelled kept blocks (129 furniture), 244 labelled dropped blocks (199
-furniture). Before: even 0.94869 (found 1396, missed 74, false 77), odd 0.94491 (1415 /
-66 / 99). Designs, each chosen on the even half alone, then scored once on the odd half
-(these four odd figures are all the held-out looks taken):
+furniture). Before (main at 39cd2ad, when these figures were taken): even 0.94869 (found
+1396, missed 74, false 77), odd 0.94491 (1415 / 66 / 99). Designs, each chosen on the
+even half alone, then scored once on the odd half (these four odd figures are all the
+held-out looks taken):
 
 The road's ceiling on the even half (every labelled block decided as its label says,
 printed as "oracle"): veto alone 0.96776 (1396 / 74 / 19), admit alone 0.95614 (1417 /

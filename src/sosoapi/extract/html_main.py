@@ -158,6 +158,34 @@ class MainText:
         return len(self.text) >= _SURE_LENGTH or self.text_share >= _SURE_TEXT_SHARE
 
 
+@dataclass(frozen=True, slots=True)
+class Walked:
+    """One block as the walk met it, before any rule judged it."""
+
+    text: str
+    kind: str  # "para", "heading", "item", "line"
+    link_chars: int
+    element: LexborNode  # the innermost block element holding the text
+
+    @property
+    def judged(self) -> tuple[str, str]:
+        """(text, kind), the kind `dropped` for a short run of links or a time stamp."""
+        return self.text, self.kind if _keep(self.text, self.link_chars) else _DROPPED
+
+
+@dataclass(frozen=True, slots=True)
+class PageBlocks:
+    """The blocks the main text is cut from, by the node walked and where it came from:
+    `lead`, `container`, or `body` when the containers held too little text."""
+
+    groups: list[tuple[str, LexborNode, list[Walked]]]
+    page_chars: int
+    container_share: float
+
+    def judged(self) -> list[tuple[str, str]]:
+        return [block.judged for _, _, blocks in self.groups for block in blocks]
+
+
 def main_text(tree: LexborHTMLParser) -> str:
     """The page's main content: blank-line paragraphs, one line per heading/item/row."""
     return extract_main(tree).text
@@ -165,30 +193,37 @@ def main_text(tree: LexborHTMLParser) -> str:
 
 def extract_main(tree: LexborHTMLParser) -> MainText:
     """The page's main content, with how sure the container choice is. Edits `tree`."""
+    page = page_blocks(tree)
+    if page is None:
+        return MainText("", 1.0, 1.0)
+    text = joined(kept_blocks(page.judged()))
+    return MainText(
+        text=text,
+        container_share=page.container_share,
+        text_share=len(text) / page.page_chars if page.page_chars else 1.0,
+    )
+
+
+def page_blocks(tree: LexborHTMLParser) -> PageBlocks | None:
+    """Steps 1-3: the containers chosen and pruned, walked into blocks. Edits `tree`."""
     body = tree.body
     if body is None:
-        return MainText("", 1.0, 1.0)
+        return None
     tree.strip_tags(NON_TEXT_TAGS, recursive=True)
     page_chars = len(body.text(deep=True, strip=True))
     page_prose = paragraph_chars(body)
     containers = _containers(body, page_chars, page_prose)
     inside = sum(paragraph_chars(node) for node in containers)
-    blocks: list[tuple[str, str]] = []
-    for lead in _leading_prose(containers[0], page_chars) if containers else ():
-        blocks.extend(_blocks(lead))
+    leads = _leading_prose(containers[0], page_chars) if containers else []
+    groups = [("lead", lead, _walk(lead)) for lead in leads]
     for container in containers:
         prune_furniture(container)
-        blocks.extend(_blocks(container))
-    if sum(len(text) for text, kind in blocks if kind != _DROPPED) < _CONTAINER_MIN_CHARS:
+        groups.append(("container", container, _walk(container)))
+    page = PageBlocks(groups, page_chars, inside / page_prose if page_prose else 1.0)
+    if sum(len(text) for text, kind in page.judged() if kind != _DROPPED) < _CONTAINER_MIN_CHARS:
         prune_furniture(body)
-        blocks = _blocks(body)
-    # One spelling per character (NFC), as readers and search queries write it.
-    text = unicodedata.normalize("NFC", _join(blocks))
-    return MainText(
-        text=text,
-        container_share=inside / page_prose if page_prose else 1.0,
-        text_share=len(text) / page_chars if page_chars else 1.0,
-    )
+        page = PageBlocks([("body", body, _walk(body))], page_chars, page.container_share)
+    return page
 
 
 def _containers(body: LexborNode, page_chars: int, page_prose: int) -> list[LexborNode]:
@@ -387,11 +422,12 @@ def _link_share(node: LexborNode) -> float:
     return min(linked / total, 1.0)
 
 
-def _blocks(container: LexborNode) -> list[tuple[str, str]]:
-    """(text, kind) of every kept block under `container`, in document order."""
-    out: list[tuple[str, str]] = []
+def _walk(container: LexborNode) -> list[Walked]:
+    """Every block under `container` with its text, in document order."""
+    out: list[Walked] = []
     current = Block("para", [])
     link_depth = 0
+    open_blocks = [container]  # the block elements the walk is inside, innermost last
     # Iterative pre-order walk with explicit exits, so depth costs no recursion.
     stack: list[tuple[LexborNode, bool]] = [(container, False)]
     while stack:
@@ -401,7 +437,8 @@ def _blocks(container: LexborNode) -> list[tuple[str, str]]:
             if tag == "a":
                 link_depth -= 1
             elif tag in _BLOCK_TAGS:
-                current = _flush(current, out)
+                current = _flush(current, open_blocks[-1], out)
+                open_blocks.pop()
             elif tag in _CELL_TAGS:
                 current.parts.append(" | ")
             continue
@@ -419,8 +456,9 @@ def _blocks(container: LexborNode) -> list[tuple[str, str]]:
         if tag == "a":
             link_depth += 1
         elif tag in _BLOCK_TAGS:
-            current = _flush(current, out)
+            current = _flush(current, open_blocks[-1], out)
             current.kind = _kind(tag)
+            open_blocks.append(node)
         stack.append((node, True))
         children = []
         child = node.child
@@ -428,7 +466,7 @@ def _blocks(container: LexborNode) -> list[tuple[str, str]]:
             children.append(child)
             child = child.next
         stack.extend((c, False) for c in reversed(children))
-    _flush(current, out)
+    _flush(current, open_blocks[-1], out)
     return out
 
 
@@ -440,12 +478,12 @@ def _kind(tag: str) -> str:
     return "para"
 
 
-def _flush(block: Block, out: list[tuple[str, str]]) -> Block:
-    """Record the block (a short run of links as `dropped`); start a new one."""
+def _flush(block: Block, element: LexborNode, out: list[Walked]) -> Block:
+    """Record the block if it has text; start a new one."""
     if block.parts:
         text = block.text().strip(" |")
         if text:
-            out.append((text, block.kind if _keep(text, block.link_chars) else _DROPPED))
+            out.append(Walked(text, block.kind, block.link_chars, element))
     return Block("para", [])
 
 
@@ -456,18 +494,24 @@ def _keep(text: str, link_chars: int) -> bool:
     return not (length <= _STAMP_MAX and _STAMP.search(text))
 
 
-def _kept(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def kept_blocks(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Step 4: the judged blocks that make the text."""
+    return [blocks[index] for index in kept_indices(blocks)]
+
+
+def kept_indices(blocks: list[tuple[str, str]]) -> list[int]:
     """Drop link blocks, and short blocks whose context is not content (as jusText)."""
-    kept: list[tuple[str, str]] = []
-    for index, (text, kind) in enumerate(blocks):
-        if kind == _DROPPED:
-            continue
-        if kind == "heading" and _introduces_links(blocks, index + 1, text):
-            continue
-        if _is_short(text, kind) and not _in_content(blocks, index, kind):
-            continue
-        kept.append((text, kind))
-    return _trim_head(_trim_tail(kept))
+    indices = [
+        index
+        for index, (text, kind) in enumerate(blocks)
+        if kind != _DROPPED
+        and not (kind == "heading" and _introduces_links(blocks, index + 1, text))
+        and not (_is_short(text, kind) and not _in_content(blocks, index, kind))
+    ]
+    # Both trims cut at the ends only: the tail a suffix, the head at most the first.
+    tail = _trim_tail([blocks[index] for index in indices])
+    head = _trim_head(tail)
+    return indices[len(tail) - len(head) : len(tail)]
 
 
 def _is_short(text: str, kind: str) -> bool:
@@ -540,15 +584,17 @@ def _introduces_links(blocks: list[tuple[str, str]], start: int, heading: str) -
     return start >= len(blocks)
 
 
-def _join(blocks: list[tuple[str, str]]) -> str:
-    """Paragraphs and headings apart by a blank line; items and rows one per line."""
+def joined(blocks: list[tuple[str, str]]) -> str:
+    """The text of kept blocks: paragraphs and headings apart by a blank line, items and
+    rows one per line, one spelling per character (NFC, as readers and search queries
+    write it)."""
     pieces: list[str] = []
     previous = ""
-    for text, kind in _kept(blocks):
+    for text, kind in blocks:
         line = f"- {text}" if kind == "item" else text
         grouped = kind in ("item", "line") and previous == kind
         if pieces:
             pieces.append("\n" if grouped else "\n\n")
         pieces.append(line)
         previous = kind
-    return "".join(pieces)
+    return unicodedata.normalize("NFC", "".join(pieces))
