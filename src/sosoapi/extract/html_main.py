@@ -158,7 +158,7 @@ class MainText:
         return len(self.text) >= _SURE_LENGTH or self.text_share >= _SURE_TEXT_SHARE
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Walked:
     """One block as the walk met it, before any rule judged it."""
 
