@@ -8,10 +8,11 @@ trafilatura is the slow part of a run and does not change while our rules are tu
 its text (on the bounded markup, as the hybrid calls it) is computed once per page and kept
 in the cache file. Each run then reruns our own pipeline from the page bytes, takes
 trafilatura's cached text where ours is not `confident`, applies the furniture lines and the
-contract's cut, and prints pooled F1 for the even half (tuning) and the odd half (held out),
-our extractor alone, and the share of pages sent to trafilatura. `--set` overrides a module
-constant for one run, for example `--set html_main._SHORT=40` (constants read at call time
-only; selectors built at import are not affected). CPU ratios come from bench/extraction.py.
+contract's cut (`--text-max`), and prints pooled F1 for the even half (tuning) and the odd
+half (held out), our extractor alone, and the share of pages sent to trafilatura. `--set`
+overrides a module constant for one run, for example `--set html_main._SHORT=40`
+(constants read at call time only; selectors built at import are not affected). CPU ratios
+come from bench/extraction.py.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def add_counts(text: str, case: Case, into: Score) -> None:
     into.tn += len(case.must_not_contain) - false_hits
 
 
-def score(cases: list[Case], traf: dict[str, str]) -> None:
+def score(cases: list[Case], traf: dict[str, str], text_max: int = TEXT_MAX) -> None:
     """Print hybrid and ours-alone F1 per half, and the share of pages sent to trafilatura."""
     for half in (0, 1):
         hybrid, alone, unsure, pages = Score(), Score(), 0, 0
@@ -86,12 +87,12 @@ def score(cases: list[Case], traf: dict[str, str]) -> None:
                 continue
             tree = LexborHTMLParser(bound_markup(case.markup).markup, scripting=True)
             main = html_main.extract_main(tree)
-            ours = cut_text(furniture_lines.drop_furniture_lines(main.text), TEXT_MAX)[0]
+            ours = cut_text(furniture_lines.drop_furniture_lines(main.text), text_max)[0]
             chosen = ours
             if not main.confident:
                 unsure += 1
                 other = traf[case.name] or main.text
-                chosen = cut_text(furniture_lines.drop_furniture_lines(other), TEXT_MAX)[0]
+                chosen = cut_text(furniture_lines.drop_furniture_lines(other), text_max)[0]
             add_counts(chosen, case, hybrid)
             add_counts(ours, case, alone)
             pages += 1
@@ -106,6 +107,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/sosoapi-trafilatura-cache.json"))
     parser.add_argument("--set", action="append", default=[], dest="overrides")
+    parser.add_argument(
+        "--text-max",
+        type=int,
+        default=TEXT_MAX,
+        help="where the text is cut (default the contract's bound; larger shows what it costs)",
+    )
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
     data = Path(os.environ.get("SOSOAPI_BENCH_DATA", ROOT.parent / "shared" / "data"))
@@ -113,7 +120,7 @@ def main() -> None:
     traf = trafilatura_cache(cases, args.cache)
     for spec in args.overrides:
         apply_override(spec)
-    score(cases, traf)
+    score(cases, traf, args.text_max)
 
 
 if __name__ == "__main__":
