@@ -5,9 +5,8 @@ Rows: SQLite and PostgreSQL, one server process and `serve --workers W`; each ro
 retrievals/s, p50/p99 per call, errors (an `isError`, or a receipt not `completed` and
 `ready`/`partial`; what they were is printed under the table),
 the server's peak RSS (the whole process tree) at rest and under the load, and the CPU
-each call cost this bench process (the clients and the origin), the server's main process
-and its parsing processes (under `--workers`, the server column is the whole tree: those
-processes parse in threads). In the same
+each call cost this bench process (the clients and the origin), the server processes and
+their parsing processes. In the same
 run, the floor: the same URLs fetched by a plain httpx client and run through our extractor
 in a process pool sized to the machine, with no service around them.
 
@@ -261,14 +260,11 @@ def serve_row(label: str, env: dict[str, str], urls: list[str], args, extra: tup
             )
             asyncio.run(load(warm_up(urls, args), args.clients))
             main = psutil.Process(server.proc.pid)
-            children = main.children(recursive=True)
-            # Under `--workers` the children are server processes that parse in threads.
-            several = "--workers" in extra
-            groups = {
-                "bench": [psutil.Process()],
-                "server": [main, *children] if several else [main],
-                "parse": [] if several else children,
-            }
+            # Direct children: the server processes under `--workers` (the forkserver
+            # otherwise); the parsing processes sit below them.
+            direct = main.children()
+            below = [p for p in main.children(recursive=True) if p not in direct]
+            groups = {"bench": [psutil.Process()], "server": [main, *direct], "parse": below}
             with CpuUse(**groups) as cpu:
                 seconds, latencies, errors = asyncio.run(load(urls, args.clients))
     return row(label, seconds, latencies, errors, rest, peak.peak, cpu)

@@ -242,13 +242,21 @@ def _workers(environ: Environ) -> int:
 _SERVE_OPTIONS = "SOSOAPI_SERVE_WORKER_OPTIONS"
 
 
-def hand_to_serve_workers(options: list[object]) -> None:
-    """Leave `serve --workers` options where uvicorn's fresh worker processes read them.
+def parse_workers_per_process(processes: int, cores: int) -> int:
+    """Parsing processes each of `serve --workers N`'s server processes gets by default.
 
-    The processes already use the cores, so each parses in threads unless
-    SOSOAPI_PARSE_WORKERS says otherwise.
+    The cores shared out, at least one each: parsing in a server's own threads holds the
+    GIL its event loop needs, which cost about a third of the throughput of two server
+    processes on two cores (bench/README.md, "Load"). One core parses in threads.
     """
-    os.environ.setdefault("SOSOAPI_PARSE_WORKERS", "0")
+    return max(1, cores // max(processes, 1)) if cores > 1 else 0
+
+
+def hand_to_serve_workers(options: list[object], processes: int) -> None:
+    """Leave `serve --workers` options where uvicorn's fresh worker processes read them,
+    with each process's share of parsing processes unless SOSOAPI_PARSE_WORKERS is set."""
+    share = parse_workers_per_process(processes, default_workers())
+    os.environ.setdefault("SOSOAPI_PARSE_WORKERS", str(share))
     os.environ[_SERVE_OPTIONS] = json.dumps(options)
 
 

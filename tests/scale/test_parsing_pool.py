@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sosoapi.app import Application
-from sosoapi.config import Settings
+from sosoapi.config import Settings, hand_to_serve_workers, parse_workers_per_process
 from sosoapi.research.offload import Offload, default_workers
 from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
@@ -40,6 +40,28 @@ def test_the_default_is_one_worker_per_usable_core(monkeypatch: pytest.MonkeyPat
     assert Settings.from_env({"SOSOAPI_PARSE_WORKERS": "3"}).parse_workers == 3
     with pytest.raises(ValueError, match=r"SOSOAPI_PARSE_WORKERS='two' is not a whole number"):
         Settings.from_env({"SOSOAPI_PARSE_WORKERS": "two"})
+
+
+@pytest.mark.parametrize(
+    ("processes", "cores", "share"),
+    [(2, 2, 1), (2, 8, 4), (3, 8, 2), (4, 2, 1), (2, 1, 0)],
+)
+def test_serve_workers_share_the_cores_as_parsing_processes(
+    processes: int, cores: int, share: int
+) -> None:
+    assert parse_workers_per_process(processes, cores) == share
+
+
+def test_serve_workers_parse_in_processes_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("SOSOAPI_PARSE_WORKERS", "SOSOAPI_SERVE_WORKER_OPTIONS"):
+        monkeypatch.setenv(name, "")  # restored after the test, whatever this one sets
+        monkeypatch.delenv(name)
+    hand_to_serve_workers(["127.0.0.1", 0, "full", None], 2)
+    expected = parse_workers_per_process(2, default_workers())
+    assert Settings.from_env(dict(os.environ)).parse_workers == expected
+    monkeypatch.setenv("SOSOAPI_PARSE_WORKERS", "0")  # the operator's choice stands
+    hand_to_serve_workers(["127.0.0.1", 0, "full", None], 2)
+    assert Settings.from_env(dict(os.environ)).parse_workers == 0
 
 
 async def _results(settings: Settings, urls: list[str]) -> list[dict]:

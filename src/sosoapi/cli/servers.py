@@ -87,15 +87,15 @@ def _serve_processes(
 ) -> None:
     """`workers` uvicorn processes on one socket; each builds its own application.
 
-    Migrations run once here, before any worker starts. Each server parses in threads
-    unless SOSOAPI_PARSE_WORKERS says otherwise: the processes already use the cores.
+    Migrations run once here, before any worker starts. Each server gets its share of the
+    cores as parsing processes unless SOSOAPI_PARSE_WORKERS says otherwise.
     """
     import uvicorn
 
     from sosoapi.store.store import Store
 
     Store(database_url).close()
-    hand_to_serve_workers([host, port, profile, public_url])
+    hand_to_serve_workers([host, port, profile, public_url], workers)
     uvicorn.run(
         "sosoapi.cli.servers:worker_app",
         factory=True,
