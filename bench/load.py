@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -69,33 +69,39 @@ READ = ("ready", "partial")  # partial: the text was cut at the contract's limit
 class CpuUse:
     """CPU seconds (user + system) spent by groups of processes while the block runs: where
     a retrieval's machine time goes (this bench process: the MCP or httpx clients and the
-    origin; the server's main process; the parsing processes)."""
+    origin; the server processes; their parsing processes). Each group is listed again at
+    the end, so a process started during the block (a pool's worker) counts from its start.
+    """
 
-    def __init__(self, **groups: list[psutil.Process]) -> None:
+    def __init__(self, **groups: Callable[[], list[psutil.Process]]) -> None:
         self.groups = groups
         self.spent: dict[str, float] = {}
+        self.seen: dict[str, int] = {}
 
     @staticmethod
-    def _seconds(processes: list[psutil.Process]) -> float:
-        total = 0.0
+    def _seconds(processes: list[psutil.Process]) -> dict[int, float]:
+        spent = {}
         for process in processes:
             with contextlib.suppress(psutil.Error):  # a process that just exited
                 times = process.cpu_times()
-                total += times.user + times.system
-        return total
+                spent[process.pid] = times.user + times.system
+        return spent
 
     def __enter__(self) -> CpuUse:
-        self._start = {name: self._seconds(group) for name, group in self.groups.items()}
+        self._start = {name: self._seconds(group()) for name, group in self.groups.items()}
         return self
 
     def __exit__(self, *exc: object) -> None:
         for name, group in self.groups.items():
-            self.spent[name] = self._seconds(group) - self._start[name]
+            end = self._seconds(group())
+            start = self._start[name]
+            self.spent[name] = sum(seconds - start.get(pid, 0.0) for pid, seconds in end.items())
+            self.seen[name] = len(end)
 
     def per_call_ms(self, calls: int) -> dict[str, float | None]:
         """Milliseconds per call of each group; None for a group with no process."""
         return {
-            name: 1000 * seconds / calls if self.groups[name] else None
+            name: 1000 * seconds / calls if self.seen[name] else None
             for name, seconds in self.spent.items()
         }
 
@@ -243,7 +249,8 @@ async def floor_load(origin: HTTPSOrigin, urls: list[str], clients: int, pool) -
 def floor_row(origin: HTTPSOrigin, urls: list[str], args, pool) -> dict:
     asyncio.run(floor_load(origin, warm_up(urls, args), args.clients, pool))
     bench = psutil.Process()
-    with CpuUse(bench=[bench], server=[], parse=bench.children(recursive=True)) as cpu:
+    parse = functools.partial(bench.children, recursive=True)
+    with CpuUse(bench=lambda: [bench], server=list, parse=parse) as cpu:
         seconds, latencies, errors = asyncio.run(floor_load(origin, urls, args.clients, pool))
     return row("floor: httpx + extractor pool", seconds, latencies, errors, cpu=cpu)
 
@@ -260,12 +267,12 @@ def serve_row(label: str, env: dict[str, str], urls: list[str], args, extra: tup
             )
             asyncio.run(load(warm_up(urls, args), args.clients))
             main = psutil.Process(server.proc.pid)
-            # Direct children: the server processes under `--workers` (the forkserver
-            # otherwise); the parsing processes sit below them.
-            direct = main.children()
-            below = [p for p in main.children(recursive=True) if p not in direct]
-            groups = {"bench": [psutil.Process()], "server": [main, *direct], "parse": below}
-            with CpuUse(**groups) as cpu:
+            bench = psutil.Process()
+            with CpuUse(
+                bench=lambda: [bench],
+                server=lambda: [main, *main.children()],
+                parse=functools.partial(_below_children, main),
+            ) as cpu:
                 seconds, latencies, errors = asyncio.run(load(urls, args.clients))
     return row(label, seconds, latencies, errors, rest, peak.peak, cpu)
 
@@ -378,6 +385,13 @@ def main() -> None:
     for r in rows:
         for error in r["errors"]:
             print(f"  {r['row']}: {error}")
+
+
+def _below_children(process: psutil.Process) -> list[psutil.Process]:
+    """The parsing processes: below the server processes (`--workers`) or the forkserver,
+    both direct children of the process started."""
+    direct = {child.pid for child in process.children()}
+    return [p for p in process.children(recursive=True) if p.pid not in direct]
 
 
 def _ms(value: float | None) -> str:
