@@ -1,5 +1,6 @@
-"""Migrations 0008 and 0009 of PostgreSQL's search index: written directly (no GIN
-pending list), and `<`, `>`, `&` read as separators, old revisions indexed again."""
+"""Migrations 0008, 0009 and 0011 of PostgreSQL's search index: written directly (no GIN
+pending list), `<`, `>`, `&` read as separators with old revisions indexed again, then a
+pending list capped at 128 kB."""
 
 from __future__ import annotations
 
@@ -15,15 +16,19 @@ from sosoapi.store.search_repo import SearchRepository
 OPTIONS = "SELECT reloptions FROM pg_class WHERE oid = to_regclass('ix_evidence_passages_tsv')"
 
 
-def test_the_gin_index_has_no_pending_list(postgres_url: str) -> None:
+def test_the_gin_index_pending_list_is_none_then_capped(postgres_url: str) -> None:
     db = Database(postgres_url)
     db.migrate("0007")
     with db.read() as conn:
         assert conn.execute(sa.text(OPTIONS)).scalar_one() is None
-    db.migrate()
+    db.migrate("0008")
     with db.read() as conn:
         assert conn.execute(sa.text(OPTIONS)).scalar_one() == ["fastupdate=off"]
+    db.migrate()
+    with db.read() as conn:
+        options = conn.execute(sa.text(OPTIONS)).scalar_one()
     db.dispose()
+    assert sorted(options) == ["fastupdate=on", "gin_pending_list_limit=128"]
 
 
 def test_revisions_indexed_before_0009_are_indexed_again(postgres_url: str) -> None:
