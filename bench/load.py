@@ -5,8 +5,8 @@ Rows: SQLite and PostgreSQL, one server process and `serve --workers W`; each ro
 retrievals/s, p50/p99 per call, errors (an `isError`, or a receipt not `completed` and
 `ready`/`partial`; what they were is printed under the table),
 the server's peak RSS (the whole process tree) at rest and under the load, and the CPU
-each call cost this bench process (the clients and the origin), the server processes and
-their parsing processes. In the same
+each call cost this bench process (the clients and the origin), the server processes,
+their parsing processes and, on PostgreSQL, the database's own processes. In the same
 run, the floor: the same URLs fetched by a plain httpx client and run through our extractor
 in a process pool sized to the machine, with no service around them.
 
@@ -272,9 +272,15 @@ def serve_row(label: str, env: dict[str, str], urls: list[str], args, extra: tup
                 bench=lambda: [bench],
                 server=lambda: [main, *main.children()],
                 parse=functools.partial(_below_children, main),
+                db=database_processes if "SOSOAPI_DATABASE_URL" in env else list,
             ) as cpu:
                 seconds, latencies, errors = asyncio.run(load(urls, args.clients))
     return row(label, seconds, latencies, errors, rest, peak.peak, cpu)
+
+
+def database_processes() -> list[psutil.Process]:
+    """PostgreSQL's processes on this machine (its backends do the statements' work)."""
+    return [p for p in psutil.process_iter(["name"]) if (p.info["name"] or "") == "postgres"]
 
 
 def warm_up(urls: list[str], args) -> list[str]:
@@ -372,15 +378,17 @@ def main() -> None:
     )
     print(
         f"{'row':38} {'per s':>7} {'/floor':>7} {'/base':>6} {'p50 ms':>8} {'p99 ms':>8} "
-        f"{'err':>4} {'rest MiB':>9} {'peak MiB':>9}   CPU ms/call: bench server parse"
+        f"{'err':>4} {'rest MiB':>9} {'peak MiB':>9}   CPU ms/call: bench server parse db"
     )
     for r in rows:
         versus = f"{r['per_s'] / base:6.2f}" if base else f"{'':6}"
-        bench, server, parse = (_ms(r["cpu_ms"].get(name)) for name in ("bench", "server", "parse"))
+        bench, server, parse, db = (
+            _ms(r["cpu_ms"].get(name)) for name in ("bench", "server", "parse", "db")
+        )
         print(
             f"{r['row']:38} {r['per_s']:7.1f} {r['per_s'] / floor:7.2f} {versus} "
             f"{r['p50']:8.1f} {r['p99']:8.1f} {len(r['errors']):4d} {r['rest_mib']:9.1f} "
-            f"{r['peak_mib']:9.1f}   {bench:>17} {server:>6} {parse:>5}"
+            f"{r['peak_mib']:9.1f}   {bench:>17} {server:>6} {parse:>5} {db:>4}"
         )
     for r in rows:
         for error in r["errors"]:
