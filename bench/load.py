@@ -15,8 +15,10 @@ in a process pool sized to the machine, with no service around them.
 
 Every row first makes one uncounted call per host name (robots.txt, connections, the
 parsing processes started). `--baseline` (default: main when issue 14 was filed) adds a
-row for that revision's `sosoapi serve`, checked out in a temporary git worktree and run
-with this venv, so the figure it must beat comes from the same machine and the same run.
+row per store for that revision's `sosoapi serve` (one process), checked out in a
+temporary git worktree and run with this venv, so the figure it must beat comes from the
+same machine and the same run. `/base` is each row against its own store's baseline,
+`/sqlbase` against the SQLite baseline (the issue's figure was one number).
 
 `--pages dev` (the default when the data folder is there) serves 181 real news and blog
 pages of the extraction-dev set ($SOSOAPI_BENCH_DATA, default ../shared/data), from every
@@ -364,24 +366,30 @@ def main() -> None:
             ):
                 urls = fresh_urls(origin, hosts, paths, args.calls)
                 rows.append(store_row(store, label, env_base, urls, args, extra))
+        bases = {}
         if args.baseline:
             with checkout(args.baseline) as source:
                 env = {**env_base, "PYTHONPATH": str(source)}
-                urls = fresh_urls(origin, hosts, paths, args.calls)
-                label = f"1 process at {args.baseline}"
-                rows.append(store_row("sqlite", label, env, urls, args, ()))
+                for store in ("sqlite", "postgres"):
+                    urls = fresh_urls(origin, hosts, paths, args.calls)
+                    label = f"1 process at {args.baseline}"
+                    rows.append(store_row(store, label, env, urls, args, ()))
+                    bases[store] = rows[-1]["per_s"]
     floor = rows[0]["per_s"]
-    base = rows[-1]["per_s"] if args.baseline else None
     print(
         f"load: {args.clients} MCP clients, {args.calls} retrievals per row, "
         f"{args.hosts} host names, {len(pages)} real pages; cores={default_workers()}"
     )
     print(
-        f"{'row':38} {'per s':>7} {'/floor':>7} {'/base':>6} {'p50 ms':>8} {'p99 ms':>8} "
+        f"{'row':38} {'per s':>7} {'/floor':>7} {'/base':>6} {'/sqlbase':>8} {'p50 ms':>8} "
+        f"{'p99 ms':>8} "
         f"{'err':>4} {'rest MiB':>9} {'peak MiB':>9}   CPU ms/call: bench server parse db"
     )
     for r in rows:
+        base = bases.get(r["row"].split(",")[0])
         versus = f"{r['per_s'] / base:6.2f}" if base else f"{'':6}"
+        sqlbase = bases.get("sqlite")
+        versus += f" {r['per_s'] / sqlbase:8.2f}" if sqlbase else f" {'':8}"
         bench, server, parse, db = (
             _ms(r["cpu_ms"].get(name)) for name in ("bench", "server", "parse", "db")
         )
