@@ -80,7 +80,10 @@ def add_counts(text: str, case: Case, into: Score) -> None:
 
 
 def score(
-    cases: list[Case], traf: dict[str, str], text_max: int = TEXT_MAX, halves: tuple = (0, 1)
+    cases: list[Case],
+    traf: dict[str, str],
+    text_max: int = TEXT_MAX,
+    halves: tuple[int, ...] = (0, 1),
 ) -> None:
     """Print hybrid and ours-alone F1 per half, and the share of pages sent to trafilatura."""
     for half in halves:
