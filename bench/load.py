@@ -325,11 +325,10 @@ def store_row(store: str, label: str, env_base: dict, urls: list[str], args, ext
     with tempfile.TemporaryDirectory() as home:
         env = {**env_base, "SOSOAPI_HOME": home}
         if store == "sqlite":
-            return serve_row(f"{store}, {label}", env, urls, args, extra)
+            return {**serve_row(f"{store}, {label}", env, urls, args, extra), "store": store}
         with private_schema(args.postgres, "bench") as url:
-            return serve_row(
-                f"{store}, {label}", {**env, "SOSOAPI_DATABASE_URL": url}, urls, args, extra
-            )
+            env = {**env, "SOSOAPI_DATABASE_URL": url}
+            return {**serve_row(f"{store}, {label}", env, urls, args, extra), "store": store}
 
 
 @contextlib.contextmanager
@@ -370,9 +369,9 @@ def main() -> None:
         if args.baseline:
             with checkout(args.baseline) as source:
                 env = {**env_base, "PYTHONPATH": str(source)}
+                label = f"1 process at {args.baseline}"
                 for store in ("sqlite", "postgres"):
                     urls = fresh_urls(origin, hosts, paths, args.calls)
-                    label = f"1 process at {args.baseline}"
                     rows.append(store_row(store, label, env, urls, args, ()))
                     bases[store] = rows[-1]["per_s"]
     floor = rows[0]["per_s"]
@@ -386,7 +385,7 @@ def main() -> None:
         f"{'err':>4} {'rest MiB':>9} {'peak MiB':>9}   CPU ms/call: bench server parse db"
     )
     for r in rows:
-        base = bases.get(r["row"].split(",")[0])
+        base = bases.get(r.get("store"))
         versus = f"{r['per_s'] / base:6.2f}" if base else f"{'':6}"
         sqlbase = bases.get("sqlite")
         versus += f" {r['per_s'] / sqlbase:8.2f}" if sqlbase else f" {'':8}"
