@@ -58,6 +58,18 @@ def test_research_never_sees_sqlalchemy() -> None:
     assert _importers("sosoapi.research", "sqlalchemy") == []
 
 
+def test_research_sees_only_the_records_of_the_store() -> None:
+    """The storage port is real: use cases see `store/records.py` and `research/ports.py`."""
+    seen = {
+        name
+        for module, names in _imports().items()
+        if module.startswith("sosoapi.research")
+        for name in names
+        if name.startswith("sosoapi.store")
+    }
+    assert seen and all(n.startswith("sosoapi.store.records") for n in seen), sorted(seen)
+
+
 SURFACES = ("sosoapi.api", "sosoapi.mcp", "sosoapi.web")
 
 

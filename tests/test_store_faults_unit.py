@@ -16,7 +16,7 @@ from sosoapi.contract.errors import ServiceError
 from sosoapi.mcp import outage
 from sosoapi.research.faults import answering_store_faults
 from sosoapi.store.database import Database
-from sosoapi.store.faults import StoreUnavailable
+from sosoapi.store.records import StoreUnavailable
 from tests.support.services import free_port
 
 

@@ -48,7 +48,7 @@ class Application:
         self.egress = egress or Egress(settings.egress, pacing=self.store.pacing.reserve)
         self.offload = Offload(settings.parse_workers)
         reader = partial(_read, self.egress)
-        self.receipts = ReceiptService(self.store, reader, settings.receipts)
+        self.receipts = ReceiptService(self.store.retrievals, reader, settings.receipts)
         self.research = ResearchService(
             self.store,
             self.guard,

@@ -12,7 +12,7 @@ import sys
 import traceback
 import uuid
 
-from sosoapi.contract.errors import ServiceError
+from sosoapi.contract.errors import ErrorCode, ServiceError
 
 
 def incident(log: logging.Logger, context: str) -> ServiceError:
@@ -28,7 +28,7 @@ def incident(log: logging.Logger, context: str) -> ServiceError:
         frames,
     )
     return ServiceError(
-        "internal",
+        ErrorCode.INTERNAL,
         f"An internal error occurred (incident {incident_id}); it is logged for the "
         "operator. Retry later, or report the incident id if it persists.",
         incident_id=incident_id,

@@ -18,13 +18,15 @@ from hypothesis import strategies as st
 from mcp.shared.exceptions import MCPError
 
 from sosoapi.app import Application
-from sosoapi.contract.errors import TITLES
+from sosoapi.contract.errors import ErrorCode
 from sosoapi.contract.schemas import all_tools
 from sosoapi.mcp.server import build_server
 from tests.support.contract import assert_valid_output
 
 REFUSAL = re.compile(
-    "^(" + "|".join(re.escape(f"{TITLES[c]} ({c}): ") for c in TITLES if c != "internal") + ")"
+    "^("
+    + "|".join(re.escape(f"{c.title} ({c}): ") for c in ErrorCode if c != ErrorCode.INTERNAL)
+    + ")"
 )
 Strategy = st.SearchStrategy[Any]
 

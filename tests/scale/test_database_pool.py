@@ -19,7 +19,8 @@ import sqlalchemy as sa
 from sosoapi.contract.errors import ServiceError
 from sosoapi.research.faults import answering_store_faults
 from sosoapi.store.database import Database
-from sosoapi.store.faults import StoreUnavailable, operational_faults
+from sosoapi.store.faults import operational_faults
+from sosoapi.store.records import StoreUnavailable
 from tests.support.cluster import ThrowawayCluster
 
 CALLERS = 40

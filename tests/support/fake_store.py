@@ -15,10 +15,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from sosoapi.store.corpora_repo import CorpusRow
-from sosoapi.store.mutations_repo import KeyTaken, NewMutation
-from sosoapi.store.projects_repo import ProjectRow, SourceRow
-from sosoapi.store.records import MutationRecord
+from sosoapi.store.records import (
+    CorpusRow,
+    KeyTaken,
+    MutationRecord,
+    NewMutation,
+    ProjectRow,
+    SourceRow,
+)
 
 
 @dataclass

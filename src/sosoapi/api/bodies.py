@@ -15,7 +15,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sosoapi.api.problems import problem_response
-from sosoapi.contract.errors import ServiceError, invalid_input
+from sosoapi.contract.errors import ErrorCode, ServiceError, invalid_input
 from sosoapi.contract.inputs import raw_depth_exceeded, too_deep
 
 log = logging.getLogger("sosoapi.api")
@@ -24,7 +24,7 @@ _DISCONNECT: Message = {"type": "http.disconnect"}
 
 def too_large(max_bytes: int) -> ServiceError:
     return ServiceError(
-        "too_large",
+        ErrorCode.TOO_LARGE,
         f"The request body is larger than {max_bytes} bytes (SOSOAPI_MAX_REQUEST_BYTES); "
         "no tool input needs more: send a smaller body.",
     )

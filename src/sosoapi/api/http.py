@@ -24,7 +24,7 @@ from sosoapi.api.security import OPERATION_SECURITY, security_schemes
 from sosoapi.auth.challenge import bearer_token
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.contract.catalog import visible_tools
-from sosoapi.contract.errors import ServiceError
+from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.incidents import incident
 from sosoapi.research.service import ResearchService
 
@@ -193,7 +193,7 @@ class MethodNotAllowed:
         request = Request(scope, receive)
         allowed = ", ".join(self.allowed)
         error = ServiceError(
-            "method_not_allowed",
+            ErrorCode.METHOD_NOT_ALLOWED,
             f"{request.method} is not allowed on {request.url.path}; use {allowed}.",
         )
         response = problem_response(error, request.url.path)

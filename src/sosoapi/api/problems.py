@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.responses import JSONResponse
 
 from sosoapi.auth.challenge import bearer_challenge
-from sosoapi.contract.errors import TITLES, ServiceError
+from sosoapi.contract.errors import ErrorCode, ServiceError
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -15,7 +15,7 @@ def problem_response(
 ) -> JSONResponse:
     body: dict[str, object] = {
         "type": error.problem_type,
-        "title": TITLES[error.code],
+        "title": error.title,
         "status": error.http_status,
         "detail": error.message,
     }
@@ -30,7 +30,7 @@ def problem_response(
     headers = {}
     if error.retry_after_seconds is not None:
         headers["Retry-After"] = str(error.retry_after_seconds)
-    if error.code == "unauthenticated":
+    if error.code == ErrorCode.UNAUTHENTICATED:
         challenge = bearer_challenge(error.message)
         if resource_metadata:
             challenge += f', resource_metadata="{resource_metadata}"'

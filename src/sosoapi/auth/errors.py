@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from sosoapi.contract.errors import ServiceError
+from sosoapi.contract.errors import ErrorCode, ServiceError, SosoapiError
 
 
-class AuthRefused(Exception):
-    code: ClassVar[str]
+class AuthRefused(SosoapiError):
+    code: ClassVar[ErrorCode]
 
     def __init__(self, problem: str, fix: str) -> None:
         super().__init__(f"{problem}; {fix}")
@@ -39,33 +39,33 @@ class AuthRefused(Exception):
 
 
 class NoToken(AuthRefused):
-    code = "unauthenticated"
+    code = ErrorCode.UNAUTHENTICATED
 
 
 class BadToken(AuthRefused):
-    code = "unauthenticated"
+    code = ErrorCode.UNAUTHENTICATED
 
 
 class MissingScope(AuthRefused):
-    code = "forbidden"
+    code = ErrorCode.FORBIDDEN
 
 
 class NotAMember(AuthRefused):
-    code = "not_found"
+    code = ErrorCode.NOT_FOUND
 
 
 class ReadOnlyRole(AuthRefused):
-    code = "forbidden"
+    code = ErrorCode.FORBIDDEN
 
 
 class ResearchDisabled(AuthRefused):
-    code = "forbidden"
+    code = ErrorCode.FORBIDDEN
 
 
 Fixes = Mapping[type[AuthRefused], str]
 
 
-class AdminRefused(ValueError):
+class AdminRefused(SosoapiError, ValueError):
     """An administration verb refused; the CLI names its own flags in the fix."""
 
 

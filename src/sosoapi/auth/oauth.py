@@ -18,8 +18,9 @@ from typing import Any
 from sosoapi.auth.errors import AuthRefused
 from sosoapi.auth.permission import Guard
 from sosoapi.auth.tokens import hash_token, new_token
-from sosoapi.store.oauth_repo import AuthorizationRecord, ClientRecord, GrantToken, OAuthRepository
-from sosoapi.store.records import TokenRecord
+from sosoapi.contract.errors import SosoapiError
+from sosoapi.store.oauth_repo import OAuthRepository
+from sosoapi.store.records import AuthorizationRecord, ClientRecord, GrantToken, TokenRecord
 
 ACCESS_TTL = timedelta(hours=1)
 REFRESH_TTL = timedelta(days=30)
@@ -28,7 +29,7 @@ CODE_TTL = timedelta(minutes=5)
 DOCS_CLIENT_ID = "sosoapi-docs"  # the built-in public client Swagger UI at /docs signs in with
 
 
-class ConsentRefused(Exception):
+class ConsentRefused(SosoapiError):
     """The pasted token cannot approve this request; the message says why and what to do."""
 
 

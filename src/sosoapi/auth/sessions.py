@@ -12,8 +12,7 @@ import secrets
 from datetime import datetime, timedelta
 
 from sosoapi.auth.tokens import Principal, hash_token, principal_of, refusal
-from sosoapi.store.records import TokenRecord
-from sosoapi.store.sessions_repo import SessionRecord
+from sosoapi.store.records import SessionRecord, TokenRecord
 
 SESSION_SECONDS = 8 * 3600
 

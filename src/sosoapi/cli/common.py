@@ -13,7 +13,7 @@ from sosoapi import logs
 from sosoapi.auth.admin import Admin
 from sosoapi.auth.errors import AdminRefused, NoSuchWorkspace, UnknownRole, UnknownScope
 from sosoapi.config import Settings, log_level
-from sosoapi.store.faults import StoreUnavailable
+from sosoapi.store.records import StoreUnavailable
 from sosoapi.store.store import Store
 
 

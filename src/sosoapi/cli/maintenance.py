@@ -12,8 +12,8 @@ import click
 from sosoapi.cli.common import emit, main, settings_from_env
 from sosoapi.clock import utcnow
 from sosoapi.store.database import Database
-from sosoapi.store.faults import StoreUnavailable
 from sosoapi.store.maintenance import backup_sqlite, purge_receipts, sqlite_path
+from sosoapi.store.records import StoreUnavailable
 
 UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 DURATION = re.compile(r"^(\d+)([smhdw])$")

@@ -15,7 +15,7 @@ from typing import Any
 from jsonschema import Draft7Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
-from sosoapi.contract.errors import ServiceError
+from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.inputs import normalise
 
 _FORMATS = FormatChecker()
@@ -87,7 +87,7 @@ def validate_input(name: str, arguments: Any) -> dict[str, Any]:
     """Validate tool arguments against the contract; raise `invalid_input` naming each field."""
     if not isinstance(arguments, dict):
         raise ServiceError(
-            "invalid_input", "arguments must be a JSON object; send an object.", None
+            ErrorCode.INVALID_INPUT, "arguments must be a JSON object; send an object.", None
         )
     arguments = normalise(arguments)
     errors = sorted(_input_validator(name).iter_errors(arguments), key=lambda e: list(e.path))
@@ -99,4 +99,4 @@ def validate_input(name: str, arguments: Any) -> dict[str, Any]:
 
 
 def _raise(message: str, described: list[dict[str, str]]) -> dict[str, Any]:
-    raise ServiceError("invalid_input", message, described[0]["field"], described)
+    raise ServiceError(ErrorCode.INVALID_INPUT, message, described[0]["field"], described)

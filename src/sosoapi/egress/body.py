@@ -12,14 +12,16 @@ from __future__ import annotations
 import zlib
 from typing import Protocol
 
+from sosoapi.contract.errors import SosoapiError
+
 _STEP = 64 * 1024  # the most one stage hands to the next in one pull
 
 
-class UnsupportedEncoding(ValueError):
+class UnsupportedEncoding(SosoapiError, ValueError):
     """A Content-Encoding we cannot inflate within bounds."""
 
 
-class DecodingFailed(ValueError):
+class DecodingFailed(SosoapiError, ValueError):
     """The body is not valid under its declared Content-Encoding."""
 
 

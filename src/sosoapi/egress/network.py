@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import httpcore
 from httpcore import AsyncNetworkBackend, AsyncNetworkStream
 
+from sosoapi.contract.errors import SosoapiError
 from sosoapi.egress.types import IPAddress
 
 
@@ -44,7 +45,7 @@ def pinned(pin: Pin) -> Iterator[None]:
         _current_pin.reset(token)
 
 
-class UnpinnedDial(httpcore.ConnectError):
+class UnpinnedDial(SosoapiError, httpcore.ConnectError):
     """A connection was requested for an address the gate did not check."""
 
 

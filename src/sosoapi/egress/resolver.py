@@ -12,6 +12,7 @@ import socket
 from collections.abc import Mapping
 from typing import Protocol
 
+from sosoapi.contract.errors import SosoapiError
 from sosoapi.egress.types import IPAddress
 
 _NOT_FOUND_ERRORS = frozenset(
@@ -25,11 +26,11 @@ _NOT_FOUND_ERRORS = frozenset(
 )
 
 
-class NameNotFound(LookupError):
+class NameNotFound(SosoapiError, LookupError):
     """The name does not exist or has no address (NXDOMAIN, NODATA)."""
 
 
-class ResolverUnavailable(OSError):
+class ResolverUnavailable(SosoapiError, OSError):
     """The resolver could not answer (no network, server failure, timeout)."""
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import idna
 
+from sosoapi.contract.errors import SosoapiError
 from sosoapi.egress.types import IPAddress
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
@@ -31,7 +32,7 @@ def is_recordable(url: str) -> bool:
     return len(url) <= MAX_SOURCE_URL
 
 
-class URLRefused(ValueError):
+class URLRefused(SosoapiError, ValueError):
     """The string is not an https URL the gate can judge unambiguously."""
 
 

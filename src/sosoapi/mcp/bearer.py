@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sosoapi.auth.challenge import bearer_challenge, bearer_token
 from sosoapi.auth.tokens import Principal, audience_refusal
-from sosoapi.contract.errors import ServiceError, unauthenticated
+from sosoapi.contract.errors import ErrorCode, ServiceError, unauthenticated
 from sosoapi.mcp.outage import RecentTokens, send_unavailable
 from sosoapi.mcp.server import AUTH_FIXES
 from sosoapi.research.service import ResearchService
@@ -107,7 +107,7 @@ class McpBearerGate:
             if refusal:
                 raise unauthenticated(refusal)
         except ServiceError as error:
-            if error.code == "unavailable":  # the store's outage, not the token's fault
+            if error.code == ErrorCode.UNAVAILABLE:  # the store's outage, not the token's fault
                 remembered = self.recent.during_outage(token)
                 if remembered is None:
                     await send_unavailable(send, error, scope["path"])

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from starlette.types import Send
 
 from sosoapi.auth.tokens import Principal
-from sosoapi.contract.errors import TITLES, ServiceError
+from sosoapi.contract.errors import ServiceError
 
 REMEMBER_SECONDS = 300.0
 REMEMBER_AT_MOST = 10_000
@@ -52,7 +52,7 @@ async def send_unavailable(send: Send, error: ServiceError, instance: str) -> No
     """503 problem+json with `Retry-After`: the same body the REST API gives the outage."""
     problem = {
         "type": error.problem_type,
-        "title": TITLES[error.code],
+        "title": error.title,
         "status": error.http_status,
         "detail": error.message,
         "instance": instance,

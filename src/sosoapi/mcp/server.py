@@ -19,7 +19,7 @@ from sosoapi import __version__
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.catalog import Transport, callable_on, listed_tools
-from sosoapi.contract.errors import TITLES, ServiceError
+from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.incidents import incident
 from sosoapi.mcp.presenters import render
 from sosoapi.research.operation import Outcome
@@ -51,7 +51,7 @@ def _cancel_requested(ctx: Any) -> bool:
 
 
 def error_result(error: ServiceError) -> types.CallToolResult:
-    text = f"{TITLES[error.code]} ({error.code}): {error.message}"
+    text = f"{error.title} ({error.code}): {error.message}"
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
@@ -120,7 +120,7 @@ def build_server(
             return success_result(outcome, _requested_url(params.arguments))
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)
-            if error.code == "unauthenticated" and unauthenticated_hint:
+            if error.code == ErrorCode.UNAUTHENTICATED and unauthenticated_hint:
                 error = ServiceError(error.code, f"{error.message} {unauthenticated_hint}")
             return error_result(error)
         except Exception:  # a bug: a JSON-RPC internal error naming only the incident

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sosoapi.contract.errors import ServiceError
-from sosoapi.store.faults import StoreUnavailable
+from sosoapi.contract.errors import ErrorCode, ServiceError
+from sosoapi.store.records import StoreUnavailable
 
 STORE_UNAVAILABLE = (
     "The database is unavailable right now (restarting, unreachable or out of space), so "
@@ -17,7 +17,9 @@ RETRY_AFTER_SECONDS = 5  # HTTP's Retry-After on the 503: an outage, or a pool t
 
 
 def store_unavailable() -> ServiceError:
-    return ServiceError("unavailable", STORE_UNAVAILABLE, retry_after_seconds=RETRY_AFTER_SECONDS)
+    return ServiceError(
+        ErrorCode.UNAVAILABLE, STORE_UNAVAILABLE, retry_after_seconds=RETRY_AFTER_SECONDS
+    )
 
 
 @contextmanager

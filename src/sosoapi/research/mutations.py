@@ -13,12 +13,11 @@ from typing import Any, TypeVar
 
 import anyio
 
-from sosoapi.contract.errors import ServiceError, conflict
+from sosoapi.contract.errors import ErrorCode, ServiceError, conflict
 from sosoapi.contract.models import Wire
 from sosoapi.research.evidence.identity import canonical_json, sha256_hex
 from sosoapi.research.ports import Transaction, UnitOfWork
-from sosoapi.store.mutations_repo import KeyTaken, NewMutation
-from sosoapi.store.records import MutationRecord
+from sosoapi.store.records import KeyTaken, MutationRecord, NewMutation
 
 KEY_FIELDS = ("workspace_id", "mutation_id")
 W = TypeVar("W", bound=Wire)
@@ -94,7 +93,9 @@ async def write_once(
                     raise
         ensure_same(existing, key)
         if existing.result is None:
-            raise ServiceError("unavailable", "The stored mutation has no result; retry shortly.")
+            raise ServiceError(
+                ErrorCode.UNAVAILABLE, "The stored mutation has no result; retry shortly."
+            )
         return model.model_validate_json(existing.result)
 
     return await anyio.to_thread.run_sync(run)

@@ -10,7 +10,7 @@ import anyio
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.models import PageInput
 from sosoapi.research.operation import Call
-from sosoapi.store.pages import BadCursor
+from sosoapi.store.records import BadCursor
 
 T = TypeVar("T")
 

@@ -1,39 +1,146 @@
-"""What the project and corpus use cases ask of storage: repositories and a transaction.
+"""What the use cases ask of storage: repositories and a transaction, as protocols.
 
-The unit-of-work port of "Architecture Patterns with Python": a use case reads through
-repositories and writes through `transaction()`, whose repositories commit together or
-not at all; it never sees a connection or SQL. `store.Store` is the real unit of work
-(SQLite or PostgreSQL); `tests/support/fake_store.py` is an in-memory one for fast tests.
+The storage port of "Architecture Patterns with Python": a use case reads through these
+repositories and writes through `transaction()` (or a repository's own one-statement
+writes), and sees only the plain records of `store/records.py`, never a connection or
+SQL. `store.Store` is the real adapter (SQLite or PostgreSQL); the in-memory one of
+`tests/support/fake_store.py` runs the same use cases in milliseconds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
-from sosoapi.store.corpora_repo import CorpusRow
-from sosoapi.store.mutations_repo import NewMutation
-from sosoapi.store.projects_repo import ProjectRow
-from sosoapi.store.records import MutationRecord
+from sosoapi.store.records import (
+    CorpusRow,
+    EvidenceListRow,
+    EvidenceRevisionRecord,
+    EvidenceWrite,
+    MutationRecord,
+    NewMutation,
+    ProjectRow,
+    RetrievalFilter,
+    RetrievalRecord,
+    SearchHit,
+    SessionRecord,
+    Settled,
+    SweepCounts,
+    TokenRecord,
+    WorkspaceCounts,
+    WorkspaceRecord,
+)
 
 
 class Page(Protocol):
     def list_page(
         self, workspace_id: str, *, cursor: str | None, limit: int
-    ) -> tuple[list, str | None]: ...
+    ) -> tuple[list[Any], str | None]: ...
 
 
-class Mutations(Protocol):
+class MutationsRepo(Protocol):
     def get(self, workspace_id: str, mutation_id: str) -> MutationRecord | None: ...
 
 
-class Projects(Page, Protocol):
+class ProjectsRepo(Page, Protocol):
     def get(self, workspace_id: str, project_id: str) -> ProjectRow | None: ...
 
 
-class Corpora(Page, Protocol):
+class CorporaRepo(Page, Protocol):
     def get(self, workspace_id: str, corpus_id: str, revision: int | None) -> CorpusRow | None: ...
+
+
+class RetrievalsRepo(Protocol):
+    """Receipts: claimed with their key, leased, settled with their evidence, swept."""
+
+    def lookup(
+        self, workspace_id: str, mutation_id: str
+    ) -> tuple[MutationRecord | None, RetrievalRecord | None]: ...
+    def claim_retrieval(
+        self,
+        key: NewMutation,
+        retrieval_id: str,
+        kind: str,
+        url: str,
+        language: str | None,
+        valid_until: datetime,
+        source: str = "url",
+    ) -> RetrievalRecord | None: ...
+    def retrieval_by_id(self, retrieval_id: str) -> RetrievalRecord | None: ...
+    def acquire(
+        self, retrieval_id: str, owner: str, lease_seconds: float
+    ) -> RetrievalRecord | None: ...
+    def renew(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool: ...
+    def settle(
+        self,
+        retrieval_id: str,
+        owner: str | None,
+        state: str,
+        result: str | None,
+        now: datetime,
+        evidence_item: EvidenceWrite | None = None,
+        outcome: tuple[str | None, str | None] = (None, None),
+    ) -> Settled | None: ...
+    def sweep(self, retrieval_id: str | None = None) -> SweepCounts: ...
+    def pending_ids(self, limit: int) -> list[str]: ...
+
+
+class EvidenceRepo(Protocol):
+    def revision(
+        self, workspace_id: str, evidence_id: str, revision: int | None
+    ) -> EvidenceRevisionRecord | None: ...
+    def revisions(
+        self, workspace_id: str, pairs: list[tuple[str, int]]
+    ) -> list[EvidenceRevisionRecord]: ...
+    def list_page(
+        self,
+        workspace_id: str,
+        *,
+        kind: str | None,
+        language: str | None,
+        cursor: str | None,
+        limit: int,
+    ) -> tuple[list[EvidenceListRow], str | None]: ...
+
+
+class SearchIndex(Protocol):
+    def search(
+        self,
+        workspace_id: str,
+        phrases: Sequence[str],
+        *,
+        kind: str | None,
+        pins: Sequence[tuple[str, int]] | None,
+        offset: int,
+        limit: int,
+    ) -> tuple[list[SearchHit], bool]: ...
+
+
+class SessionsRepo(Protocol):
+    def create(
+        self, session_hash: str, token_id: str, now: datetime, expires_at: datetime
+    ) -> SessionRecord: ...
+    def by_hash(self, session_hash: str) -> tuple[SessionRecord, TokenRecord] | None: ...
+    def revoke(self, session_hash: str, now: datetime) -> bool: ...
+
+
+class ReviewRows(Protocol):
+    """The console-only reads: counts and the retrievals table."""
+
+    def counts(self, workspace_id: str) -> WorkspaceCounts: ...
+    def retrievals_page(
+        self, workspace_id: str, *, where: RetrievalFilter, cursor: str | None, limit: int
+    ) -> tuple[list[RetrievalRecord], str | None]: ...
+    def retrieval(self, workspace_id: str, retrieval_id: str) -> RetrievalRecord | None: ...
+
+
+class Members(Protocol):
+    """Who a caller is, for `sosoapi_whoami`."""
+
+    def user_name(self, user_id: str) -> str | None: ...
+    def memberships_of(self, user_id: str) -> list[tuple[WorkspaceRecord, str]]: ...
 
 
 class MutationsInTx(Protocol):
@@ -78,9 +185,26 @@ class UnitOfWork(Protocol):
     """Repositories that read on their own, and write transactions (`KeyTaken` on a race)."""
 
     @property
-    def mutations(self) -> Mutations: ...
+    def mutations(self) -> MutationsRepo: ...
     @property
-    def projects(self) -> Projects: ...
+    def projects(self) -> ProjectsRepo: ...
     @property
-    def corpora(self) -> Corpora: ...
+    def corpora(self) -> CorporaRepo: ...
     def transaction(self) -> AbstractContextManager[Transaction]: ...
+
+
+class Storage(UnitOfWork, Protocol):
+    """Everything the research service reads and writes: the whole port."""
+
+    @property
+    def retrievals(self) -> RetrievalsRepo: ...
+    @property
+    def evidence(self) -> EvidenceRepo: ...
+    @property
+    def search(self) -> SearchIndex: ...
+    @property
+    def sessions(self) -> SessionsRepo: ...
+    @property
+    def review(self) -> ReviewRows: ...
+    @property
+    def auth(self) -> Members: ...

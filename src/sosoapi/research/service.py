@@ -46,9 +46,9 @@ from sosoapi.research.evidence.reader import EvidenceReader
 from sosoapi.research.evidence.search import EvidenceSearch
 from sosoapi.research.faults import answering_store_faults
 from sosoapi.research.operation import Call, Operation, Outcome
+from sosoapi.research.ports import Storage
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.retrieval.uploads import check_upload, read_upload
-from sosoapi.store.store import Store
 
 EVIDENCE = "sosoapi_research_evidence"
 PROJECTS = "sosoapi_research_projects"
@@ -58,7 +58,7 @@ CORPORA = "sosoapi_research_corpora"
 class ResearchService:
     def __init__(
         self,
-        store: Store,
+        store: Storage,
         guard: Guard,
         receipts: ReceiptService,
         *,
@@ -73,7 +73,7 @@ class ResearchService:
         self.upload_roots = tuple(upload_roots)
         projects = ProjectService(store, clock)
         corpora = CorpusService(store, clock)
-        evidence = EvidenceReader(store)
+        evidence = EvidenceReader(store.evidence)
         search = EvidenceSearch(store.search, store.corpora)
         quotes = QuoteCheck(store.evidence, store.corpora)
         diffs = RevisionDiff(store.evidence)

@@ -7,7 +7,6 @@ clause is the resource scoping behind the one permission check.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -15,20 +14,8 @@ from sqlalchemy import Connection, Select, select, update
 
 from sosoapi.store.database import Database
 from sosoapi.store.pages import page, split
-from sosoapi.store.records import utc
+from sosoapi.store.records import CorpusRow, utc
 from sosoapi.store.tables import corpora, corpus_revisions
-
-
-@dataclass(frozen=True, slots=True)
-class CorpusRow:
-    id: str
-    workspace_id: str
-    project_id: str
-    latest_revision: int
-    revision: int
-    snapshot: str
-    sealed_at: datetime
-    created_at: datetime
 
 
 def _with_revision() -> Select[Any]:

@@ -11,46 +11,9 @@ from sqlalchemy import Connection, Select, bindparam, func, select, update
 
 from sosoapi.store.database import Database
 from sosoapi.store.pages import page, split
-from sosoapi.store.records import utc
+from sosoapi.store.records import EvidenceListRow, EvidenceRevisionRecord, EvidenceWrite, utc
 from sosoapi.store.search_repo import index_revision
 from sosoapi.store.tables import evidence, evidence_revisions
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceWrite:
-    """What a settled retrieval asks to be recorded as evidence."""
-
-    workspace_id: str
-    identity: str
-    kind: str
-    source_url: str | None
-    language: str | None
-    digest: str
-    content: str
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceRevisionRecord:
-    evidence_id: str
-    workspace_id: str
-    kind: str
-    revision: int
-    latest_revision: int
-    digest: str
-    content: str
-    created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class EvidenceListRow:
-    id: str
-    kind: str
-    source_url: str | None
-    language: str | None
-    latest_revision: int
-    content: str
-    created_at: datetime
-    updated_at: datetime
 
 
 def record_revision(

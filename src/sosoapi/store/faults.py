@@ -16,15 +16,9 @@ from contextlib import contextmanager
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+from sosoapi.store.records import StoreUnavailable
+
 log = logging.getLogger("sosoapi.store")
-
-
-class StoreUnavailable(Exception):
-    """The database cannot serve this transaction now; nothing of it was committed."""
-
-    def __init__(self, cause: str) -> None:
-        super().__init__(f"database unavailable ({cause})")
-        self.cause = cause
 
 
 TOO_MANY_CONNECTIONS = "53300"  # PostgreSQL's too_many_connections

@@ -7,9 +7,6 @@ The write-once rule itself (replay, conflict) lives in `research/mutations.py`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-
 from sqlalchemy import (
     BindParameter,
     ColumnElement,
@@ -22,23 +19,8 @@ from sqlalchemy import (
 )
 
 from sosoapi.store.database import Database
-from sosoapi.store.records import MutationRecord, from_row
+from sosoapi.store.records import MutationRecord, NewMutation, from_row
 from sosoapi.store.tables import mutations
-
-
-class KeyTaken(Exception):
-    """A transaction lost a race on a unique key; nothing it wrote was kept."""
-
-
-@dataclass(frozen=True, slots=True)
-class NewMutation:
-    workspace_id: str
-    mutation_id: str
-    tool: str
-    fingerprint: str
-    arguments: str
-    token_id: str | None
-    created_at: datetime
 
 
 def keyed(

@@ -7,41 +7,13 @@ state changes are conditional updates, so a code or refresh token is used at mos
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select, update
 
 from sosoapi.store.database import Database
-from sosoapi.store.records import TokenRecord, utc
+from sosoapi.store.records import AuthorizationRecord, ClientRecord, GrantToken, TokenRecord, utc
 from sosoapi.store.tables import oauth_authorizations, oauth_clients, tokens
-
-
-@dataclass(frozen=True, slots=True)
-class ClientRecord:
-    client_id: str
-    secret_hash: str | None
-    client_name: str
-    info: str
-
-
-@dataclass(frozen=True, slots=True)
-class AuthorizationRecord:
-    client_id: str
-    params: str
-    user_id: str | None
-    expires_at: datetime
-    decided_at: datetime | None
-    exchanged_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class GrantToken:
-    """One OAuth token row to insert: its hash and what it grants."""
-
-    kind: str
-    token_hash: str
-    expires_at: datetime
 
 
 def _authorization(row: object) -> AuthorizationRecord:

@@ -9,11 +9,7 @@ from typing import Any
 
 from sqlalchemy import Column, Select, and_, or_
 
-from sosoapi.store.records import utc
-
-
-class BadCursor(ValueError):
-    """The cursor was not issued by this server."""
+from sosoapi.store.records import BadCursor, utc
 
 
 def encode_cursor(created_at: datetime, row_id: str) -> str:

@@ -8,7 +8,6 @@ behind the one permission check.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -16,27 +15,8 @@ from sqlalchemy import Connection, delete, func, select, update
 
 from sosoapi.store.database import Database
 from sosoapi.store.pages import page, split
-from sosoapi.store.records import utc
+from sosoapi.store.records import ProjectRow, SourceRow, utc
 from sosoapi.store.tables import evidence, project_sources, projects
-
-
-@dataclass(frozen=True, slots=True)
-class SourceRow:
-    evidence_id: str | None
-    note: str | None
-    added_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class ProjectRow:
-    id: str
-    workspace_id: str
-    title: str
-    revision: int
-    created_at: datetime
-    updated_at: datetime
-    sources: tuple[SourceRow, ...] = ()
-    source_count: int = 0
 
 
 def _project(m: Any, sources: tuple[SourceRow, ...] = (), count: int = 0) -> ProjectRow:

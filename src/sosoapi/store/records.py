@@ -1,10 +1,16 @@
-"""Plain records the repositories return: rows with their UTC zone restored."""
+"""Plain records and typed refusals of the store: what the layers above it may see.
+
+The one module of `store` that `research` imports (`tests/test_layers.py`): repositories
+return these rows with their UTC zone restored, and raise these exceptions.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+from sosoapi.contract.errors import SosoapiError
 
 
 def utc(value: datetime | None) -> datetime | None:
@@ -74,3 +80,185 @@ def from_row(cls: type, row: Any) -> Any:
     """Build a record from a row, restoring UTC on every datetime column."""
     values = {k: (utc(v) if isinstance(v, datetime) else v) for k, v in row._mapping.items()}
     return cls(**{k: values[k] for k in cls.__slots__})  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusRow:
+    id: str
+    workspace_id: str
+    project_id: str
+    latest_revision: int
+    revision: int
+    snapshot: str
+    sealed_at: datetime
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRow:
+    evidence_id: str | None
+    note: str | None
+    added_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectRow:
+    id: str
+    workspace_id: str
+    title: str
+    revision: int
+    created_at: datetime
+    updated_at: datetime
+    sources: tuple[SourceRow, ...] = ()
+    source_count: int = 0
+
+
+class KeyTaken(SosoapiError):
+    """A transaction lost a race on a unique key; nothing it wrote was kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewMutation:
+    workspace_id: str
+    mutation_id: str
+    tool: str
+    fingerprint: str
+    arguments: str
+    token_id: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SnippetSpan:
+    start: int
+    end: int
+    start_ms: int | None
+    end_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    evidence_id: str
+    revision: int
+    kind: str
+    source_url: str | None
+    score: float
+    content: str
+    snippets: tuple[SnippetSpan, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalFilter:
+    """Each field None means "any"."""
+
+    state: str | None = None
+    status: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceCounts:
+    retrievals_by_state: dict[str, int]
+    retrievals_by_status: dict[str, int]
+    evidence: int
+    projects: int
+    corpora: int
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    id: str
+    token_id: str
+    created_at: datetime
+    expires_at: datetime
+    revoked_at: datetime | None
+
+
+class BadCursor(SosoapiError, ValueError):
+    """The cursor was not issued by this server."""
+
+
+class StoreUnavailable(SosoapiError):
+    """The database cannot serve this transaction now; nothing of it was committed."""
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(f"database unavailable ({cause})")
+        self.cause = cause
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceWrite:
+    """What a settled retrieval asks to be recorded as evidence."""
+
+    workspace_id: str
+    identity: str
+    kind: str
+    source_url: str | None
+    language: str | None
+    digest: str
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceRevisionRecord:
+    evidence_id: str
+    workspace_id: str
+    kind: str
+    revision: int
+    latest_revision: int
+    digest: str
+    content: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceListRow:
+    id: str
+    kind: str
+    source_url: str | None
+    language: str | None
+    latest_revision: int
+    content: str
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """A receipt this call settled, and the evidence revision it recorded (if any)."""
+
+    evidence_id: str | None = None
+    evidence_revision: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SweepCounts:
+    unconfirmed: int
+    expired: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClientRecord:
+    client_id: str
+    secret_hash: str | None
+    client_name: str
+    info: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorizationRecord:
+    client_id: str
+    params: str
+    user_id: str | None
+    expires_at: datetime
+    decided_at: datetime | None
+    exchanged_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class GrantToken:
+    """One OAuth token row to insert: its hash and what it grants."""
+
+    kind: str
+    token_hash: str
+    expires_at: datetime

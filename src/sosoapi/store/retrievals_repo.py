@@ -8,7 +8,7 @@ sharing a database never judge each other's live work.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
@@ -18,31 +18,18 @@ from sqlalchemy.exc import IntegrityError
 from sosoapi.contract.vocabulary import OPEN_STATES, State
 from sosoapi.store.clock import db_time
 from sosoapi.store.database import Database
-from sosoapi.store.evidence_repo import EvidenceWrite, record_revision
-from sosoapi.store.mutations_repo import (
+from sosoapi.store.evidence_repo import record_revision
+from sosoapi.store.mutations_repo import bound_key, keyed, mutation_values, read_mutation
+from sosoapi.store.records import (
+    EvidenceWrite,
+    MutationRecord,
     NewMutation,
-    bound_key,
-    keyed,
-    mutation_values,
-    read_mutation,
+    RetrievalRecord,
+    Settled,
+    SweepCounts,
+    from_row,
 )
-from sosoapi.store.records import MutationRecord, RetrievalRecord, from_row
 from sosoapi.store.tables import mutations, retrievals
-
-
-@dataclass(frozen=True, slots=True)
-class Settled:
-    """A receipt this call settled, and the evidence revision it recorded (if any)."""
-
-    evidence_id: str | None = None
-    evidence_revision: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SweepCounts:
-    unconfirmed: int
-    expired: int
-
 
 # The statements every retrieval runs, built once (Database.prepared says why).
 _INSERT_MUTATION = mutations.insert()

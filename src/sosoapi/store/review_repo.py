@@ -3,32 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
 from sosoapi.store.database import Database
 from sosoapi.store.pages import page, split
-from sosoapi.store.records import RetrievalRecord, from_row
+from sosoapi.store.records import RetrievalFilter, RetrievalRecord, WorkspaceCounts, from_row
 from sosoapi.store.tables import corpora, evidence, projects, retrievals
-
-
-@dataclass(frozen=True, slots=True)
-class RetrievalFilter:
-    """Each field None means "any"."""
-
-    state: str | None = None
-    status: str | None = None
-    reason: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class WorkspaceCounts:
-    retrievals_by_state: dict[str, int]
-    retrievals_by_status: dict[str, int]
-    evidence: int
-    projects: int
-    corpora: int
 
 
 class ReviewRepository:

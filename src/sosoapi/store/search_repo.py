@@ -26,6 +26,7 @@ from sqlalchemy import Connection, bindparam, text
 
 from sosoapi.extract.passages import cue_spans, fold_diacritics, text_passages
 from sosoapi.store.database import Database
+from sosoapi.store.records import SearchHit, SnippetSpan
 
 SNIPPETS = 3
 _KEY = "p.evidence_id || ':' || CAST(p.revision AS VARCHAR(12))"
@@ -178,25 +179,6 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
         ],
     )
     conn.exec_driver_sql(_SQLITE_FTS_INSERT, [(n, searchable(r.body)) for n, r in numbered])
-
-
-@dataclass(frozen=True, slots=True)
-class SnippetSpan:
-    start: int
-    end: int
-    start_ms: int | None
-    end_ms: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    evidence_id: str
-    revision: int
-    kind: str
-    source_url: str | None
-    score: float
-    content: str
-    snippets: tuple[SnippetSpan, ...]
 
 
 def _fts5_query(phrases: Sequence[str]) -> str:

@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select, update
 
 from sosoapi.store.auth_repo import token_record
 from sosoapi.store.database import Database
-from sosoapi.store.records import TokenRecord, utc
+from sosoapi.store.records import SessionRecord, TokenRecord, utc
 from sosoapi.store.tables import console_sessions, tokens
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRecord:
-    id: str
-    token_id: str
-    created_at: datetime
-    expires_at: datetime
-    revoked_at: datetime | None
 
 
 class SessionRepository:

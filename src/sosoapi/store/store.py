@@ -17,10 +17,11 @@ from sosoapi.store.auth_repo import AuthRepository
 from sosoapi.store.corpora_repo import CorporaInTx, CorpusRepository
 from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceRepository
-from sosoapi.store.mutations_repo import KeyTaken, MutationRepository, MutationsInTx
+from sosoapi.store.mutations_repo import MutationRepository, MutationsInTx
 from sosoapi.store.oauth_repo import OAuthRepository
 from sosoapi.store.pacing_repo import PacingRepository
 from sosoapi.store.projects_repo import ProjectRepository, ProjectsInTx
+from sosoapi.store.records import KeyTaken
 from sosoapi.store.retrievals_repo import RetrievalRepository
 from sosoapi.store.review_repo import ReviewRepository
 from sosoapi.store.search_repo import SearchRepository

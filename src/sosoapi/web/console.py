@@ -25,7 +25,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
-from sosoapi.contract.errors import ServiceError
+from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.models import Kind, format_timestamp
 from sosoapi.research.review.sessions import ConsoleSessions
 from sosoapi.research.review.views import FILTERS, Review
@@ -139,7 +139,7 @@ class Console:
     def refusal(self, request: Request, error: ServiceError) -> Response:
         """Signed out: the sign-in form, coming back here after; otherwise the error page."""
         log.info("console refused path=%s code=%s", request.url.path, error.code)
-        if error.code == "unauthenticated":
+        if error.code == ErrorCode.UNAUTHENTICATED:
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             return self.render(request, "sign_in.html", 401, error=None, next=safe_next(target))
         workspace_id = request.path_params.get("workspace_id")

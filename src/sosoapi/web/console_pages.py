@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from sosoapi.auth.tokens import Principal
-from sosoapi.contract.errors import ServiceError, invalid_input
+from sosoapi.contract.errors import ErrorCode, ServiceError, invalid_input
 from sosoapi.contract.evidence_tools import SearchOutput
 from sosoapi.research.evidence.search import parse_query
 from sosoapi.research.operation import Outcome
@@ -122,7 +122,7 @@ class ConsolePages:
             try:
                 found = await self._search(request, principal, chosen)
             except ServiceError as refused:
-                if refused.code != "invalid_input":
+                if refused.code != ErrorCode.INVALID_INPUT:
                     raise
                 error = refused
         return self._show(

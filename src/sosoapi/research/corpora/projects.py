@@ -30,7 +30,7 @@ from sosoapi.research.mutations import new_mutation, write_once
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
 from sosoapi.research.ports import Transaction, UnitOfWork
-from sosoapi.store.projects_repo import ProjectRow
+from sosoapi.store.records import ProjectRow
 
 
 def project_model(row: ProjectRow) -> Project:

@@ -20,7 +20,7 @@ from sosoapi.contract.models import RetrieveResult
 from sosoapi.research.algorithms.word_diff import diff_segments, diff_text
 from sosoapi.research.evidence.scope import StoredRevision, load_revision
 from sosoapi.research.operation import Call, Outcome
-from sosoapi.store.evidence_repo import EvidenceRepository
+from sosoapi.research.ports import EvidenceRepo
 
 
 def _field(old: str | None, new: str | None) -> FieldChange | None:
@@ -82,7 +82,7 @@ def compare(old: StoredRevision, new: StoredRevision) -> DiffOutput:
 
 
 class RevisionDiff:
-    def __init__(self, evidence: EvidenceRepository) -> None:
+    def __init__(self, evidence: EvidenceRepo) -> None:
         self.evidence = evidence
 
     async def diff(self, call: Call[DiffInput]) -> Outcome:

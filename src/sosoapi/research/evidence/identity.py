@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from sosoapi.contract.models import RetrieveResult
-from sosoapi.store.evidence_repo import EvidenceWrite
+from sosoapi.store.records import EvidenceWrite
 
 DEFAULT_PORTS = {"https": 443, "http": 80}
 

@@ -22,8 +22,7 @@ from sosoapi.research.evidence.scope import (
     only_with,
 )
 from sosoapi.research.operation import Call, Outcome
-from sosoapi.store.corpora_repo import CorpusRepository
-from sosoapi.store.evidence_repo import EvidenceRepository
+from sosoapi.research.ports import CorporaRepo, EvidenceRepo
 
 MAX_REPORTED = 50
 
@@ -79,7 +78,7 @@ def _which(request: QuoteInput) -> None:
 
 
 class QuoteCheck:
-    def __init__(self, evidence: EvidenceRepository, corpora: CorpusRepository) -> None:
+    def __init__(self, evidence: EvidenceRepo, corpora: CorporaRepo) -> None:
         self.evidence = evidence
         self.corpora = corpora
 

@@ -18,18 +18,18 @@ from sosoapi.contract.models import (
 from sosoapi.research.evidence.scope import evidence_not_found
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
-from sosoapi.store.store import Store
+from sosoapi.research.ports import EvidenceRepo
 
 
 class EvidenceReader:
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    def __init__(self, evidence: EvidenceRepo) -> None:
+        self.evidence = evidence
 
     async def get(self, call: Call[EvidenceGetInput]) -> Outcome:
         evidence_id = str(call.input.evidence_id)
         revision = call.input.revision
         record = await anyio.to_thread.run_sync(
-            self.store.evidence.revision, call.workspace_id, evidence_id, revision
+            self.evidence.revision, call.workspace_id, evidence_id, revision
         )
         if record is None:
             raise evidence_not_found(evidence_id, call.workspace_id, revision)
@@ -55,7 +55,7 @@ class EvidenceReader:
 
     async def list_page(self, call: Call[EvidenceListInput]) -> Outcome:
         rows, next_cursor = await read_page(
-            call, self.store.evidence.list_page, kind=call.input.kind, language=call.input.language
+            call, self.evidence.list_page, kind=call.input.kind, language=call.input.language
         )
         items = [
             EvidenceItem(

@@ -13,8 +13,7 @@ import anyio
 from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.models import RetrieveResult, Snapshot
 from sosoapi.research.corpora.sealing import corpus_not_found
-from sosoapi.store.corpora_repo import CorpusRepository
-from sosoapi.store.evidence_repo import EvidenceRepository
+from sosoapi.research.ports import CorporaRepo, EvidenceRepo
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +43,7 @@ def only_with(value: object, partner: object, field: str, needs: str) -> None:
 
 
 async def corpus_pins(
-    corpora: CorpusRepository, workspace_id: str, corpus_id: str, revision: int | None
+    corpora: CorporaRepo, workspace_id: str, corpus_id: str, revision: int | None
 ) -> list[tuple[str, int]]:
     """The (evidence_id, revision) pairs a corpus revision (latest by default) pins."""
     row = await anyio.to_thread.run_sync(corpora.get, workspace_id, corpus_id, revision)
@@ -55,7 +54,7 @@ async def corpus_pins(
 
 
 async def load_revision(
-    evidence: EvidenceRepository, workspace_id: str, evidence_id: str, revision: int | None
+    evidence: EvidenceRepo, workspace_id: str, evidence_id: str, revision: int | None
 ) -> StoredRevision:
     """One revision (latest by default) inside the workspace, or `not_found`."""
     record = await anyio.to_thread.run_sync(evidence.revision, workspace_id, evidence_id, revision)
@@ -70,7 +69,7 @@ async def load_revision(
 
 
 async def load_pinned(
-    evidence: EvidenceRepository, workspace_id: str, pins: list[tuple[str, int]]
+    evidence: EvidenceRepo, workspace_id: str, pins: list[tuple[str, int]]
 ) -> list[StoredRevision]:
     """The pinned revisions, in the corpus's order."""
     records = await anyio.to_thread.run_sync(evidence.revisions, workspace_id, pins)

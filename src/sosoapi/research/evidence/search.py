@@ -20,8 +20,8 @@ from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchRes
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.research.evidence.scope import corpus_pins, only_with
 from sosoapi.research.operation import Call, Outcome
-from sosoapi.store.corpora_repo import CorpusRepository
-from sosoapi.store.search_repo import SearchHit, SearchRepository
+from sosoapi.research.ports import CorporaRepo, SearchIndex
+from sosoapi.store.records import SearchHit
 
 MAX_PHRASES = 32
 _PHRASE = re.compile(r'"([^"]*)"?|(\S+)')
@@ -92,7 +92,7 @@ def _result(hit: SearchHit) -> SearchResult:
 
 
 class EvidenceSearch:
-    def __init__(self, search: SearchRepository, corpora: CorpusRepository) -> None:
+    def __init__(self, search: SearchIndex, corpora: CorporaRepo) -> None:
         self.index = search
         self.corpora = corpora
 

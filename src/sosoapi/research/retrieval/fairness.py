@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from sosoapi.contract.errors import ServiceError
+from sosoapi.contract.errors import ErrorCode, ServiceError
 
 RETRY_AFTER_SECONDS = 5
 
@@ -31,7 +31,7 @@ class _Lane:
 
 def busy(workspace_id: str, max_waiting: int) -> ServiceError:
     return ServiceError(
-        "busy",
+        ErrorCode.BUSY,
         f"Workspace {workspace_id} already has {max_waiting} reads waiting for a slot "
         f"(SOSOAPI_MAX_QUEUED_PER_WORKSPACE); nothing was claimed. Retry after "
         f"{RETRY_AFTER_SECONDS} s with the same mutation_id.",

@@ -23,14 +23,12 @@ from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.models import RetrieveInput, RetrieveOutput, UploadInput
 from sosoapi.contract.vocabulary import OPEN_STATES, Reason, State
 from sosoapi.research.mutations import ensure_same, new_mutation
+from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.draft import Draft
 from sosoapi.research.retrieval.receipt import receipt_of
 from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.research.retrieval.workers import Reader, ReceiptWorkers
-from sosoapi.store.faults import StoreUnavailable
-from sosoapi.store.mutations_repo import NewMutation
-from sosoapi.store.records import RetrievalRecord
-from sosoapi.store.store import Store
+from sosoapi.store.records import NewMutation, RetrievalRecord, StoreUnavailable
 
 log = logging.getLogger("sosoapi.receipts")
 TOOL = "sosoapi_research_evidence_retrieve"
@@ -42,16 +40,16 @@ class ReceiptService:
 
     def __init__(
         self,
-        store: Store,
+        retrievals: RetrievalsRepo,
         reader: Reader,
         settings: ReceiptSettings,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
-        self.store = store
+        self.retrievals = retrievals
         self.settings = settings
         self.clock = clock
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-        self.workers = ReceiptWorkers(store.retrievals, reader, settings, clock, self.owner)
+        self.workers = ReceiptWorkers(retrievals, reader, settings, clock, self.owner)
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -83,11 +81,11 @@ class ReceiptService:
 
     async def sweep_and_resume(self) -> None:
         """Judge expired leases and windows, then start any durable pending work."""
-        counts = await anyio.to_thread.run_sync(self.store.retrievals.sweep)
+        counts = await anyio.to_thread.run_sync(self.retrievals.sweep)
         if counts.unconfirmed or counts.expired:
             log.info("receipt sweep unconfirmed=%d expired=%d", counts.unconfirmed, counts.expired)
         pending = await anyio.to_thread.run_sync(
-            self.store.retrievals.pending_ids, self.settings.max_concurrent_retrievals * 4
+            self.retrievals.pending_ids, self.settings.max_concurrent_retrievals * 4
         )
         for retrieval_id in pending:
             self.workers.start(retrieval_id)
@@ -137,7 +135,7 @@ class ReceiptService:
             return True
         except ServiceError:
             existing, _ = await anyio.to_thread.run_sync(
-                self.store.retrievals.lookup, key.workspace_id, key.mutation_id
+                self.retrievals.lookup, key.workspace_id, key.mutation_id
             )
             if existing is None:
                 log.info("retrieval refused code=busy workspace=%s", key.workspace_id)
@@ -148,7 +146,7 @@ class ReceiptService:
         self, key: NewMutation, kind: str, url: str, language: str | None, source: str
     ) -> tuple[RetrievalRecord, bool]:
         """Claim the key with a pending receipt, or load the receipt it already has."""
-        repo = self.store.retrievals
+        repo = self.retrievals
         existing, record = repo.lookup(key.workspace_id, key.mutation_id)
         if existing is None:
             valid_until = key.created_at + timedelta(
@@ -180,7 +178,7 @@ class ReceiptService:
         """
         key = new_mutation(UPLOAD_TOOL, request.model_dump(mode="json"), token_id, self.clock())
         existing, _ = await anyio.to_thread.run_sync(
-            self.store.retrievals.lookup, key.workspace_id, key.mutation_id
+            self.retrievals.lookup, key.workspace_id, key.mutation_id
         )
         if existing is None:
             await anyio.to_thread.run_sync(check_new)
@@ -196,7 +194,7 @@ class ReceiptService:
 
     async def _judge_on_replay(self, record: RetrievalRecord) -> RetrievalRecord:
         """Judge this receipt's lease and window by the database clock, or resume it."""
-        counts = await anyio.to_thread.run_sync(self.store.retrievals.sweep, record.id)
+        counts = await anyio.to_thread.run_sync(self.retrievals.sweep, record.id)
         judged = counts.unconfirmed or counts.expired
         if not judged and record.state == State.PENDING and record.source == "url":
             self.workers.start(record.id)  # uploads are local: never resumed
@@ -209,7 +207,7 @@ class ReceiptService:
         record = await self.workers.load(retrieval_id)
         result = Draft(kind=record.kind).add(Reason.CANCELLED).finish(now)
         settled = await anyio.to_thread.run_sync(
-            lambda: self.store.retrievals.settle(
+            lambda: self.retrievals.settle(
                 retrieval_id,
                 None,
                 State.CANCELLED,

@@ -15,7 +15,7 @@ from pathlib import Path
 import anyio
 
 from sosoapi.clock import utcnow
-from sosoapi.contract.errors import ServiceError, invalid_input
+from sosoapi.contract.errors import ErrorCode, ServiceError, SosoapiError, invalid_input
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
@@ -47,7 +47,7 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
-class Unreadable(Exception):
+class Unreadable(SosoapiError):
     """Outside the roots, missing, a link swapped in, not a regular file: one answer for all."""
 
 
@@ -57,7 +57,7 @@ def _refuse_broad(roots: Sequence[Path]) -> None:
     for root in roots:
         if Path(os.path.realpath(root)) in broad:
             raise ServiceError(
-                "unavailable",
+                ErrorCode.UNAVAILABLE,
                 f"the upload root {str(root)!r} is the whole disk or the home directory, so "
                 "uploads are off; set SOSOAPI_UPLOAD_ROOTS to the directories (`:`-separated) "
                 "that hold the files to read, and restart the server.",

@@ -19,12 +19,11 @@ from anyio.abc import TaskGroup
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.contract.vocabulary import SETTLED_STATES, Reason, State
 from sosoapi.research.evidence.identity import evidence_write
+from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.draft import Draft
 from sosoapi.research.retrieval.fairness import FairSlots
 from sosoapi.research.retrieval.settings import ReceiptSettings
-from sosoapi.store.faults import StoreUnavailable
-from sosoapi.store.records import RetrievalRecord
-from sosoapi.store.retrievals_repo import RetrievalRepository, Settled
+from sosoapi.store.records import RetrievalRecord, Settled, StoreUnavailable
 
 log = logging.getLogger("sosoapi.receipts")
 Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult]]
@@ -45,7 +44,7 @@ class ReceiptWorkers:
 
     def __init__(
         self,
-        retrievals: RetrievalRepository,
+        retrievals: RetrievalsRepo,
         reader: Reader,
         settings: ReceiptSettings,
         clock: Callable[[], datetime],

@@ -24,8 +24,7 @@ from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
 from sosoapi.research.retrieval.receipt import receipt_of
 from sosoapi.research.service import ResearchService
-from sosoapi.store.records import RetrievalRecord
-from sosoapi.store.review_repo import RetrievalFilter, WorkspaceCounts
+from sosoapi.store.records import RetrievalFilter, RetrievalRecord, WorkspaceCounts
 
 LATEST = 10
 FILTERS: dict[str, tuple[str, ...]] = {
@@ -85,7 +84,7 @@ def parse_filter(raw: dict[str, str]) -> RetrievalFilter:
 class Review:
     def __init__(self, research: ResearchService) -> None:
         self.research = research
-        self.store = research.store
+        self.rows = research.store.review
 
     async def tool(self, principal: Principal, tool: str, arguments: dict[str, Any]) -> Outcome:
         """A published read tool, exactly as an agent with the same token would call it."""
@@ -115,7 +114,7 @@ class Review:
 
     async def overview(self, principal: Principal, workspace_id: str) -> Overview:
         access = await self._read(principal, workspace_id)
-        counts = await anyio.to_thread.run_sync(self.store.review.counts, access.workspace.id)
+        counts = await anyio.to_thread.run_sync(self.rows.counts, access.workspace.id)
         latest = await self._page(access, RetrievalFilter(), None, LATEST)
         return Overview(counts, latest.items)
 
@@ -141,7 +140,7 @@ class Review:
                 "`cursor` was not issued by this server; follow the page's own links.", "cursor"
             ) from None
         call = Call(access.principal, access, page, page.wire(), lambda: False)
-        rows, next_cursor = await read_page(call, self.store.review.retrievals_page, where=where)
+        rows, next_cursor = await read_page(call, self.rows.retrievals_page, where=where)
         return RetrievalPage([_row(r) for r in rows], next_cursor)
 
     async def retrieval(
@@ -149,7 +148,7 @@ class Review:
     ) -> RetrievalRow:
         access = await self._read(principal, workspace_id)
         record = await anyio.to_thread.run_sync(
-            self.store.review.retrieval, access.workspace.id, retrieval_id.lower()
+            self.rows.retrieval, access.workspace.id, retrieval_id.lower()
         )
         if record is None:
             raise not_found(
