@@ -3,7 +3,7 @@
 Usage (from the project root; data from $SOSOAPI_BENCH_DATA, default ../shared/data):
 
     .venv/bin/python bench/extraction_tune.py [--cache FILE] [--set MODULE.NAME=VALUE ...]
-                                              [--half both|even|odd]
+                                              [--half both|even|odd] [--sets NAME,...]
 
 trafilatura is the slow part of a run and does not change while our rules are tuned, so
 its text (on the bounded markup, as the hybrid calls it) is computed once per page and kept
@@ -13,7 +13,8 @@ contract's cut (`--text-max`), and prints pooled F1 for the even half (tuning) a
 half (held out), our extractor alone, and the share of pages sent to trafilatura. `--set`
 overrides a module constant for one run, for example `--set html_main._SHORT=40`
 (constants read at call time only; selectors built at import are not affected). CPU ratios
-come from bench/extraction.py.
+come from bench/extraction.py. `--sets` scores other dev sets too (each with its own cache
+file beside `--cache`); sets with a gold body also print mean token F1.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
-from extraction import Case, Score, collapse, load_cases  # noqa: E402
+from extraction import DATASETS, Case, Score, collapse, load_cases, token_f1  # noqa: E402
 from sosoapi.extract import furniture_lines, html_boilerplate, html_main  # noqa: E402
 from sosoapi.extract.html_bounds import bound_markup  # noqa: E402
 from sosoapi.extract.html_trafilatura import trafilatura_text  # noqa: E402
@@ -77,6 +78,9 @@ def add_counts(text: str, case: Case, into: Score) -> None:
     false_hits = sum(segment in found for segment in case.must_not_contain)
     into.fp += false_hits
     into.tn += len(case.must_not_contain) - false_hits
+    if case.gold is not None:
+        into.token_f1_sum += token_f1(text, case.gold)
+        into.gold_pages += 1
 
 
 def score(
@@ -102,16 +106,19 @@ def score(
             add_counts(chosen, case, hybrid)
             add_counts(ours, case, alone)
             pages += 1
+        gold = hybrid.token_f1()
         print(
             f"{('even', 'odd')[half]:<5} hybrid F1 {hybrid.f1():.5f} (found {hybrid.tp}, "
             f"missed {hybrid.fn}, false {hybrid.fp})  ours alone {alone.f1():.5f}  "
-            f"to trafilatura {unsure / pages:.3f}"
+            + (f"token F1 {gold:.5f} (alone {alone.token_f1() or 0.0:.5f})  " if gold else "")
+            + f"to trafilatura {unsure / pages:.3f}"
         )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/sosoapi-trafilatura-cache.json"))
+    parser.add_argument("--sets", default=DATASETS[0], help="comma-separated dev sets")
     parser.add_argument("--set", action="append", default=[], dest="overrides")
     parser.add_argument(
         "--text-max",
@@ -128,12 +135,16 @@ def main() -> None:
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
     data = Path(os.environ.get("SOSOAPI_BENCH_DATA", ROOT.parent / "shared" / "data"))
-    cases = load_cases(data, None)
-    traf = trafilatura_cache(cases, args.cache)
     for spec in args.overrides:
         apply_override(spec)
     halves = {"both": (0, 1), "even": (0,), "odd": (1,)}[args.half]
-    score(cases, traf, args.text_max, halves)
+    for dataset in [name.strip() for name in args.sets.split(",") if name.strip()]:
+        cases = load_cases(data, None, dataset)
+        cache = args.cache
+        if dataset != DATASETS[0]:
+            cache = cache.with_name(f"{cache.stem}-{dataset}{cache.suffix}")
+        print(dataset)
+        score(cases, trafilatura_cache(cases, cache), args.text_max, halves)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,47 @@
+"""Classes of page that used to come out wrong on public benchmarks, one test per class.
+
+Each test reads a real page (tests/data/pages) or a real page's structure, because the
+failure is a property of how pages are really written, not of a sample written to pass.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from sosoapi.extract.charset import decode_bytes
+from sosoapi.extract.html import extract_text_document
+
+PAGES = Path(__file__).resolve().parent.parent / "data" / "pages"
+PEOPLE = PAGES / "people.cn.utf8-declared-gb2312.html.gz"
+# Two paragraphs of the article as its publisher wrote them (the fixture's expected body).
+PEOPLE_LEAD = "新华社北京4月24日电 题：促进航天技术更好惠及人民――习近平主席向首届“中国－拉美"
+PEOPLE_QUOTE = "玻利维亚驻华公使衔参赞罗满月说，玻利维亚与中国在航天领域展开了诸多合作"
+
+
+def test_valid_utf8_declared_as_gb2312_is_read_as_utf8() -> None:
+    body = gzip.decompress(PEOPLE.read_bytes())
+    assert b"charset=GB2312" in body[:1024]  # the page really declares the legacy charset
+    doc = extract_text_document(body, media_type="text/html", charset=None, content_language=None)
+    assert doc is not None
+    text = " ".join(doc.text.split())
+    assert PEOPLE_LEAD in text and PEOPLE_QUOTE in text
+    assert doc.title is not None and doc.title.startswith("促进航天技术更好惠及人民")
+
+
+def test_valid_utf8_declared_gb2312_in_the_header_is_read_as_utf8_too() -> None:
+    body = gzip.decompress(PEOPLE.read_bytes())
+    text = decode_bytes(body, "gb2312", html=True)
+    assert text is not None and PEOPLE_QUOTE in text and "\ufffd" not in text[:20_000]
+
+
+def test_a_true_gb2312_page_keeps_its_declared_charset() -> None:
+    """The same article really encoded in GB18030: not valid UTF-8, the label is right."""
+    body = gzip.decompress(PEOPLE.read_bytes()).decode("utf-8").encode("gb18030")
+    text = decode_bytes(body, None, html=True)
+    assert text is not None and PEOPLE_QUOTE in text
+
+
+def test_latin1_declared_text_that_is_not_utf8_keeps_its_charset() -> None:
+    body = "<meta charset=iso-8859-1><p>Café crème, déjà vu.</p>".encode("cp1252")
+    assert decode_bytes(body, None, html=True) == body.decode("cp1252")
