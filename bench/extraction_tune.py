@@ -36,7 +36,7 @@ from extraction import DATASETS, Case, Score, collapse, load_cases, token_f1  # 
 from sosoapi.extract import furniture_lines, html_boilerplate, html_main  # noqa: E402
 from sosoapi.extract.html_bounds import bound_markup  # noqa: E402
 from sosoapi.extract.html_trafilatura import trafilatura_text  # noqa: E402
-from sosoapi.extract.limits import TEXT_MAX, cut_text  # noqa: E402
+from sosoapi.extract.limits import TEXT_MAX, cut_at_paragraph_end  # noqa: E402
 
 _MODULES = {
     "html_main": html_main,
@@ -97,12 +97,16 @@ def score(
                 continue
             tree = LexborHTMLParser(bound_markup(case.markup).markup, scripting=True)
             main = html_main.extract_main(tree)
-            ours = cut_text(furniture_lines.drop_furniture_lines(main.text), text_max)[0]
+            ours = cut_at_paragraph_end(furniture_lines.drop_furniture_lines(main.text), text_max)[
+                0
+            ]
             chosen = ours
             if not main.confident:
                 unsure += 1
                 other = traf[case.name] or main.text
-                chosen = cut_text(furniture_lines.drop_furniture_lines(other), text_max)[0]
+                chosen = cut_at_paragraph_end(
+                    furniture_lines.drop_furniture_lines(other), text_max
+                )[0]
             add_counts(chosen, case, hybrid)
             add_counts(ours, case, alone)
             pages += 1

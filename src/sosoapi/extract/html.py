@@ -16,7 +16,7 @@ from sosoapi.extract.html_main import extract_main
 from sosoapi.extract.html_meta import read_metadata
 from sosoapi.extract.html_trafilatura import trafilatura_text
 from sosoapi.extract.language import normalize_language
-from sosoapi.extract.limits import TEXT_MAX, cut_text
+from sosoapi.extract.limits import TEXT_MAX, cut_at_paragraph_end
 from sosoapi.extract.media import HTML_TYPES
 from sosoapi.extract.text_plain import normalize_plain_text
 from sosoapi.extract.types import TextDocument
@@ -60,7 +60,7 @@ def extract_text_document(
 
 
 def _plain_document(text: str, content_language: str | None) -> TextDocument:
-    cut, limited = cut_text(normalize_plain_text(text), TEXT_MAX)
+    cut, limited = cut_at_paragraph_end(normalize_plain_text(text), TEXT_MAX)
     return TextDocument(
         text=cut,
         title=None,
@@ -76,7 +76,7 @@ def _html_document(
     bounded = bound_markup(markup)
     tree = LexborHTMLParser(bounded.markup, scripting=True)
     meta = read_metadata(tree, content_language=content_language, url=url)
-    text, limited = cut_text(_main_text(tree, bounded.markup, url, extractor), TEXT_MAX)
+    text, limited = cut_at_paragraph_end(_main_text(tree, bounded.markup, url, extractor), TEXT_MAX)
     conditions = tuple(
         name
         for name, hit in (
