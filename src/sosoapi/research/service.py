@@ -41,7 +41,7 @@ from sosoapi.research.corpora import CorpusService
 from sosoapi.research.diffing import RevisionDiff
 from sosoapi.research.evidence_read import EvidenceReader
 from sosoapi.research.faults import answering_store_faults
-from sosoapi.research.operation import Call, Operation, Outcome
+from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.projects import ProjectService
 from sosoapi.research.quoting import QuoteCheck
 from sosoapi.research.receipts import ReceiptService, utcnow
@@ -174,7 +174,7 @@ class ResearchService:
     async def _retrieve(self, call: Call[RetrieveInput]) -> Outcome:
         request = call.input
         output = await self.receipts.retrieve(request, call.token_id, call.cancel_requested)
-        return Outcome(output)
+        return retrieval_outcome(output, request.language)
 
     async def _upload(self, call: Call[UploadInput]) -> Outcome:
         request = call.input
@@ -188,7 +188,7 @@ class ResearchService:
             reader,
             lambda: check_upload(request.path, request.kind, self.upload_roots),
         )
-        return Outcome(output)
+        return retrieval_outcome(output, request.language)
 
     async def _whoami(self, call: Call[WhoamiInput]) -> Outcome:
         principal = call.principal
