@@ -5,8 +5,8 @@ line spoken before it and adds the next one, with a 10 ms cue between that shows
 finished line alone, so a transcript read cue by cue says every line 2.6-2.8 times. A file
 rolls when many cues open with the last line of the cue before and add one under it;
 then each cue keeps only the lines it adds, at the time the cue starts (when the line was
-first spoken), and a cue that adds nothing goes. A file that does not roll is left as it is, so ordinary captions
-that repeat a line on purpose keep it.
+first spoken), and a cue that adds nothing goes. A file that does not roll is left as it
+is, so ordinary captions that repeat a line on purpose keep it.
 """
 
 from __future__ import annotations
