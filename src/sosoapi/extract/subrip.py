@@ -91,10 +91,15 @@ def _cue_text(lines: list[str]) -> str:
     kept = []
     for line in lines:
         if "<" in line:
-            line = _TAG.sub("", _LINE_BREAK.sub("\n", line))
+            if "<br" in line or "<BR" in line or "<Br" in line:
+                line = _LINE_BREAK.sub("\n", line)
+            line = _TAG.sub("", line)
         if "{" in line:
             line = _OVERRIDE.sub("", line)
         if "&" in line:
             line = html.unescape(line)
-        kept.extend(part.strip() for part in line.split("\n") if part.strip())
+        if "\n" in line:
+            kept.extend(part.strip() for part in line.split("\n") if part.strip())
+        elif line := line.strip():
+            kept.append(line)
     return "\n".join(kept)
