@@ -35,6 +35,7 @@ from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 from extraction import DATASETS, Case, Score, collapse, load_cases, token_f1  # noqa: E402
 from sosoapi.extract import furniture_lines, html_boilerplate, html_main  # noqa: E402
 from sosoapi.extract.html_bounds import bound_markup  # noqa: E402
+from sosoapi.extract.html_repair import close_runaway_title  # noqa: E402
 from sosoapi.extract.html_trafilatura import trafilatura_text  # noqa: E402
 from sosoapi.extract.limits import TEXT_MAX, cut_at_paragraph_end  # noqa: E402
 
@@ -50,7 +51,9 @@ def trafilatura_cache(cases: list[Case], path: Path) -> dict[str, str]:
     if path.exists():
         return json.loads(path.read_text(encoding="utf-8"))
     texts = {
-        case.name: trafilatura_text(bound_markup(case.markup).markup, url=case.url)
+        case.name: trafilatura_text(
+            bound_markup(close_runaway_title(case.markup)).markup, url=case.url
+        )
         for case in cases
     }
     path.write_text(json.dumps(texts), encoding="utf-8")
@@ -95,7 +98,8 @@ def score(
         for index, case in enumerate(cases):
             if index % 2 != half:
                 continue
-            tree = LexborHTMLParser(bound_markup(case.markup).markup, scripting=True)
+            markup = bound_markup(close_runaway_title(case.markup)).markup
+            tree = LexborHTMLParser(markup, scripting=True)
             main = html_main.extract_main(tree)
             ours = cut_at_paragraph_end(furniture_lines.drop_furniture_lines(main.text), text_max)[
                 0

@@ -7,10 +7,17 @@ failure is a property of how pages are really written, not of a sample written t
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
+
+import pytest
+from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html import extract_text_document
+from sosoapi.extract.html_main import extract_main
+from sosoapi.extract.tracks import find_tracks
+from tests.support.pages import real_pages
 
 PAGES = Path(__file__).resolve().parent.parent / "data" / "pages"
 PEOPLE = PAGES / "people.cn.utf8-declared-gb2312.html.gz"
@@ -45,3 +52,46 @@ def test_a_true_gb2312_page_keeps_its_declared_charset() -> None:
 def test_latin1_declared_text_that_is_not_utf8_keeps_its_charset() -> None:
     body = "<meta charset=iso-8859-1><p>Café crème, déjà vu.</p>".encode("cp1252")
     assert decode_bytes(body, None, html=True) == body.decode("cp1252")
+
+
+def _broken_titles() -> list[tuple[str, bytes, str]]:
+    """Each real page with its `</title>` left out, and closed by a mangled tag."""
+    broken = []
+    for real in real_pages():
+        page = real.html.decode("utf-8")
+        closing = re.search(r"</title\s*>", page, re.IGNORECASE)
+        assert closing is not None
+        for name, replacement in (("unclosed", ""), ("mangled", "</titl>")):
+            body = (page[: closing.start()] + replacement + page[closing.end() :]).encode()
+            broken.append((f"{real.name}-{name}", body, real.must_contain[0]))
+    return broken
+
+
+@pytest.mark.parametrize(("name", "body", "segment"), _broken_titles(), ids=lambda v: str(v)[:40])
+@pytest.mark.parametrize("extractor", ["lexbor", "hybrid"])
+def test_a_runaway_title_does_not_swallow_the_page(
+    name: str, body: bytes, segment: str, extractor: str
+) -> None:
+    doc = extract_text_document(
+        body, media_type="text/html", charset=None, content_language=None, extractor=extractor
+    )
+    assert doc is not None
+    assert " ".join(segment.split()) in " ".join(doc.text.split())
+    assert doc.title is not None and len(doc.title) < 120  # the title, not the page
+
+
+def test_tracks_after_a_runaway_title_are_found() -> None:
+    page = (
+        "<html><head><title>Forelesning 4</head><body><video src=/v.mp4>"
+        '<track src="/no.vtt" srclang=nb kind=subtitles></video></body></html>'
+    )
+    found = find_tracks(page, "https://example.org/lecture")
+    assert [t.src for t in found.tracks] == ["https://example.org/no.vtt"]
+    assert found.title == "Forelesning 4"
+
+
+@pytest.mark.parametrize("text", ["", "Menu", "Skip to content. Log in."])
+def test_empty_or_tiny_text_is_never_confident(text: str) -> None:
+    body = f"<html><body><main><p>{text}</p></main></body></html>"
+    main = extract_main(LexborHTMLParser(body))
+    assert not main.confident

@@ -126,6 +126,9 @@ _LEAD_MAX_LINK_SHARE = 0.25
 _SURE_CONTAINER_SHARE = 0.5
 _SURE_LENGTH = 1000
 _SURE_TEXT_SHARE = 0.25
+# Empty or tiny text is never a sure result, whatever share of the page it is (a page
+# whose body a parser lost, or a shell of navigation): a fallback gets to try.
+_SURE_MIN_WIDTH = 100
 
 
 @dataclass(slots=True)
@@ -153,6 +156,8 @@ class MainText:
     @property
     def confident(self) -> bool:
         """False when the text likely misses content: a fallback extractor should try."""
+        if _width(self.text) < _SURE_MIN_WIDTH:
+            return False
         if self.container_share < _SURE_CONTAINER_SHARE:
             return False
         return len(self.text) >= _SURE_LENGTH or self.text_share >= _SURE_TEXT_SHARE

@@ -14,6 +14,7 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from sosoapi.extract.html_repair import close_runaway_title
 from sosoapi.extract.language import MATCH_RULES, match_language, normalize_language
 from sosoapi.extract.limits import DESCRIPTION_MAX, TITLE_MAX, clean_optional
 from sosoapi.extract.types import PageTracks, Track
@@ -32,7 +33,7 @@ _LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 def find_tracks(html: str, base_url: str) -> PageTracks:
     """The page's caption/subtitle tracks in document order, plus title, description, lang."""
-    tree = LexborHTMLParser(html)
+    tree = LexborHTMLParser(close_runaway_title(html))
     base = _document_base(tree, base_url)
     tracks = tuple(t for node in tree.css("track") if (t := _track(node, base)) is not None)
     return PageTracks(
