@@ -7,6 +7,7 @@ failure is a property of how pages are really written, not of a sample written t
 from __future__ import annotations
 
 import gzip
+import html
 import re
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.html_main import extract_main
 from sosoapi.extract.tracks import find_tracks
-from tests.support.pages import real_pages
+from tests.support.pages import RealPage, real_pages
 
 PAGES = Path(__file__).resolve().parent.parent / "data" / "pages"
 PEOPLE = PAGES / "people.cn.utf8-declared-gb2312.html.gz"
@@ -95,3 +96,55 @@ def test_empty_or_tiny_text_is_never_confident(text: str) -> None:
     body = f"<html><body><main><p>{text}</p></main></body></html>"
     main = extract_main(LexborHTMLParser(body))
     assert not main.confident
+
+
+def _paragraphs(real: RealPage) -> list[str]:
+    doc = extract_text_document(
+        real.html, media_type="text/html", charset=None, content_language=None
+    )
+    assert doc is not None
+    return [p for p in doc.text.split("\n\n") if len(p) > 80 and "\n" not in p][:6]
+
+
+def _story(title: str, paragraphs: list[str], body_class: str) -> str:
+    body = "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
+    return (
+        f"<article><header><h1>{html.escape(title)}</h1><p class=byline>By Staff</p></header>"
+        f'<div class="{body_class}">{body}</div></article>'
+    )
+
+
+@pytest.mark.parametrize("body_class", ["entry-content", "article-body", "text"])
+def test_an_infinite_scroll_page_does_not_append_the_next_article(body_class: str) -> None:
+    """Two real blog posts as an infinite-scroll theme serves them: the second one, loaded
+    under the first, is another article with its own headline."""
+    first, second = real_pages()[1], real_pages()[0]
+    own, next_story = _paragraphs(first), _paragraphs(second)
+    page = (
+        "<!doctype html><html><head><meta charset=utf-8><title>Post</title></head><body>"
+        f"{_story('Leader spotlight', own, body_class)}"
+        f"{_story('Testing client-side applications', next_story, body_class)}</body></html>"
+    )
+    doc = extract_text_document(
+        page.encode(), media_type="text/html", charset=None, content_language=None
+    )
+    assert doc is not None
+    assert all(p in doc.text for p in own)
+    assert not any(p in doc.text for p in next_story)
+
+
+def test_an_article_body_split_around_an_ad_slot_is_kept_whole() -> None:
+    own = _paragraphs(real_pages()[1])
+    halves = (
+        "".join(f"<p>{html.escape(p)}</p>" for p in own[:3]),
+        "".join(f"<p>{html.escape(p)}</p>" for p in own[3:]),
+    )
+    page = (
+        "<html><body><article><h1>Leader spotlight</h1>"
+        f'<div class="entry-content">{halves[0]}</div><div class="ad-slot">Advertisement</div>'
+        f'<div class="entry-content">{halves[1]}</div></article></body></html>'
+    )
+    doc = extract_text_document(
+        page.encode(), media_type="text/html", charset=None, content_language=None
+    )
+    assert doc is not None and all(p in doc.text for p in own)

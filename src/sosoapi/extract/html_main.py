@@ -257,7 +257,44 @@ def _matches(body: LexborNode, selector: str, page_chars: int) -> list[LexborNod
     if not found or max(length for _, length in found) < _CONTAINER_MIN_CHARS:
         return []
     floor = max(length for _, length in found) * _SIBLING_SHARE
-    return _outermost([node for node, length in found if length >= floor])
+    return _own_story(_outermost([node for node, length in found if length >= floor]))
+
+
+def _own_story(matches: list[LexborNode]) -> list[LexborNode]:
+    """The matches up to the first later one that has a headline of its own: under
+    infinite scroll the next article is appended with its own `<h1>` (inside the match,
+    or in the header between the two bodies), while a body split around an image or an
+    ad slot has none."""
+    for index in range(1, len(matches)):
+        node = matches[index]
+        if node.css_first("h1") is not None or _headline_between(matches[index - 1], node):
+            return matches[:index]
+    return matches
+
+
+def _headline_between(previous: LexborNode, node: LexborNode) -> bool:
+    """An `<h1>` after `previous` and before `node`: in the siblings before `node` and
+    before each of its ancestors, up to the one that holds `previous`."""
+    current: LexborNode | None = node
+    while current is not None and not _holds(current, previous):
+        sibling = current.prev
+        while sibling is not None:
+            if _holds(sibling, previous):
+                return False
+            if sibling.tag == "h1" or (sibling.tag and sibling.css_first("h1") is not None):
+                return True
+            sibling = sibling.prev
+        current = current.parent
+    return False
+
+
+def _holds(ancestor: LexborNode, node: LexborNode) -> bool:
+    current: LexborNode | None = node
+    while current is not None:
+        if current.mem_id == ancestor.mem_id:
+            return True
+        current = current.parent
+    return False
 
 
 def _narrowed(area: LexborNode, page_chars: int) -> LexborNode:
