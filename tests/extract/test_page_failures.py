@@ -148,3 +148,76 @@ def test_an_article_body_split_around_an_ad_slot_is_kept_whole() -> None:
         page.encode(), media_type="text/html", charset=None, content_language=None
     )
     assert doc is not None and all(p in doc.text for p in own)
+
+
+# A 60-word blog post (a real one: flowfx.de, in tests/data/pages) and the boxes blog
+# themes print beside it, each holding more prose than the post.
+_ABOUT = (
+    "Hi, I'm Kari. I write about small-space gardening, balcony vegetables and the occasional "
+    "disaster. I live in a third-floor flat in Bergen with two cats, forty pots and far too "
+    "many seed packets. This blog started in 2014 as a way to keep track of what worked and "
+    "what did not, and it has grown into a community of balcony gardeners from all over."
+)
+_TAGLINE = (
+    "Notes from a developer who moved back to Linux after many years on other systems: "
+    "terminals, editors, window managers and the small scripts that glue a working day "
+    "together, written down so that the next reinstall takes an afternoon instead of a week."
+)
+_CHROME_TOP = (
+    '<div class="site-header"><a href="/">FlowFX</a> <a href="/archive">Archive</a> '
+    '<a href="/tags">Tags</a> <a href="/rss.xml">RSS feed</a></div>'
+)
+_CHROME_BOTTOM = (
+    '<div class="site-footer">All content is licensed under a Creative Commons licence. '
+    "Powered by a static site generator. Contact: hello at this domain.</div>"
+)
+_BLOGROLL = (
+    '<div class="blogroll"><h3>Blogroll</h3><ul><li><a href="https://a">Julia Evans</a></li>'
+    '<li><a href="https://b">Simon Willison</a></li><li><a href="https://c">LWN</a></li></ul></div>'
+)
+
+
+def _post(real: RealPage) -> list[str]:
+    doc = extract_text_document(
+        real.html, media_type="text/html", charset=None, content_language=None
+    )
+    assert doc is not None
+    return doc.text.split("\n\n")
+
+
+def _short_blog_layouts(paragraphs: list[str]) -> dict[str, str]:
+    post = "".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
+    return {
+        "about-box-and-blogroll": (
+            f'<div id="wrap"><div id="left"><div class="entry"><h2>Copy and paste from tmux</h2>'
+            f'{post}</div></div><div id="right"><div class="about-box"><h3>About</h3>'
+            f"<p>{_ABOUT}</p><p>{_TAGLINE}</p></div>{_BLOGROLL}</div></div>"
+        ),
+        "tagline-box-above": (
+            f'<div class="wrap"><div class="tagline-box"><p>{_TAGLINE}</p><p>{_ABOUT}</p></div>'
+            f'<div class="content"><div class="post"><h1>Copy and paste from tmux</h1>{post}'
+            "</div></div></div>"
+        ),
+        "profile-widget-beside": (
+            f'<div class="columns"><div class="col"><h1>Copy and paste from tmux</h1>{post}</div>'
+            f'<div class="col"><div class="widget_profile"><p>{_ABOUT}</p></div>'
+            f'<div class="widget_text"><p>{_TAGLINE}</p></div>{_BLOGROLL}</div></div>'
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "layout", ["about-box-and-blogroll", "tagline-box-above", "profile-widget-beside"]
+)
+def test_a_short_blog_post_is_chosen_over_the_boxes_beside_it(layout: str) -> None:
+    real = next(page for page in real_pages() if page.name.startswith("flowfx"))
+    paragraphs = _post(real)
+    body = _short_blog_layouts(paragraphs)[layout]
+    page = f"<html><head><title>tmux</title></head><body>{_CHROME_TOP}{body}{_CHROME_BOTTOM}"
+    doc = extract_text_document(
+        page.encode(), media_type="text/html", charset=None, content_language=None
+    )
+    assert doc is not None
+    text = " ".join(doc.text.split())
+    assert all(" ".join(p.split()) in text for p in paragraphs)
+    assert _ABOUT[:40] not in text and _TAGLINE[:40] not in text
