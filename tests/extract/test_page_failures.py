@@ -15,7 +15,7 @@ import pytest
 from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract.charset import decode_bytes
-from sosoapi.extract.html import extract_text_document
+from sosoapi.extract.html import MainTextExtractor, extract_text_document
 from sosoapi.extract.html_main import extract_main
 from sosoapi.extract.tracks import find_tracks
 from tests.support.pages import RealPage, real_pages
@@ -71,7 +71,7 @@ def _broken_titles() -> list[tuple[str, bytes, str]]:
 @pytest.mark.parametrize(("name", "body", "segment"), _broken_titles(), ids=lambda v: str(v)[:40])
 @pytest.mark.parametrize("extractor", ["lexbor", "hybrid"])
 def test_a_runaway_title_does_not_swallow_the_page(
-    name: str, body: bytes, segment: str, extractor: str
+    name: str, body: bytes, segment: str, extractor: MainTextExtractor
 ) -> None:
     doc = extract_text_document(
         body, media_type="text/html", charset=None, content_language=None, extractor=extractor

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sosoapi.extract.captions import cues_to_document, parse_caption_bytes
+from sosoapi.extract.types import CaptionDocument, CaptionFile
 from tests.support.rolling_captions import (
     ARABIC,
     ENGLISH,
@@ -20,7 +21,7 @@ LANGUAGES = pytest.mark.parametrize(
 )
 
 
-def document(body: str, media_type: str):
+def document(body: str, media_type: str) -> tuple[CaptionFile, CaptionDocument]:
     parsed = parse_caption_bytes(body.encode(), media_type=media_type, charset=None)
     assert parsed is not None and parsed.valid
     return parsed, cues_to_document(parsed)

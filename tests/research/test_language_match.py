@@ -34,7 +34,8 @@ async def retrieve(app: Application, token: str, arguments: dict[str, str]) -> O
 
 
 def result_of(outcome: Outcome) -> dict[str, Any]:
-    return outcome.output.wire()["retrieval"]["result"]
+    result: dict[str, Any] = outcome.output.wire()["retrieval"]["result"]
+    return result
 
 
 async def test_no_asked_of_a_page_declaring_nb_no_is_ready_and_says_it_matched(

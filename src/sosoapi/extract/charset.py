@@ -78,9 +78,9 @@ def decode_bytes(
     if html:
         match = _META_CHARSET.search(body[:4096])
         candidates.append(_codec(match.group(1).decode("ascii", "ignore")) if match else None)
-    for name in candidates:
-        if name:
-            return _declared_reading(body, name)
+    for label in candidates:
+        if label:
+            return _declared_reading(body, label)
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError:
@@ -95,8 +95,8 @@ def decode_bytes(
     if not html and not is_multi_byte_encoding(best.encoding):
         # A short Latin text fits several code pages: windows-1252 unless the guess reads
         # better by the trial's measure (Turkish `ı` is `ý` in windows-1252).
-        name = strict_trial(judged, ("cp1252", best.encoding)) or best.encoding
-        return body.decode(name, errors="replace")
+        latin = strict_trial(judged, ("cp1252", best.encoding)) or best.encoding
+        return body.decode(latin, errors="replace")
     return body.decode(best.encoding, errors="replace")
 
 

@@ -88,7 +88,7 @@ def _cue_text(lines: list[str]) -> str:
     """Non-blank lines of the cue as players show them: tags and override blocks removed,
     `<br>` a line break, character references decoded (after the tags went, so `&lt;i&gt;`
     stays text)."""
-    kept = []
+    kept: list[str] = []
     for line in lines:
         if "<" in line:
             if "<br" in line or "<BR" in line or "<Br" in line:
