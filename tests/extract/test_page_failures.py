@@ -27,6 +27,12 @@ PEOPLE_LEAD = "新华社北京4月24日电 题：促进航天技术更好惠及�
 PEOPLE_QUOTE = "玻利维亚驻华公使衔参赞罗满月说，玻利维亚与中国在航天领域展开了诸多合作"
 
 
+def main_text_of(body: bytes) -> str:
+    doc = extract_text_document(body, media_type="text/html", charset=None, content_language=None)
+    assert doc is not None
+    return doc.text
+
+
 def test_valid_utf8_declared_as_gb2312_is_read_as_utf8() -> None:
     body = gzip.decompress(PEOPLE.read_bytes())
     assert b"charset=GB2312" in body[:1024]  # the page really declares the legacy charset
@@ -99,11 +105,7 @@ def test_empty_or_tiny_text_is_never_confident(text: str) -> None:
 
 
 def _paragraphs(real: RealPage) -> list[str]:
-    doc = extract_text_document(
-        real.html, media_type="text/html", charset=None, content_language=None
-    )
-    assert doc is not None
-    return [p for p in doc.text.split("\n\n") if len(p) > 80 and "\n" not in p][:6]
+    return [p for p in main_text_of(real.html).split("\n\n") if len(p) > 80 and "\n" not in p][:6]
 
 
 def _story(title: str, paragraphs: list[str], body_class: str) -> str:
@@ -125,12 +127,9 @@ def test_an_infinite_scroll_page_does_not_append_the_next_article(body_class: st
         f"{_story('Leader spotlight', own, body_class)}"
         f"{_story('Testing client-side applications', next_story, body_class)}</body></html>"
     )
-    doc = extract_text_document(
-        page.encode(), media_type="text/html", charset=None, content_language=None
-    )
-    assert doc is not None
-    assert all(p in doc.text for p in own)
-    assert not any(p in doc.text for p in next_story)
+    text = main_text_of(page.encode())
+    assert all(p in text for p in own)
+    assert not any(p in text for p in next_story)
 
 
 def test_an_article_body_split_around_an_ad_slot_is_kept_whole() -> None:
@@ -144,10 +143,7 @@ def test_an_article_body_split_around_an_ad_slot_is_kept_whole() -> None:
         f'<div class="entry-content">{halves[0]}</div><div class="ad-slot">Advertisement</div>'
         f'<div class="entry-content">{halves[1]}</div></article></body></html>'
     )
-    doc = extract_text_document(
-        page.encode(), media_type="text/html", charset=None, content_language=None
-    )
-    assert doc is not None and all(p in doc.text for p in own)
+    assert all(p in main_text_of(page.encode()) for p in own)
 
 
 # A 60-word blog post (a real one: flowfx.de, in tests/data/pages) and the boxes blog
@@ -178,11 +174,7 @@ _BLOGROLL = (
 
 
 def _post(real: RealPage) -> list[str]:
-    doc = extract_text_document(
-        real.html, media_type="text/html", charset=None, content_language=None
-    )
-    assert doc is not None
-    return doc.text.split("\n\n")
+    return main_text_of(real.html).split("\n\n")
 
 
 def _short_blog_layouts(paragraphs: list[str]) -> dict[str, str]:
@@ -214,10 +206,6 @@ def test_a_short_blog_post_is_chosen_over_the_boxes_beside_it(layout: str) -> No
     paragraphs = _post(real)
     body = _short_blog_layouts(paragraphs)[layout]
     page = f"<html><head><title>tmux</title></head><body>{_CHROME_TOP}{body}{_CHROME_BOTTOM}"
-    doc = extract_text_document(
-        page.encode(), media_type="text/html", charset=None, content_language=None
-    )
-    assert doc is not None
-    text = " ".join(doc.text.split())
+    text = " ".join(main_text_of(page.encode()).split())
     assert all(" ".join(p.split()) in text for p in paragraphs)
     assert _ABOUT[:40] not in text and _TAGLINE[:40] not in text

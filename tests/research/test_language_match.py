@@ -38,13 +38,19 @@ def result_of(outcome: Outcome) -> dict[str, Any]:
     return result
 
 
-async def test_no_asked_of_a_page_declaring_nb_no_is_ready_and_says_it_matched(
-    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
-) -> None:
+async def read_nrk_style_page(
+    app: Application, owner: tuple[str, str], origin: HTTPSOrigin, language: str
+) -> tuple[str, Outcome]:
     workspace_id, token = owner
     origin.routes["/nyheter/flom"] = Route(NRK_STYLE, content_type="text/html; charset=utf-8")
     url = origin.url("/nyheter/flom")
-    outcome = await retrieve(application, token, args(workspace_id, url, language="no"))
+    return url, await retrieve(app, token, args(workspace_id, url, language=language))
+
+
+async def test_no_asked_of_a_page_declaring_nb_no_is_ready_and_says_it_matched(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    url, outcome = await read_nrk_style_page(application, owner, origin, "no")
     result = result_of(outcome)
     assert (result["status"], result["reason"], result["warnings"]) == ("ready", None, [])
     assert result["provenance"]["language"] == "nb-NO"
@@ -65,10 +71,7 @@ async def test_no_asked_of_a_page_declaring_nb_no_is_ready_and_says_it_matched(
 async def test_a_sibling_language_is_still_a_mismatch_and_names_no_match(
     application: Application, owner: tuple[str, str], origin: HTTPSOrigin
 ) -> None:
-    workspace_id, token = owner
-    origin.routes["/nyheter/flom"] = Route(NRK_STYLE, content_type="text/html; charset=utf-8")
-    url = origin.url("/nyheter/flom")
-    outcome = await retrieve(application, token, args(workspace_id, url, language="nn"))
+    url, outcome = await read_nrk_style_page(application, owner, origin, "nn")
     result = result_of(outcome)
     assert (result["status"], result["reason"]) == ("partial", "language_mismatch")
     assert outcome.language_match is None
