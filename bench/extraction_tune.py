@@ -20,10 +20,12 @@ file beside `--cache`); sets with a gold body also print mean token F1.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +34,15 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
-from extraction import DATASETS, Case, Score, collapse, load_cases, token_f1  # noqa: E402
+from extraction import (  # noqa: E402
+    DATASETS,
+    Case,
+    Score,
+    collapse,
+    load_cases,
+    readability,
+    token_f1,
+)
 from sosoapi.extract import furniture_lines, html_boilerplate, html_main  # noqa: E402
 from sosoapi.extract.html_bounds import bound_markup  # noqa: E402
 from sosoapi.extract.html_repair import close_runaway_title  # noqa: E402
@@ -46,16 +56,36 @@ _MODULES = {
 }
 
 
-def trafilatura_cache(cases: list[Case], path: Path) -> dict[str, str]:
-    """trafilatura's text per page, computed once and kept in `path` (JSON)."""
+def _bounded(case: Case) -> str:
+    """The markup the pipeline parses and hands to a fallback."""
+    return bound_markup(close_runaway_title(case.markup)).markup
+
+
+def _readability_text(case: Case) -> str:
+    return readability(dataclasses.replace(case, markup=_bounded(case)))
+
+
+FALLBACKS: dict[str, Callable[[Case], str]] = {
+    "trafilatura": lambda case: trafilatura_text(_bounded(case), url=case.url),
+    "readability-lxml": _readability_text,
+}
+
+
+def trafilatura_cache(
+    cases: list[Case], path: Path, fallback: str = "trafilatura"
+) -> dict[str, str]:
+    """The fallback's text per page (trafilatura's, as shipped), computed once and kept in
+    `path` (JSON)."""
     if path.exists():
-        return json.loads(path.read_text(encoding="utf-8"))
-    texts = {
-        case.name: trafilatura_text(
-            bound_markup(close_runaway_title(case.markup)).markup, url=case.url
-        )
-        for case in cases
-    }
+        texts: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+        return texts
+    run = FALLBACKS[fallback]
+    texts = {}
+    for case in cases:
+        try:
+            texts[case.name] = run(case)
+        except Exception:  # a peer that fails on a page gives no text there
+            texts[case.name] = ""
     path.write_text(json.dumps(texts), encoding="utf-8")
     return texts
 
@@ -98,19 +128,13 @@ def score(
         for index, case in enumerate(cases):
             if index % 2 != half:
                 continue
-            markup = bound_markup(close_runaway_title(case.markup)).markup
-            tree = LexborHTMLParser(markup, scripting=True)
+            tree = LexborHTMLParser(_bounded(case), scripting=True)
             main = html_main.extract_main(tree)
-            ours = cut_at_paragraph_end(furniture_lines.drop_furniture_lines(main.text), text_max)[
-                0
-            ]
+            ours = _final(main.text, text_max)
             chosen = ours
             if not main.confident:
                 unsure += 1
-                other = traf[case.name] or main.text
-                chosen = cut_at_paragraph_end(
-                    furniture_lines.drop_furniture_lines(other), text_max
-                )[0]
+                chosen = _final(traf[case.name] or main.text, text_max)
             add_counts(chosen, case, hybrid)
             add_counts(ours, case, alone)
             pages += 1
@@ -119,14 +143,25 @@ def score(
             f"{('even', 'odd')[half]:<5} hybrid F1 {hybrid.f1():.5f} (found {hybrid.tp}, "
             f"missed {hybrid.fn}, false {hybrid.fp})  ours alone {alone.f1():.5f}  "
             + (f"token F1 {gold:.5f} (alone {alone.token_f1() or 0.0:.5f})  " if gold else "")
-            + f"to trafilatura {unsure / pages:.3f}"
+            + f"to the fallback {unsure / pages:.3f}"
         )
+
+
+def _final(text: str, text_max: int) -> str:
+    """The text as the pipeline returns it: furniture lines dropped, cut to the bound."""
+    return cut_at_paragraph_end(furniture_lines.drop_furniture_lines(text), text_max)[0]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/sosoapi-trafilatura-cache.json"))
     parser.add_argument("--sets", default=DATASETS[0], help="comma-separated dev sets")
+    parser.add_argument(
+        "--fallback",
+        choices=sorted(FALLBACKS),
+        default="trafilatura",
+        help="the extractor run where ours is unsure (trafilatura ships; the other is a candidate)",
+    )
     parser.add_argument("--set", action="append", default=[], dest="overrides")
     parser.add_argument(
         "--text-max",
@@ -149,10 +184,12 @@ def main() -> None:
     for dataset in [name.strip() for name in args.sets.split(",") if name.strip()]:
         cases = load_cases(data, None, dataset)
         cache = args.cache
+        if args.fallback != "trafilatura":
+            cache = cache.with_name(f"{cache.stem}-{args.fallback}{cache.suffix}")
         if dataset != DATASETS[0]:
             cache = cache.with_name(f"{cache.stem}-{dataset}{cache.suffix}")
-        print(dataset)
-        score(cases, trafilatura_cache(cases, cache), args.text_max, halves)
+        print(dataset, "fallback", args.fallback)
+        score(cases, trafilatura_cache(cases, cache, args.fallback), args.text_max, halves)
 
 
 if __name__ == "__main__":
