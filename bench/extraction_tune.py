@@ -10,7 +10,7 @@ its text (on the bounded markup, as the hybrid calls it) is computed once per pa
 in the cache file. Each run then reruns our own pipeline from the page bytes, takes
 trafilatura's cached text where ours is not `confident`, applies the furniture lines and the
 contract's cut (`--text-max`), and prints pooled F1 for the even half (tuning) and the odd
-half (held out), our extractor alone, and the share of pages sent to trafilatura. `--set`
+half (held out), our extractor alone, and the share of pages sent to the fallback. `--set`
 overrides a module constant for one run, for example `--set html_main._SHORT=40`
 (constants read at call time only; selectors built at import are not affected). CPU ratios
 come from bench/extraction.py. `--sets` scores other dev sets too (each with its own cache
@@ -122,7 +122,7 @@ def score(
     text_max: int = TEXT_MAX,
     halves: tuple[int, ...] = (0, 1),
 ) -> None:
-    """Print hybrid and ours-alone F1 per half, and the share of pages sent to trafilatura."""
+    """Print hybrid and ours-alone F1 per half, and the share of pages sent to the fallback."""
     for half in halves:
         hybrid, alone, unsure, pages = Score(), Score(), 0, 0
         for index, case in enumerate(cases):
