@@ -28,7 +28,7 @@ from bench.common import latency_args, percentiles, print_table  # noqa: E402
 from bench.search import bulk_evidence  # noqa: E402
 from sosoapi.app import Application  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
-from sosoapi.store.database import sqlite_url  # noqa: E402
+from sosoapi.store.settings import sqlite_url  # noqa: E402
 from sosoapi.store.tables import evidence  # noqa: E402
 from tests.support.console import Seeded, seed_workspace  # noqa: E402
 from tests.support.origin import HTTPSOrigin  # noqa: E402

@@ -28,9 +28,9 @@ from bench.common import latency_args, percentiles, print_table  # noqa: E402
 from sosoapi.app import Application, freeze_startup_heap  # noqa: E402
 from sosoapi.auth.admin import Admin  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
-from sosoapi.research.evidence import sha256_hex  # noqa: E402
-from sosoapi.store.database import sqlite_url  # noqa: E402
+from sosoapi.research.evidence.identity import sha256_hex  # noqa: E402
 from sosoapi.store.evidence_repo import EvidenceWrite, record_revision  # noqa: E402
+from sosoapi.store.settings import sqlite_url  # noqa: E402
 from tests.support.postgres import private_schema  # noqa: E402
 from tests.support.services import ServeProcess  # noqa: E402
 

@@ -54,9 +54,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import add_postgres_argument, percentiles  # noqa: E402
+from sosoapi.config import default_workers  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
 from sosoapi.extract.login import is_login_wall  # noqa: E402
-from sosoapi.research.offload import default_workers  # noqa: E402
 from tests.support.memory import MIB, PeakRSS  # noqa: E402
 from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
 from tests.support.pages import real_pages  # noqa: E402

@@ -42,10 +42,10 @@ from sosoapi.auth.admin import Admin  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
 from sosoapi.contract.models import RetrieveResult  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
-from sosoapi.research.evidence import content_digest, evidence_write  # noqa: E402
-from sosoapi.research.quote_match import find_quote  # noqa: E402
-from sosoapi.store.database import sqlite_url  # noqa: E402
+from sosoapi.research.algorithms.quote_match import find_quote  # noqa: E402
+from sosoapi.research.evidence.identity import content_digest, evidence_write  # noqa: E402
 from sosoapi.store.evidence_repo import record_revision  # noqa: E402
+from sosoapi.store.settings import sqlite_url  # noqa: E402
 from tests.support.pages import real_pages  # noqa: E402
 from tests.support.postgres import private_schema  # noqa: E402
 from tests.support.results import page_result  # noqa: E402

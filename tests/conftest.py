@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from sosoapi.app import Application
-from sosoapi.store.database import sqlite_url
+from sosoapi.store.settings import sqlite_url
 from tests.support.ci import missing
 from tests.support.lifespan import held_open
 from tests.support.origin import HTTPSOrigin, Route

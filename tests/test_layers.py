@@ -1,4 +1,4 @@
-"""The house rules of DESIGN.md, checked on the import graph of `src/sosoapi`.
+"""The house rules of docs/architecture.md, checked on the import graph of `src/sosoapi`.
 
 Imports point inward (surfaces -> research -> egress, extract, store, auth -> contract);
 `api` and `mcp` are siblings; use cases never see SQL; no module imports itself back.
@@ -58,14 +58,54 @@ def test_research_never_sees_sqlalchemy() -> None:
     assert _importers("sosoapi.research", "sqlalchemy") == []
 
 
+SURFACES = ("sosoapi.api", "sosoapi.mcp", "sosoapi.web")
+
+
 def test_inner_layers_do_not_import_outer_ones() -> None:
     inner = ("sosoapi.contract", "sosoapi.egress", "sosoapi.extract", "sosoapi.store")
-    outer = ("sosoapi.research", "sosoapi.api", "sosoapi.mcp", "sosoapi.cli", "sosoapi.app")
+    outer = ("sosoapi.research", *SURFACES, "sosoapi.cli", "sosoapi.app")
     for package in (*inner, "sosoapi.auth", "sosoapi.research"):
         for surface in outer:
             if surface != package:
                 assert _importers(package, surface) == [], (package, surface)
+    for surface in outer[1:]:  # config may import research's settings types, nothing else
+        assert _importers("sosoapi.config", surface) == [], surface
     assert _importers("sosoapi.contract", "sosoapi.egress") == []
+
+
+def test_only_the_command_line_imports_the_composition_root() -> None:
+    """`app.py` wires everything; the surfaces take what they need as arguments."""
+    importers = _importers("sosoapi", "sosoapi.app")
+    assert [m for m in importers if not m.startswith("sosoapi.cli")] == []
+    for surface in SURFACES:
+        assert _importers(surface, "sosoapi.cli") == [], surface
+
+
+def test_the_api_does_not_import_the_web_pages() -> None:
+    assert _importers("sosoapi.api", "sosoapi.web") == []
+
+
+def test_config_reads_the_environment_into_settings_types_only() -> None:
+    """`config.py` imports nothing of the project but the layers' `settings` modules."""
+    project = {n for n in _imports()["sosoapi.config"] if n.startswith("sosoapi.")}
+    modules = {n for n in project if n in _imports()}
+    assert modules and all(m.endswith(".settings") for m in modules), sorted(modules)
+
+
+def test_docs_and_docstrings_cite_only_files_in_the_repository() -> None:
+    """No "SPEC section N", DESIGN.md or ../shared: a fresh clone has none of them."""
+    outside = ("SPEC section", "SPEC s", "DESIGN.md", "NOTES.md", "../shared")
+    roots = [PACKAGE, SRC.parent / "docs", SRC.parent / "tests"]
+    files = [p for root in roots for p in root.rglob("*") if p.suffix in (".py", ".md")]
+    files.append(SRC.parent / "README.md")
+    cited = [
+        f"{path.relative_to(SRC.parent)}: {word}"
+        for path in files
+        if path != Path(__file__)
+        for word in outside
+        if word in path.read_text("utf-8")
+    ]
+    assert cited == []
 
 
 def test_no_import_circle_in_src() -> None:

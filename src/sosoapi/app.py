@@ -1,4 +1,9 @@
-"""Composition root: settings -> store -> services -> surfaces."""
+"""The composition root: settings -> store -> services -> surfaces, wired in one place.
+
+Nothing else builds a service or a surface: `api/`, `mcp/` and `web/` take what they need
+as arguments and never import this module; `cli/` (the program's entry) asks it for a
+running application, the HTTP app, or the stdio server.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,26 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
 
+from fastapi import FastAPI
+
+from sosoapi.api.http import create_http_app, public_base
 from sosoapi.auth.oauth import OAuthGrants
 from sosoapi.auth.permission import Guard
 from sosoapi.config import Settings
+from sosoapi.contract.models import RetrieveResult
 from sosoapi.egress.gate import Egress
+from sosoapi.mcp.http import McpAuth, McpLimits, mcp_http
+from sosoapi.mcp.stdio import serve_stdio
 from sosoapi.research.offload import Offload, install
-from sosoapi.research.reading import read_source
-from sosoapi.research.receipts import ReceiptService
+from sosoapi.research.retrieval.reading import read_source
+from sosoapi.research.retrieval.receipts import ReceiptService
+from sosoapi.research.review.sessions import ConsoleSessions
+from sosoapi.research.review.views import Review
 from sosoapi.research.service import ResearchService
 from sosoapi.store.store import Store
+from sosoapi.web.client_secrets import ClientSecretHasher
+from sosoapi.web.console import add_console
+from sosoapi.web.oauth import oauth_server
 
 log = logging.getLogger("sosoapi")
 
@@ -65,5 +81,52 @@ def freeze_startup_heap() -> None:
     gc.freeze()
 
 
-async def _read(egress: Egress, kind: str, url: str, language: str | None):
+async def _read(egress: Egress, kind: str, url: str, language: str | None) -> RetrieveResult:
     return await read_source(egress.fetch, kind, url, language)
+
+
+def http_app(settings: Settings, *, host: str, port: int, public_url: str | None = None) -> FastAPI:
+    """`sosoapi serve`'s app: the HTTP API, MCP at /mcp, OAuth, the docs and the console."""
+    application = Application(settings)
+    base = public_base(host, port, public_url or settings.public_url)
+    oauth = oauth_server(application.oauth, base)
+    mcp = mcp_http(
+        application.research,
+        McpAuth(oauth.settings, oauth.provider, ClientSecretHasher),
+        host=host,
+        base=base,
+        profile=settings.profile,
+        output_schemas=settings.output_schemas,
+        limits=McpLimits(settings.mcp_sessions_per_user, settings.mcp_session_idle_seconds),
+    )
+    app = create_http_app(
+        application.research,
+        running=application.running(),
+        mcp=mcp,
+        host=host,
+        port=port,
+        profile=settings.profile,
+        base=base,
+        max_request_bytes=settings.max_request_bytes,
+        pages=oauth.routes,
+    )
+    add_console(
+        app,
+        ConsoleSessions(application.research),
+        Review(application.research),
+        secure_cookie=base.startswith("https://"),
+    )
+    return app
+
+
+async def stdio_main(settings: Settings) -> None:
+    """`sosoapi mcp`: the MCP server over stdio, identity from SOSOAPI_TOKEN."""
+    application = Application(settings)
+    async with application.running():
+        await serve_stdio(
+            application.research,
+            profile=settings.profile,
+            output_schemas=settings.output_schemas,
+            token=settings.token,
+            database_url=settings.database_url,
+        )

@@ -1,6 +1,9 @@
 """Settings from flags and SOSOAPI_* environment variables: the one reader of the environment.
 
-Every variable is read here and nowhere else (DESIGN.md fixes the names). A value that
+Every variable is read here and nowhere else (the README's configuration table lists them).
+It builds the settings types each layer declares (`egress/settings.py`,
+`research/retrieval/settings.py`, `store/settings.py`) and imports nothing else of the
+project. A value that
 cannot be read is an error naming the variable, the value and the fix, never a silent
 default: `SOSOAPI_OUTPUT_SCHEMAS=ture` stops the start instead of meaning "off".
 """
@@ -26,9 +29,8 @@ from sosoapi.egress.settings import (
     proxy,
     user_agent_for,
 )
-from sosoapi.research.offload import default_workers
-from sosoapi.research.settings import ReceiptSettings
-from sosoapi.store.database import DEFAULT_POOL_SIZE, sqlite_url
+from sosoapi.research.retrieval.settings import ReceiptSettings
+from sosoapi.store.settings import DEFAULT_POOL_SIZE, sqlite_url
 
 PROFILES = ("full", "core")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -223,6 +225,11 @@ class Settings:
             mcp_sessions_per_user=number(env, "SOSOAPI_MCP_SESSIONS_PER_USER", 100, int, 1),
             mcp_session_idle_seconds=seconds(env, "SOSOAPI_MCP_SESSION_IDLE_SECONDS", 600),
         )
+
+
+def default_workers() -> int:
+    """One parsing process per core this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _workers(environ: Environ) -> int:

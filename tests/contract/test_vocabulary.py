@@ -18,7 +18,7 @@ from sosoapi.contract.vocabulary import OPEN_STATES, SETTLED_STATES, Reason, Sta
 from sosoapi.egress.gate import ERROR_REASONS, reason_for_error
 from sosoapi.egress.network import UnpinnedDial
 from sosoapi.egress.statuses import reason_for_status
-from sosoapi.research.status import REASONS, STATUS_ORDER, status_of
+from sosoapi.research.retrieval.ranking import REASONS, STATUS_ORDER, status_of
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "sosoapi"
 RESULT = tool("sosoapi_research_evidence_retrieve")["outputSchema"]["properties"]["retrieval"][

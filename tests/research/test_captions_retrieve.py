@@ -214,7 +214,7 @@ async def test_caption_file_served_as_text_plain_is_sniffed(
 async def test_plain_text_that_is_not_captions_is_unsupported_content(
     application: Application, owner: tuple[str, str], origin: HTTPSOrigin, content_type: str | None
 ) -> None:
-    """Decision: only `text/plain` *whose content is a caption file* is accepted (SPEC s4),
+    """Decision: only `text/plain` *whose content is a caption file* is accepted (docs/product.md),
     so prose is `unsupported` / `unsupported_content`, not `invalid_captions` (which is for
     a file that claims a caption type). As for url_text, `source_url` is null because
     nothing usable was taken from it; `mime_type` still says what was served."""

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sosoapi.extract.passages import PASSAGE_MAX, cue_spans, text_passages
-from sosoapi.research.word_diff import Change, diff_segments, diff_text
+from sosoapi.research.algorithms.word_diff import Change, diff_segments, diff_text
 
 
 def test_a_changed_word_is_one_replace_with_offsets_into_both_texts() -> None:

@@ -234,7 +234,14 @@ async def test_unexpected_failure_over_http_is_a_500_problem_with_the_incident(
     base = "http://127.0.0.1:8080"
     mcp_app = inprocess_mcp(application, base)
     api = create_http_app(
-        application, mcp=mcp_app, host="127.0.0.1", port=8080, profile="full", base=base
+        application.research,
+        running=application.running(),
+        mcp=mcp_app,
+        host="127.0.0.1",
+        port=8080,
+        profile="full",
+        base=base,
+        max_request_bytes=application.settings.max_request_bytes,
     )
     transport = httpx.ASGITransport(app=api)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8080") as http:

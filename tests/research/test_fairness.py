@@ -18,7 +18,7 @@ RETRIEVE = "sosoapi_research_evidence_retrieve"
 
 
 async def test_slots_go_round_robin_and_never_past_the_share() -> None:
-    from sosoapi.research.fairness import FairSlots
+    from sosoapi.research.retrieval.fairness import FairSlots
 
     slots = FairSlots(slots=4, per_workspace=2, max_waiting=500)
     order: list[str] = []
@@ -45,7 +45,7 @@ async def test_slots_go_round_robin_and_never_past_the_share() -> None:
 
 
 async def test_the_queue_bound_refuses_and_a_cancelled_waiter_leaves_no_trace() -> None:
-    from sosoapi.research.fairness import FairSlots
+    from sosoapi.research.retrieval.fairness import FairSlots
 
     slots = FairSlots(slots=1, per_workspace=1, max_waiting=2)
     slots.reserve("a")

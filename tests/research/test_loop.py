@@ -14,7 +14,7 @@ from sosoapi.app import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.schemas import all_tools
-from sosoapi.research.corpora import sample
+from sosoapi.research.corpora.sealing import sample
 from tests.support.calls import run as run_tool
 from tests.support.loop import page, research_loop
 from tests.support.origin import HTTPSOrigin, Route

@@ -1,4 +1,5 @@
-"""The status/reason/warnings rules of SPEC section 4, as properties over any conditions."""
+"""The status/reason/warnings rules of docs/product.md ("Statuses and reasons"), as
+properties over any conditions."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sosoapi.research.status import Condition, Draft, decide
+from sosoapi.research.retrieval.draft import Draft
+from sosoapi.research.retrieval.ranking import Condition, decide
 from tests.support.contract import assert_valid_output
 
-# SPEC section 4, "Result status and reason", written out: statuses in deciding order, and
+# docs/product.md, "Statuses and reasons", written out: statuses in deciding order, and
 # within a status the reasons in the order that decides between them.
 SPEC_ORDER = ["cancelled", "blocked", "unsupported", "rate_limited", "unavailable", "empty",
               "partial"]  # fmt: skip

@@ -7,7 +7,12 @@ import unicodedata
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sosoapi.research.quote_match import MAX_MATCHES, find_quote, normalize, normalized_quote
+from sosoapi.research.algorithms.quote_match import (
+    MAX_MATCHES,
+    find_quote,
+    normalize,
+    normalized_quote,
+)
 
 LETTERS = "abcXYZéÉßøÆåﬁ0 7ميزانية"
 MARKS = "'\"-.\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u00ab\u00bb"

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError
 from sosoapi.egress.gate import Egress
-from sosoapi.store.database import sqlite_url
+from sosoapi.store.settings import sqlite_url
 from sosoapi.store.tables import mutations
 from tests.egress.test_ssrf_suite import CanaryResolver
 from tests.support.contract import assert_valid_output

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError
-from sosoapi.research.uploads import read_upload
+from sosoapi.research.retrieval.uploads import read_upload
 from sosoapi.store.tables import retrievals
 from tests.support.contract import assert_valid_output
 

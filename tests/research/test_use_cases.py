@@ -24,9 +24,9 @@ from sosoapi.contract.models import (
     ProjectSourcesInput,
     Wire,
 )
-from sosoapi.research.corpora import CorpusService
+from sosoapi.research.corpora.projects import ProjectService
+from sosoapi.research.corpora.sealing import CorpusService
 from sosoapi.research.operation import Call
-from sosoapi.research.projects import ProjectService
 from sosoapi.store.records import WorkspaceRecord
 from tests.support.contract import assert_valid_output
 from tests.support.fake_store import FakeUnitOfWork

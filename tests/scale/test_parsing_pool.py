@@ -10,8 +10,13 @@ from pathlib import Path
 import pytest
 
 from sosoapi.app import Application
-from sosoapi.config import Settings, hand_to_serve_workers, parse_workers_per_process
-from sosoapi.research.offload import Offload, default_workers
+from sosoapi.config import (
+    Settings,
+    default_workers,
+    hand_to_serve_workers,
+    parse_workers_per_process,
+)
+from sosoapi.research.offload import Offload
 from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.lifespan import held_open

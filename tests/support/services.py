@@ -18,7 +18,7 @@ from sosoapi.app import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.config import Settings, egress_from_env
 from sosoapi.contract.schemas import all_tools
-from sosoapi.research.settings import ReceiptSettings
+from sosoapi.research.retrieval.settings import ReceiptSettings
 
 SOSOAPI = str(Path(sys.executable).with_name("sosoapi"))
 STARTUP_SECONDS = 120  # imports alone took 16 s on a loaded 2-core machine

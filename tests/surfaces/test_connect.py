@@ -12,7 +12,7 @@ import mcp
 import pytest
 from mcp.client.stdio import StdioServerParameters
 
-from sosoapi.store.database import sqlite_url
+from sosoapi.store.settings import sqlite_url
 from tests.support.contract import assert_valid_output
 from tests.support.services import SOSOAPI, cli
 

@@ -20,7 +20,7 @@ import httpx
 import psutil
 import pytest
 
-from sosoapi.store.database import DEFAULT_POOL_SIZE
+from sosoapi.store.settings import DEFAULT_POOL_SIZE
 from tests.support.calls import RETRIEVE, RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
 from tests.support.instances import Load, client, logged_trouble

@@ -10,7 +10,8 @@ import pytest
 from starlette.applications import Starlette
 
 from sosoapi.app import Application
-from sosoapi.research.review import Review
+from sosoapi.research.review.sessions import ConsoleSessions
+from sosoapi.research.review.views import Review
 from sosoapi.web.console import add_console
 from tests.support.console import Seeded, seed_review
 from tests.support.contract import assert_valid_output
@@ -25,7 +26,12 @@ def console_app(
 ) -> Starlette:
     """The console's routes alone (`sosoapi serve` adds the same; the browser test uses it)."""
     app = Starlette()
-    add_console(app, Review(application.research, **review), secure_cookie=secure_cookie)
+    add_console(
+        app,
+        ConsoleSessions(application.research, **review),
+        Review(application.research),
+        secure_cookie=secure_cookie,
+    )
     return app
 
 

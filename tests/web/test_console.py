@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from sosoapi.app import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.store.tables import console_sessions
-from sosoapi.web import console
+from sosoapi.web import console_pages
 from sosoapi.web.console import COOKIE
 from tests.support.console import (
     HOSTILE_INSERT,
@@ -559,7 +559,7 @@ async def test_search_finds_marks_filters_and_pages(
     # each result as the tool ranks it, linking to that revision, one a page
     expected = await search(query="paragraph", limit=50)
     assert len(expected) == 2
-    monkeypatch.setattr(console, "SEARCH_PAGE_SIZE", 1)
+    monkeypatch.setattr(console_pages, "SEARCH_PAGE_SIZE", 1)
     seen, path = [], base + "/search?q=paragraph"
     while path:
         page = assert_inert(await get(client, path))

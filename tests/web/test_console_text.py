@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sosoapi.research.diffing import compare
-from sosoapi.research.evidence_scope import StoredRevision
-from sosoapi.research.search import parse_query
+from sosoapi.research.evidence.diffs import compare
+from sosoapi.research.evidence.scope import StoredRevision
+from sosoapi.research.evidence.search import parse_query
 from sosoapi.web.console_text import diff_pieces, marked
 from tests.support.results import page_result
 

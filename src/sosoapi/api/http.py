@@ -20,13 +20,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from sosoapi import __version__
 from sosoapi.api.bodies import BodyLimit, parse_json_body
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
-from sosoapi.app import Application
+from sosoapi.api.security import OPERATION_SECURITY, security_schemes
 from sosoapi.auth.challenge import bearer_token
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.contract.catalog import visible_tools
 from sosoapi.contract.errors import ServiceError
 from sosoapi.incidents import incident
-from sosoapi.web.docs import OPERATION_SECURITY, security_schemes
+from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.api")
 # An HTTP caller fixes its token in the Authorization header.
@@ -51,15 +51,15 @@ def _bearer(request: Request) -> str | None:
 
 
 def _route(
-    application: Application, tool: str, metadata_url: str
+    research: ResearchService, tool: str, metadata_url: str
 ) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
             token = _bearer(request)
-            await application.research.authenticate(token, AUTH_FIXES)  # 401 before the body
+            principal = await research.authenticate(token, AUTH_FIXES)  # 401 before the body
             arguments = parse_json_body(await request.body())
-            outcome = await application.research.call(
-                tool, token, arguments, transport="http", fixes=AUTH_FIXES
+            outcome = await research.call(
+                tool, token, arguments, transport="http", fixes=AUTH_FIXES, verified=principal
             )
         except ServiceError as error:
             log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)
@@ -119,22 +119,25 @@ def public_base(host: str, port: int, public_url: str | None) -> str:
 
 
 def create_http_app(
-    application: Application,
+    research: ResearchService,
     *,
+    running: AbstractAsyncContextManager[object],
     mcp: Mounted,
     host: str,
     port: int,
     profile: str,
     base: str,
+    max_request_bytes: int,
     pages: Sequence[BaseRoute] = (),
 ) -> FastAPI:
     """The HTTP API, with the MCP app `mcp` mounted beside it at /mcp, and `pages` (the
-    OAuth endpoints and pages, the docs) served before it."""
+    OAuth endpoints and pages, the docs) served before it; `running` is the service's own
+    lifetime (workers, sweeper), entered with the app's lifespan."""
     metadata_url = mcp.metadata_url
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with application.running(), mcp.running:
+        async with running, mcp.running:
             log.info("serving host=%s port=%d profile=%s", host, port, profile)
             yield
 
@@ -157,7 +160,7 @@ def create_http_app(
             continue
         api.add_api_route(
             contract["api_operation"],
-            _route(application, name, metadata_url),
+            _route(research, name, metadata_url),
             methods=["POST"],
             name=name,
             summary=contract.get("title"),
@@ -168,7 +171,7 @@ def create_http_app(
     _refuse_other_methods(api)
     api.router.routes.extend(pages)
     api.mount("/", mcp.app)
-    api.add_middleware(BodyLimit, max_bytes=application.settings.max_request_bytes)
+    api.add_middleware(BodyLimit, max_bytes=max_request_bytes)
     return api
 
 

@@ -25,6 +25,7 @@ ACCESS_TTL = timedelta(hours=1)
 REFRESH_TTL = timedelta(days=30)
 REQUEST_TTL = timedelta(minutes=10)
 CODE_TTL = timedelta(minutes=5)
+DOCS_CLIENT_ID = "sosoapi-docs"  # the built-in public client Swagger UI at /docs signs in with
 
 
 class ConsentRefused(Exception):

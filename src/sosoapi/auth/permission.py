@@ -1,4 +1,5 @@
-"""The one permission check every operation goes through, in the order of SPEC section 3.
+"""The one permission check every operation goes through, in the order of
+docs/product.md, "Authentication and permission".
 
 authentication -> scope -> role in the workspace -> feature permission; resource access
 is the workspace in every repository query (see `Guard`).

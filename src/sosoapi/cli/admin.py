@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from sosoapi.auth.tokens import RESEARCH_SCOPE
-from sosoapi.cli.common import admin_session, emit, main, now
+from sosoapi.cli.common import admin_session, emit, main
+from sosoapi.clock import utcnow
 
 
 @main.group()
@@ -35,7 +36,7 @@ def workspaces_list() -> None:
 @click.option("--research/--no-research", default=True, show_default=True)
 def workspaces_create(name: str, research: bool) -> None:
     with admin_session() as admin:
-        workspace = admin.create_workspace(name, now(), research=research)
+        workspace = admin.create_workspace(name, utcnow(), research=research)
     emit({"id": workspace.id, "name": workspace.name, "research_enabled": research})
 
 
@@ -65,9 +66,9 @@ def workspaces_disable(workspace_id: str) -> None:
 def workspaces_add_member(workspace_id: str, user_id: str | None, name: str, role: str) -> None:
     with admin_session() as admin:
         if user_id:
-            admin.add_member(workspace_id, user_id, role, now())
+            admin.add_member(workspace_id, user_id, role, utcnow())
         else:
-            user_id = admin.create_member(workspace_id, name, role, now())
+            user_id = admin.create_member(workspace_id, name, role, utcnow())
     emit({"workspace_id": workspace_id, "user_id": user_id, "role": role})
 
 
@@ -103,8 +104,8 @@ def tokens_create(
     with admin_session() as admin:
         if user_id is None:
             assert workspace_id and role
-            user_id = admin.create_member(workspace_id, name, role, now())
-        minted = admin.mint(user_id, now(), scopes=chosen, label=label, expires_in=expires_in)
+            user_id = admin.create_member(workspace_id, name, role, utcnow())
+        minted = admin.mint(user_id, utcnow(), scopes=chosen, label=label, expires_in=expires_in)
     emit(
         {
             "id": minted.record.id,
@@ -145,7 +146,7 @@ def tokens_list() -> None:
 @click.argument("token_id")
 def tokens_revoke(token_id: str) -> None:
     with admin_session() as admin:
-        revoked = admin.revoke(token_id, now())
+        revoked = admin.revoke(token_id, utcnow())
     if not revoked:
         raise click.UsageError(f"token {token_id} does not exist or is already revoked")
     emit({"id": token_id, "revoked": True})

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any
 
 import click
@@ -16,10 +15,6 @@ from sosoapi.auth.errors import AdminRefused, NoSuchWorkspace, UnknownRole, Unkn
 from sosoapi.config import Settings, log_level
 from sosoapi.store.faults import StoreUnavailable
 from sosoapi.store.store import Store
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 def settings_from_env(profile: str | None = None) -> Settings:

@@ -18,8 +18,9 @@ from typing import Any
 
 import click
 
-from sosoapi.cli.common import admin_session, main, now, settings_from_env
-from sosoapi.store.database import sqlite_url
+from sosoapi.cli.common import admin_session, main, settings_from_env
+from sosoapi.clock import utcnow
+from sosoapi.store.settings import sqlite_url
 
 CLIENTS = ("claude-desktop", "claude-code", "vscode", "cursor", "inspector")
 NAME = "sosoapi"
@@ -107,7 +108,7 @@ def connect(client: str, transport: str, url: str, oauth: bool) -> None:
     token = None
     if not oauth:
         with admin_session() as admin:
-            _, minted = admin.init_local(now(), label=f"sosoapi connect {client}")
+            _, minted = admin.init_local(utcnow(), label=f"sosoapi connect {client}")
         token = minted.token
     click.echo(WHERE[client], err=True)
     if transport == "http":

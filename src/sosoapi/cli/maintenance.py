@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from sosoapi.cli.common import emit, main, now, settings_from_env
+from sosoapi.cli.common import emit, main, settings_from_env
+from sosoapi.clock import utcnow
 from sosoapi.store.database import Database
 from sosoapi.store.faults import StoreUnavailable
 from sosoapi.store.maintenance import backup_sqlite, purge_receipts, sqlite_path
@@ -49,7 +50,7 @@ def purge(older_than: str) -> None:
     age = parse_duration(older_than)
     db = _open(settings_from_env().database_url)
     try:
-        at = now()
+        at = utcnow()
         counts = purge_receipts(db, at - age, at)
     except StoreUnavailable as exc:
         raise click.ClickException(f"{exc}; nothing was removed, retry later") from None

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import anyio
 import click
 
-from sosoapi.cli.common import admin_session, emit, main, now, settings_from_env
+from sosoapi.cli.common import admin_session, emit, main, settings_from_env
+from sosoapi.clock import utcnow
 from sosoapi.config import PROFILES, Settings, hand_to_serve_workers, serve_worker_options
 
 if TYPE_CHECKING:
@@ -48,38 +49,10 @@ def serve(host: str, port: int, profile: str | None, public_url: str | None, wor
 def _http_app(
     host: str, port: int, profile: str, public_url: str | None, settings: Settings | None = None
 ) -> FastAPI:
-    from sosoapi.api.http import create_http_app, public_base
-    from sosoapi.app import Application
-    from sosoapi.mcp.http import McpAuth, McpLimits, mcp_http
-    from sosoapi.research.review import Review
-    from sosoapi.web.client_secrets import ClientSecretHasher
-    from sosoapi.web.console import add_console
-    from sosoapi.web.oauth import oauth_server
+    from sosoapi.app import http_app
 
     settings = settings or settings_from_env(profile)
-    application = Application(settings)
-    base = public_base(host, port, public_url or settings.public_url)
-    oauth = oauth_server(application.oauth, base)
-    mcp = mcp_http(
-        application.research,
-        McpAuth(oauth.settings, oauth.provider, ClientSecretHasher),
-        host=host,
-        base=base,
-        profile=settings.profile,
-        output_schemas=settings.output_schemas,
-        limits=McpLimits(settings.mcp_sessions_per_user, settings.mcp_session_idle_seconds),
-    )
-    app = create_http_app(
-        application,
-        mcp=mcp,
-        host=host,
-        port=port,
-        profile=settings.profile,
-        base=base,
-        pages=oauth.routes,
-    )
-    add_console(app, Review(application.research), secure_cookie=base.startswith("https://"))
-    return app
+    return http_app(settings, host=host, port=port, public_url=public_url)
 
 
 def _serve_processes(
@@ -120,11 +93,9 @@ def worker_app() -> FastAPI:
 )
 def mcp_command(profile: str | None) -> None:
     """Serve MCP over stdio; identity from SOSOAPI_TOKEN."""
-    from sosoapi.app import Application
-    from sosoapi.mcp.stdio import serve_stdio
+    from sosoapi.app import stdio_main
 
-    settings = settings_from_env(profile)
-    anyio.run(serve_stdio, Application(settings), settings.profile)
+    anyio.run(stdio_main, settings_from_env(profile))
 
 
 @main.command()
@@ -132,7 +103,7 @@ def mcp_command(profile: str | None) -> None:
 def init(as_json: bool) -> None:
     """Create the local workspace once and mint a new owner token (shown once)."""
     with admin_session() as admin:
-        workspace, minted = admin.init_local(now())
+        workspace, minted = admin.init_local(utcnow())
     if as_json:
         emit({"workspace_id": workspace.id, "token": minted.token})
     else:

@@ -153,7 +153,7 @@ class CorporaGetOutput(Wire):
     snapshot: Snapshot
 
 
-# --- the rest of the research loop (SPEC section 6) -------------------------------------
+# --- the rest of the research loop (docs/product.md, "The tools") ------------------
 
 Title = Annotated[str, Field(min_length=1, max_length=200)]
 Note = Annotated[str, Field(min_length=1, max_length=100)]

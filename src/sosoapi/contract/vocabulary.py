@@ -5,7 +5,7 @@ string, so a misspelt reason fails on import or in `tests/contract/test_vocabula
 instead of at run time. The members are `str`s, so they cross a surface as their values:
 
     Reason   why a result is not plainly `ready` (egress, extract and the readers make them)
-    Status   the result's one status; `research/status.py` ranks reasons within statuses
+    Status   the result's one status; `research/retrieval/draft.py` ranks reasons within statuses
     State    where a receipt is in its life: open (pending, running) or settled
 """
 

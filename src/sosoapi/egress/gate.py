@@ -16,11 +16,12 @@ import os
 import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 import certifi
 import httpcore
 
+from sosoapi.clock import utcnow
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
 from sosoapi.egress.network import Pin, PinnedBackend, Proxy, UnpinnedDial, pinned
@@ -251,7 +252,7 @@ class Egress:
             headers=headers,
             extensions={"timeout": timeouts},
         ) as response:
-            retrieved_at = datetime.now(UTC)
+            retrieved_at = utcnow()
             return await self._answer(target, accept, response, retrieved_at)
 
     async def _answer(

@@ -6,6 +6,7 @@ import math
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
+from sosoapi.clock import utcnow
 from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -49,7 +50,7 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> int | N
             return None
         if when.tzinfo is None:
             when = when.replace(tzinfo=UTC)
-        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+        seconds = (when - (now or utcnow())).total_seconds()
     return clamp_retry_after(seconds)
 
 

@@ -7,8 +7,8 @@ import logging
 from mcp.server.stdio import stdio_server
 from sqlalchemy.engine import make_url
 
-from sosoapi.app import Application
 from sosoapi.mcp.server import build_server
+from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.mcp")
 
@@ -24,17 +24,24 @@ def database_hint(url: str) -> str:
     )
 
 
-async def serve_stdio(application: Application, profile: str) -> None:
-    settings = application.settings
-    if not settings.token:
+async def serve_stdio(
+    research: ResearchService,
+    *,
+    profile: str,
+    output_schemas: bool,
+    token: str | None,
+    database_url: str,
+) -> None:
+    """Serve MCP on this process's stdin and stdout until the client closes them."""
+    if not token:
         log.warning("SOSOAPI_TOKEN is not set: every tool call will be refused until it is")
     server = build_server(
-        application.research,
+        research,
         transport="stdio",
         profile=profile,
-        output_schemas=settings.output_schemas,
-        token_source=lambda: settings.token,
-        unauthenticated_hint=database_hint(settings.database_url),
+        output_schemas=output_schemas,
+        token_source=lambda: token,
+        unauthenticated_hint=database_hint(database_url),
     )
-    async with application.running(), stdio_server() as (read, write):
+    async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())

@@ -1,4 +1,4 @@
-"""The idempotency rules every write tool shares (SPEC section 4, "Receipt and idempotency").
+"""The idempotency rules every write tool shares (docs/product.md, "Receipts and idempotency").
 
 One key space per workspace: a mutation_id used by one tool is a conflict for any other,
 and the same key with other arguments is a conflict naming the fields that differ.
@@ -15,7 +15,7 @@ import anyio
 
 from sosoapi.contract.errors import ServiceError, conflict
 from sosoapi.contract.models import Wire
-from sosoapi.research.evidence import canonical_json, sha256_hex
+from sosoapi.research.evidence.identity import canonical_json, sha256_hex
 from sosoapi.research.ports import Transaction, UnitOfWork
 from sosoapi.store.mutations_repo import KeyTaken, NewMutation
 from sosoapi.store.records import MutationRecord

@@ -13,7 +13,6 @@ import asyncio
 import functools
 import logging
 import multiprocessing
-import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
@@ -22,12 +21,7 @@ import anyio
 
 T = TypeVar("T")
 log = logging.getLogger("sosoapi.offload")
-PRELOAD = ["sosoapi.research.reading"]
-
-
-def default_workers() -> int:
-    """One parsing process per core this process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+PRELOAD = ["sosoapi.research.retrieval.reading"]
 
 
 class Offload:

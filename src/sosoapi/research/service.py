@@ -17,6 +17,7 @@ import anyio
 from sosoapi.auth.errors import AuthRefused, Fixes
 from sosoapi.auth.permission import Guard
 from sosoapi.auth.tokens import Principal
+from sosoapi.clock import utcnow
 from sosoapi.contract.catalog import Transport, callable_on
 from sosoapi.contract.errors import not_found
 from sosoapi.contract.evidence_tools import DiffInput, QuoteInput, SearchInput
@@ -37,16 +38,16 @@ from sosoapi.contract.models import (
     WhoamiWorkspace,
 )
 from sosoapi.contract.schemas import validate_input
-from sosoapi.research.corpora import CorpusService
-from sosoapi.research.diffing import RevisionDiff
-from sosoapi.research.evidence_read import EvidenceReader
+from sosoapi.research.corpora.projects import ProjectService
+from sosoapi.research.corpora.sealing import CorpusService
+from sosoapi.research.evidence.diffs import RevisionDiff
+from sosoapi.research.evidence.quotes import QuoteCheck
+from sosoapi.research.evidence.reader import EvidenceReader
+from sosoapi.research.evidence.search import EvidenceSearch
 from sosoapi.research.faults import answering_store_faults
 from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
-from sosoapi.research.projects import ProjectService
-from sosoapi.research.quoting import QuoteCheck
-from sosoapi.research.receipts import ReceiptService, utcnow
-from sosoapi.research.search import EvidenceSearch
-from sosoapi.research.uploads import check_upload, read_upload
+from sosoapi.research.retrieval.receipts import ReceiptService
+from sosoapi.research.retrieval.uploads import check_upload, read_upload
 from sosoapi.store.store import Store
 
 EVIDENCE = "sosoapi_research_evidence"
@@ -161,8 +162,9 @@ class ResearchService:
         arguments: Any,
         cancel_requested: Callable[[], bool],
     ) -> Call[Any]:
-        """The checks of SPEC section 3 after authentication; the one parse of the input,
-        after validation against the contract (which words every refusal)."""
+        """The checks of docs/product.md ("Authentication and permission") after
+        authentication; the one parse of the input, after validation against the contract
+        (which words every refusal)."""
         arguments = validate_input(operation.tool, arguments)
         request = operation.input_model.model_validate(arguments)
         access = None

@@ -20,20 +20,15 @@ from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, make_url
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from sosoapi.store.faults import operational_faults
+from sosoapi.store.settings import DEFAULT_POOL_SIZE
 
-DEFAULT_POOL_SIZE = 10  # PostgreSQL connections per process (SOSOAPI_DATABASE_POOL_SIZE)
 POOL_TIMEOUT_SECONDS = 30.0  # a caller waits this long for a pooled connection, then 503
 Built = TypeVar("Built")
-
-
-def sqlite_url(home: Path) -> str:
-    home.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{home / 'sosoapi.sqlite3'}"
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -56,6 +51,13 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql(f"BEGIN {mode}")
 
 
+def _make_folder(url: str) -> None:
+    """The folder of a SQLite file, made on first open."""
+    database = make_url(url).database
+    if database and database != ":memory:":
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+
+
 class Database:
     """One engine, its dialect's transaction rules, and the schema migrations."""
 
@@ -71,6 +73,7 @@ class Database:
         # Errors name the statement, never its arguments (titles, notes: the caller's data).
         kwargs: dict[str, Any] = {"hide_parameters": True}
         if self.is_sqlite:
+            _make_folder(url)
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 15}
             kwargs["pool_size"] = 8
             kwargs["max_overflow"] = 32

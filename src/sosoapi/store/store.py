@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from sosoapi.store.auth_repo import AuthRepository
 from sosoapi.store.corpora_repo import CorporaInTx, CorpusRepository
-from sosoapi.store.database import DEFAULT_POOL_SIZE, Database
+from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceRepository
 from sosoapi.store.mutations_repo import KeyTaken, MutationRepository, MutationsInTx
 from sosoapi.store.oauth_repo import OAuthRepository
@@ -25,6 +25,7 @@ from sosoapi.store.retrievals_repo import RetrievalRepository
 from sosoapi.store.review_repo import ReviewRepository
 from sosoapi.store.search_repo import SearchRepository
 from sosoapi.store.sessions_repo import SessionRepository
+from sosoapi.store.settings import DEFAULT_POOL_SIZE
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,52 +1,34 @@
 """The OAuth consent page: the person pastes a personal token and approves or denies.
 
-Protected against cross-site posting (a per-page token in a SameSite=Strict cookie that
-the form must echo, and the `Origin` checked) and clickjacking (`frame-ancestors 'none'`,
-`X-Frame-Options: DENY`). The cookie is `Secure` when served over HTTPS, so the same flow
-works on a plain-HTTP loopback address.
+Protected against cross-site posting (a per-page nonce in a SameSite=Strict cookie whose
+derived token the form must echo, and the `Origin` checked: `pages.read_form`) and
+clickjacking (`frame-ancestors 'none'`, `X-Frame-Options: DENY`). The cookie is `Secure`
+when served over HTTPS, so the same flow works on a plain-HTTP loopback address.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from datetime import UTC, datetime
 from importlib import resources
+from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
 from mcp.server.auth.provider import construct_redirect_uri
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
-from starlette.templating import Jinja2Templates
 
 from sosoapi.auth.oauth import ConsentRefused, OAuthGrants, Pending
+from sosoapi.clock import utcnow
+from sosoapi.contract.errors import ServiceError
 from sosoapi.web.oauth_provider import CONSENT_PATH
+from sosoapi.web.pages import csrf_token, read_form, secured, templates
 
 log = logging.getLogger("sosoapi.oauth")
 CSRF_COOKIE = "sosoapi_consent"
-TEMPLATES = Jinja2Templates(directory=str(resources.files("sosoapi.web") / "templates"))
 CSS = (resources.files("sosoapi.web") / "static" / "oauth.css").read_bytes()
-PAGE_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'self'; img-src 'self'; "
-        "frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "same-origin",  # a real Origin on our own post, none elsewhere
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-}
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
 
 
 class ConsentPage:
@@ -62,18 +44,18 @@ class ConsentPage:
         ]
 
     async def css(self, request: Request) -> Response:
-        return Response(CSS, media_type="text/css", headers={"Cache-Control": "max-age=3600"})
+        return secured(Response(CSS, media_type="text/css"), "consent", cache_seconds=3600)
 
     async def show(self, request: Request) -> Response:
         request_id = request.query_params.get("request", "")
-        pending = await anyio.to_thread.run_sync(self.grants.pending, request_id, _now())
+        pending = await anyio.to_thread.run_sync(self.grants.pending, request_id, utcnow())
         if pending is None:
-            return self._stale(request)
-        csrf = secrets.token_urlsafe(32)
-        response = self._form(request, request_id, pending, csrf, error=None, status=200)
+            return self._stale()
+        nonce = secrets.token_urlsafe(32)
+        response = self._form(request_id, pending, nonce, error=None, status=200)
         response.set_cookie(
             CSRF_COOKIE,
-            csrf,
+            nonce,
             max_age=900,
             path=CONSENT_PATH,
             secure=request.url.scheme == "https",
@@ -83,21 +65,23 @@ class ConsentPage:
         return response
 
     async def decide(self, request: Request) -> Response:
-        form = await request.form()
-        request_id = str(form.get("request", ""))
-        csrf = str(form.get("csrf", ""))
-        cookie = request.cookies.get(CSRF_COOKIE, "")
-        if not self._same_origin(request) or not cookie or not secrets.compare_digest(csrf, cookie):
+        nonce = request.cookies.get(CSRF_COOKIE, "")
+        try:
+            form = await read_form(request, nonce, own=[self.base_url])
+        except ServiceError:
             log.info("oauth consent refused reason=cross_site")
-            return Response(
-                "This form was not posted from its own page; open the sign-in link again.",
-                status_code=403,
-                headers=PAGE_HEADERS,
+            return secured(
+                Response(
+                    "This form was not posted from its own page; open the sign-in link again.",
+                    status_code=403,
+                ),
+                "consent",
             )
+        request_id = form.get("request", "")
         if form.get("decision") == "deny":
-            pending = await anyio.to_thread.run_sync(self.grants.deny, request_id, _now())
+            pending = await anyio.to_thread.run_sync(self.grants.deny, request_id, utcnow())
             if pending is None:
-                return self._stale(request)
+                return self._stale()
             log.info("oauth consent denied client_id=%s", pending.client_id)
             return self._back(
                 pending,
@@ -105,63 +89,42 @@ class ConsentPage:
                 error_description="The person declined the sign-in.",
             )
         if form.get("decision") != "approve":
-            return self._stale(request)
+            return self._stale()
         try:
             code, pending = await anyio.to_thread.run_sync(
-                self.grants.approve, request_id, str(form.get("token", "")), _now()
+                self.grants.approve, request_id, form.get("token", ""), utcnow()
             )
         except ConsentRefused as refused:
             log.info("oauth consent refused reason=token")
-            pending = await anyio.to_thread.run_sync(self.grants.pending, request_id, _now())
+            pending = await anyio.to_thread.run_sync(self.grants.pending, request_id, utcnow())
             if pending is None:
-                return self._stale(request)
-            return self._form(request, request_id, pending, csrf, error=str(refused), status=400)
+                return self._stale()
+            return self._form(request_id, pending, nonce, error=str(refused), status=400)
         log.info("oauth consent approved client_id=%s", pending.client_id)
         return self._back(pending, code=code)
 
-    def _same_origin(self, request: Request) -> bool:
-        origin = request.headers.get("origin")
-        if origin is None:  # older agents send none on same-origin posts; the cookie decides
-            return True
-        own = {_origin(self.base_url), f"{request.url.scheme}://{request.headers.get('host', '')}"}
-        return origin.lower() in own
-
     def _form(
-        self,
-        request: Request,
-        request_id: str,
-        pending: Pending,
-        csrf: str,
-        *,
-        error: str | None,
-        status: int,
+        self, request_id: str, pending: Pending, nonce: str, *, error: str | None, status: int
     ) -> Response:
         redirect = urlsplit(pending.params["redirect_uri"])
-        return TEMPLATES.TemplateResponse(
-            request,
+        return self._page(
             "oauth/consent.html",
-            {
-                "client_name": pending.client_name,
-                "redirect_host": redirect.netloc or redirect.scheme,
-                "scopes": pending.params["scopes"],
-                "resource": pending.params["resource"],
-                "request_id": request_id,
-                "csrf": csrf,
-                "error": error,
-                "css": f"{CONSENT_PATH}.css",
-            },
-            status_code=status,
-            headers=PAGE_HEADERS,
+            status,
+            client_name=pending.client_name,
+            redirect_host=redirect.netloc or redirect.scheme,
+            scopes=pending.params["scopes"],
+            resource=pending.params["resource"],
+            request_id=request_id,
+            csrf=csrf_token(nonce),
+            error=error,
         )
 
-    def _stale(self, request: Request) -> Response:
-        return TEMPLATES.TemplateResponse(
-            request,
-            "oauth/expired.html",
-            {"css": f"{CONSENT_PATH}.css"},
-            status_code=400,
-            headers=PAGE_HEADERS,
-        )
+    def _stale(self) -> Response:
+        return self._page("oauth/expired.html", 400)
+
+    def _page(self, template: str, status: int, **context: Any) -> Response:
+        html = templates().get_template(template).render(css=f"{CONSENT_PATH}.css", **context)
+        return secured(HTMLResponse(html, status_code=status), "consent")
 
     def _back(self, pending: Pending, **params: str) -> Response:
         """Send the browser back to the client with a code or an error, and its state."""

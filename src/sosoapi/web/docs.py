@@ -17,9 +17,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sosoapi.auth.oauth import DOCS_CLIENT_ID
 from sosoapi.auth.tokens import RESEARCH_SCOPE
+from sosoapi.web.pages import secured
 
-DOCS_CLIENT_ID = "sosoapi-docs"
 REDIRECT_PATH = "/docs/oauth2-redirect"
 ASSETS = resources.files("fastapi_offline") / "static"  # Swagger UI and ReDoc bundles
 MEDIA = {
@@ -29,20 +30,6 @@ MEDIA = {
     "favicon.png": "image/png",
 }
 TITLE = "SosoAPI Research"
-# Only this server: the bundles' few outside references (ReDoc's footer logo) are
-# blocked by the browser before any request leaves, so the pages work offline the same.
-CSP = (
-    "default-src 'self'; script-src 'self' {inline}blob:; worker-src 'self' blob:; "
-    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; "
-    "connect-src 'self'; frame-ancestors 'none'"
-)
-
-
-def _only_self(response: Response, inline_script: bool = False) -> Response:
-    response.headers["Content-Security-Policy"] = CSP.format(
-        inline="'unsafe-inline' " if inline_script else ""
-    )
-    return response
 
 
 def docs_redirect_uri(base: str) -> str:
@@ -58,9 +45,7 @@ def docs_routes(base: str, openapi_url: str = "/openapi.json") -> list[Route]:
             return Response(status_code=404)
         if name not in cache:
             cache[name] = (ASSETS / name).read_bytes()
-        return Response(
-            cache[name], media_type=MEDIA[name], headers={"Cache-Control": "max-age=86400"}
-        )
+        return secured(Response(cache[name], media_type=MEDIA[name]), "docs", cache_seconds=86400)
 
     async def swagger(request: Request) -> Response:
         page = get_swagger_ui_html(
@@ -78,10 +63,10 @@ def docs_routes(base: str, openapi_url: str = "/openapi.json") -> list[Route]:
             },
             swagger_ui_parameters={"persistAuthorization": False},
         )
-        return _only_self(page, inline_script=True)  # Swagger UI starts from an inline script
+        return secured(page, "docs_inline")  # Swagger UI starts from an inline script
 
     async def redirect(request: Request) -> Response:
-        return _only_self(get_swagger_ui_oauth2_redirect_html(), inline_script=True)
+        return secured(get_swagger_ui_oauth2_redirect_html(), "docs_inline")
 
     async def redoc(request: Request) -> Response:
         page = get_redoc_html(
@@ -91,7 +76,7 @@ def docs_routes(base: str, openapi_url: str = "/openapi.json") -> list[Route]:
             redoc_favicon_url="/docs/assets/favicon.png",
             with_google_fonts=False,
         )
-        return _only_self(page)
+        return secured(page, "docs")
 
     return [
         Route("/docs", swagger, methods=["GET"]),
@@ -99,29 +84,3 @@ def docs_routes(base: str, openapi_url: str = "/openapi.json") -> list[Route]:
         Route("/docs/assets/{name}", asset, methods=["GET"]),
         Route("/redoc", redoc, methods=["GET"]),
     ]
-
-
-def security_schemes(base: str) -> dict[str, object]:
-    """The OpenAPI security schemes: a pasted bearer token, or OAuth sign-in."""
-    return {
-        "bearer": {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "A token from `sosoapi init` or `sosoapi tokens create`.",
-        },
-        "oauth": {
-            "type": "oauth2",
-            "description": f"Sign in on the consent page (client id `{DOCS_CLIENT_ID}`).",
-            "flows": {
-                "authorizationCode": {
-                    "authorizationUrl": f"{base}/authorize",
-                    "tokenUrl": f"{base}/token",
-                    "refreshUrl": f"{base}/token",
-                    "scopes": {RESEARCH_SCOPE: "retrieve sources; read evidence and corpora"},
-                }
-            },
-        },
-    }
-
-
-OPERATION_SECURITY = [{"bearer": []}, {"oauth": [RESEARCH_SCOPE]}]

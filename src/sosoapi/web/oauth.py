@@ -9,17 +9,17 @@ public client) and protected-resource metadata naming the `agent:research` scope
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from mcp.server.auth.routes import create_protected_resource_routes
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.shared.auth import OAuthClientInformationFull
 from starlette.routing import BaseRoute
 
-from sosoapi.auth.oauth import OAuthGrants
+from sosoapi.auth.oauth import DOCS_CLIENT_ID, OAuthGrants
 from sosoapi.auth.tokens import RESEARCH_SCOPE
+from sosoapi.clock import utcnow
 from sosoapi.web.consent import ConsentPage
-from sosoapi.web.docs import DOCS_CLIENT_ID, docs_redirect_uri, docs_routes
+from sosoapi.web.docs import docs_redirect_uri, docs_routes
 from sosoapi.web.oauth_provider import StoreOAuthProvider
 
 RESOURCE_NAME = "SosoAPI Research"
@@ -59,7 +59,7 @@ def oauth_server(grants: OAuthGrants, base: str) -> OAuthServer:
         response_types=["code"],
         scope=RESEARCH_SCOPE,
     )
-    grants.ensure_client(DOCS_CLIENT_ID, docs_client.client_name or "", datetime.now(UTC))
+    grants.ensure_client(DOCS_CLIENT_ID, docs_client.client_name or "", utcnow())
     provider = StoreOAuthProvider(grants, base, [f"{base}/mcp", base], builtin=[docs_client])
     settings = oauth_auth_settings(base)
     routes: list[BaseRoute] = [*ConsentPage(grants, base).routes(), *docs_routes(base)]

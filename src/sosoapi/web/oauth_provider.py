@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -25,14 +24,11 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from sosoapi.auth.oauth import Issued, OAuthGrants
 from sosoapi.auth.tokens import RESEARCH_SCOPE, hash_token, same_resource
+from sosoapi.clock import utcnow
 from sosoapi.store.records import TokenRecord
 
 log = logging.getLogger("sosoapi.oauth")
 CONSENT_PATH = "/oauth/consent"
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 def _token(issued: Issued) -> OAuthToken:
@@ -95,7 +91,7 @@ class StoreOAuthProvider:
             client_info.client_secret,
             name,
             stored.model_dump_json(),
-            _now(),
+            utcnow(),
         )
         log.info("oauth client registered client_id=%s", client_info.client_id)
 
@@ -118,7 +114,7 @@ class StoreOAuthProvider:
             "resource": resource,
         }
         request_id = await anyio.to_thread.run_sync(
-            self.grants.begin, client.client_id or "", stored, _now()
+            self.grants.begin, client.client_id or "", stored, utcnow()
         )
         return f"{self.base_url}{CONSENT_PATH}?{urlencode({'request': request_id})}"
 
@@ -153,7 +149,7 @@ class StoreOAuthProvider:
             raise TokenError("invalid_grant", "authorization code does not exist")
         try:
             issued = await anyio.to_thread.run_sync(
-                self.grants.exchange, authorization_code.code, record, _now()
+                self.grants.exchange, authorization_code.code, record, utcnow()
             )
         except LookupError:
             raise TokenError("invalid_grant", "authorization code was already used") from None
@@ -164,7 +160,7 @@ class StoreOAuthProvider:
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
         record = await anyio.to_thread.run_sync(
-            self.grants.refresh_record, refresh_token, client.client_id or "", _now()
+            self.grants.refresh_record, refresh_token, client.client_id or "", utcnow()
         )
         if record is None:
             return None
@@ -174,12 +170,12 @@ class StoreOAuthProvider:
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
         record = await anyio.to_thread.run_sync(
-            self.grants.refresh_record, refresh_token.token, client.client_id or "", _now()
+            self.grants.refresh_record, refresh_token.token, client.client_id or "", utcnow()
         )
         if record is None:
             raise TokenError("invalid_grant", "refresh token does not exist")
         try:
-            issued = await anyio.to_thread.run_sync(self.grants.rotate, record, scopes, _now())
+            issued = await anyio.to_thread.run_sync(self.grants.rotate, record, scopes, utcnow())
         except LookupError:
             raise TokenError("invalid_grant", "refresh token was already used") from None
         log.info("oauth refresh rotated client_id=%s", client.client_id)
@@ -194,5 +190,5 @@ class StoreOAuthProvider:
         return AccessToken(**_granted(token, record))
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
-        await anyio.to_thread.run_sync(self.grants.revoke, token.token, _now())
+        await anyio.to_thread.run_sync(self.grants.revoke, token.token, utcnow())
         log.info("oauth grant revoked client_id=%s", token.client_id)

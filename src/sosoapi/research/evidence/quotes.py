@@ -13,7 +13,8 @@ import anyio
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import QuoteInput, QuoteMatch, QuoteOutput
 from sosoapi.extract.passages import cue_spans
-from sosoapi.research.evidence_scope import (
+from sosoapi.research.algorithms.quote_match import Found, cues_of, find_quote, rank
+from sosoapi.research.evidence.scope import (
     StoredRevision,
     corpus_pins,
     load_pinned,
@@ -21,7 +22,6 @@ from sosoapi.research.evidence_scope import (
     only_with,
 )
 from sosoapi.research.operation import Call, Outcome
-from sosoapi.research.quote_match import Found, cues_of, find_quote, rank
 from sosoapi.store.corpora_repo import CorpusRepository
 from sosoapi.store.evidence_repo import EvidenceRepository
 

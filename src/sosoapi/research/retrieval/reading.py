@@ -7,9 +7,10 @@ nothing unbuilt is reported as success.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TypeVar
 
+from sosoapi.clock import utcnow
 from sosoapi.contract.models import RetrieveResult, Segment
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
@@ -29,16 +30,12 @@ from sosoapi.extract.media import (
 )
 from sosoapi.extract.types import CaptionFile
 from sosoapi.research.offload import off_loop
-from sosoapi.research.status import Draft
+from sosoapi.research.retrieval.draft import Draft
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
 T = TypeVar("T")
 CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | {"text/plain"}))
 PAGE_OR_CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | TEXT_TYPES))
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 def _failed(draft: Draft, outcome: FetchOutcome) -> bool:
@@ -217,7 +214,7 @@ async def read_source(
     kind: str,
     url: str,
     language: str | None,
-    settled_at: Callable[[], datetime] = _now,
+    settled_at: Callable[[], datetime] = utcnow,
 ) -> RetrieveResult:
     reader = read_url_text if kind == "url_text" else read_captions
     draft = await reader(fetch, url, language)

@@ -18,7 +18,7 @@ import anyio
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchResult, Snippet
 from sosoapi.contract.models import RetrieveResult
-from sosoapi.research.evidence_scope import corpus_pins, only_with
+from sosoapi.research.evidence.scope import corpus_pins, only_with
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.store.corpora_repo import CorpusRepository
 from sosoapi.store.search_repo import SearchHit, SearchRepository

@@ -9,11 +9,9 @@ every other observed reason is a warning (at most 10, no repeats, never the reas
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 
-from sosoapi.contract.models import Provenance, RetrieveResult, Segment
-from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
+from sosoapi.contract.vocabulary import Reason, Status
 
 STATUS_ORDER: tuple[Status, ...] = (
     Status.CANCELLED,
@@ -24,7 +22,8 @@ STATUS_ORDER: tuple[Status, ...] = (
     Status.EMPTY,
     Status.PARTIAL,
 )
-# The ranking table of SPEC section 4: every reason under each status it can stand for.
+# The ranking table of docs/product.md ("Statuses and reasons"): every reason under
+# each status it can stand for.
 REASONS: dict[Status, tuple[Reason, ...]] = {
     Status.PARTIAL: (
         Reason.TEXT_LIMITED,
@@ -93,55 +92,3 @@ def decide(conditions: list[Condition]) -> tuple[Status, Reason | None, list[Rea
         if condition.reason != winner.reason and condition.reason not in warnings:
             warnings.append(condition.reason)
     return winner.status, winner.reason, warnings[:MAX_WARNINGS]
-
-
-@dataclass
-class Draft:
-    """A result being assembled by a source reader; `finish()` makes it a contract model."""
-
-    kind: str
-    retrieved_at: datetime | None = None
-    source_url: str | None = None
-    mime_type: str | None = None
-    text: str = ""
-    title: str | None = None
-    description: str | None = None
-    segments: list[Segment] = field(default_factory=list)
-    content_kind: str = "none"
-    caption_format: str | None = None
-    language: str | None = None
-    conditions: list[Condition] = field(default_factory=list)
-    retry_after_seconds: int | None = None
-
-    def add(self, reason: Reason, *, usable: bool = False) -> Draft:
-        status = status_of(reason, usable=usable, captions=self.kind == "published_captions")
-        self.conditions.append(Condition(status, reason))
-        return self
-
-    def finish(self, settled_at: datetime) -> RetrieveResult:
-        status, reason, warnings = decide(self.conditions)
-        keep_content = status in (Status.READY, Status.PARTIAL, Status.EMPTY)
-        return RetrieveResult(
-            kind=self.kind,  # type: ignore[arg-type]
-            status=status,
-            text=self.text if status in (Status.READY, Status.PARTIAL) else "",
-            title=self.title if keep_content else None,
-            description=self.description if keep_content else None,
-            segments=self.segments if status in (Status.READY, Status.PARTIAL) else [],
-            provenance=Provenance(
-                source_url=self.source_url,
-                retrieved_at=self.retrieved_at or settled_at,
-                mime_type=self.mime_type,  # type: ignore[arg-type]
-                content_kind=self.content_kind if keep_content else "none",  # type: ignore[arg-type]
-                caption_format=self.caption_format,  # type: ignore[arg-type]
-                language=self.language,
-                language_source="publisher_declared" if self.language else "unknown",
-            ),
-            reason=reason,
-            warnings=warnings,
-            retry_after_seconds=(
-                (self.retry_after_seconds or DEFAULT_RETRY_AFTER)
-                if status == Status.RATE_LIMITED
-                else None
-            ),
-        )

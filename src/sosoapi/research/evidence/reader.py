@@ -15,7 +15,7 @@ from sosoapi.contract.models import (
     EvidenceListOutput,
     RetrieveResult,
 )
-from sosoapi.research.evidence_scope import evidence_not_found
+from sosoapi.research.evidence.scope import evidence_not_found
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
 from sosoapi.store.store import Store

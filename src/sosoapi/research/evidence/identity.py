@@ -1,4 +1,4 @@
-"""Evidence identity and content digests (SPEC section 4, "Evidence")."""
+"""Evidence identity and content digests (docs/product.md, "Evidence")."""
 
 from __future__ import annotations
 

@@ -17,9 +17,9 @@ from sosoapi.contract.evidence_tools import (
     TextChange,
 )
 from sosoapi.contract.models import RetrieveResult
-from sosoapi.research.evidence_scope import StoredRevision, load_revision
+from sosoapi.research.algorithms.word_diff import diff_segments, diff_text
+from sosoapi.research.evidence.scope import StoredRevision, load_revision
 from sosoapi.research.operation import Call, Outcome
-from sosoapi.research.word_diff import diff_segments, diff_text
 from sosoapi.store.evidence_repo import EvidenceRepository
 
 

@@ -1,4 +1,5 @@
-"""Sealing projects into immutable corpus snapshots, and reading them back (SPEC section 5).
+"""Sealing projects into immutable corpus snapshots, and reading them back
+(docs/product.md, "Corpora").
 
 Sampling rule (`research-corpus/v1`): when a project supplies more evidence than the bound
 (500, or a smaller `max_items`), the evidence kept is the `bound` references with the
@@ -28,11 +29,11 @@ from sosoapi.contract.models import (
     SealOutput,
     Snapshot,
 )
+from sosoapi.research.corpora.projects import project_not_found
 from sosoapi.research.mutations import new_mutation, write_once
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
 from sosoapi.research.ports import Transaction, UnitOfWork
-from sosoapi.research.projects import project_not_found
 
 MAX_NOTES = 20
 

@@ -1,4 +1,4 @@
-"""The review console's use cases: sessions, and read-only views of a workspace.
+"""The review console's read-only views of a workspace.
 
 Every view runs the same permission check as the tools: the published read tools are
 called through `ResearchService.call_as`, and the console-only views (counts, the
@@ -7,31 +7,22 @@ retrievals table) pass `Guard.check(..., "read")` first. Nothing here widens acc
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import anyio
 from pydantic import ValidationError
 
-from sosoapi.auth.errors import AuthRefused, Fixes
+from sosoapi.auth.errors import AuthRefused
 from sosoapi.auth.permission import Access
-from sosoapi.auth.sessions import (
-    SESSION_SECONDS,
-    new_session_secret,
-    session_expiry,
-    session_hash,
-    session_principal,
-)
 from sosoapi.auth.tokens import Principal
-from sosoapi.contract.errors import invalid_input, not_found, unauthenticated
+from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.evidence_tools import DiffOutput
 from sosoapi.contract.models import Evidence, PageInput, Retrieval
 from sosoapi.contract.vocabulary import Reason, State, Status
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
-from sosoapi.research.receipts import receipt_of, utcnow
+from sosoapi.research.retrieval.receipt import receipt_of
 from sosoapi.research.service import ResearchService
 from sosoapi.store.records import RetrievalRecord
 from sosoapi.store.review_repo import RetrievalFilter, WorkspaceCounts
@@ -42,12 +33,6 @@ FILTERS: dict[str, tuple[str, ...]] = {
     "status": tuple(Status),
     "reason": tuple(Reason),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class OpenedSession:
-    secret: str
-    expires_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,47 +83,9 @@ def parse_filter(raw: dict[str, str]) -> RetrievalFilter:
 
 
 class Review:
-    def __init__(
-        self,
-        research: ResearchService,
-        *,
-        session_seconds: float = SESSION_SECONDS,
-        clock: Callable[[], datetime] = utcnow,
-    ) -> None:
+    def __init__(self, research: ResearchService) -> None:
         self.research = research
         self.store = research.store
-        self.session_seconds = session_seconds
-        self.clock = clock
-
-    # --- sessions ---------------------------------------------------------------------------
-
-    async def sign_in(self, token: str | None, fixes: Fixes | None = None) -> OpenedSession:
-        """The tools' own authentication, then a new session for that token."""
-        principal = await self.research.authenticate(token, fixes)
-        secret, now = new_session_secret(), self.clock()
-        until = session_expiry(now, principal, self.session_seconds)
-        await anyio.to_thread.run_sync(
-            self.store.sessions.create, session_hash(secret), principal.token_id, now, until
-        )
-        return OpenedSession(secret, until)
-
-    async def principal(self, secret: str | None) -> Principal:
-        found = None
-        if secret:
-            found = await anyio.to_thread.run_sync(
-                self.store.sessions.by_hash, session_hash(secret)
-            )
-        principal = session_principal(found, self.clock())
-        if principal is None:
-            raise unauthenticated("Your console session ended; sign in again with a token.")
-        return principal
-
-    async def sign_out(self, secret: str) -> bool:
-        return await anyio.to_thread.run_sync(
-            self.store.sessions.revoke, session_hash(secret), self.clock()
-        )
-
-    # --- views ------------------------------------------------------------------------------
 
     async def tool(self, principal: Principal, tool: str, arguments: dict[str, Any]) -> Outcome:
         """A published read tool, exactly as an agent with the same token would call it."""

@@ -10,16 +10,16 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
 
+from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ServiceError, invalid_input
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
-from sosoapi.research.reading import read_source
+from sosoapi.research.retrieval.reading import read_source
 
 UPLOAD_URL = "upload:local-file"
 MEDIA_BY_SUFFIX = {
@@ -138,11 +138,11 @@ async def read_upload(
     body, truncated = (b"", False)
     if fd >= 0:
         body, truncated = await anyio.to_thread.run_sync(_read_bounded, fd, max_bytes)
-    read_at = datetime.now(UTC)
+    read_at = utcnow()
 
     async def fetch(url: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         if url != UPLOAD_URL:  # a page's <track> must never reach the network from an upload
-            return FetchOutcome(reason=Reason.UNSUPPORTED_SOURCE, retrieved_at=datetime.now(UTC))
+            return FetchOutcome(reason=Reason.UNSUPPORTED_SOURCE, retrieved_at=utcnow())
         if fd < 0:
             return FetchOutcome(reason=Reason.NOT_FOUND, retrieved_at=read_at)
         return FetchOutcome(

@@ -12,7 +12,7 @@ import anyio
 
 from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.models import RetrieveResult, Snapshot
-from sosoapi.research.corpora import corpus_not_found
+from sosoapi.research.corpora.sealing import corpus_not_found
 from sosoapi.store.corpora_repo import CorpusRepository
 from sosoapi.store.evidence_repo import EvidenceRepository
 

@@ -1,0 +1,1 @@
+"""Pure text algorithms the evidence tools use: quote matching, word diff. No I/O."""

@@ -1,0 +1,1 @@
+"""Projects and the corpora sealed from them."""

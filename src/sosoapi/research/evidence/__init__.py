@@ -1,0 +1,1 @@
+"""Evidence: identity and digests, reading back, search, quote check, diff."""

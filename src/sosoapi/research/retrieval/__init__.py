@@ -1,0 +1,1 @@
+"""Retrieving one source: receipts, the read pipeline, outcomes, fair slots, uploads."""

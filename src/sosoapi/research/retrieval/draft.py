@@ -1,0 +1,66 @@
+"""A result being assembled by a source reader, finished into a contract result.
+
+The reader records every condition it meets; `finish()` ranks them (`ranking.py`) into
+one status, one reason and the warnings, and drops what that status may not carry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sosoapi.contract.models import Provenance, RetrieveResult, Segment
+from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
+from sosoapi.research.retrieval.ranking import Condition, decide, status_of
+
+
+@dataclass
+class Draft:
+    """A result being assembled by a source reader; `finish()` makes it a contract model."""
+
+    kind: str
+    retrieved_at: datetime | None = None
+    source_url: str | None = None
+    mime_type: str | None = None
+    text: str = ""
+    title: str | None = None
+    description: str | None = None
+    segments: list[Segment] = field(default_factory=list)
+    content_kind: str = "none"
+    caption_format: str | None = None
+    language: str | None = None
+    conditions: list[Condition] = field(default_factory=list)
+    retry_after_seconds: int | None = None
+
+    def add(self, reason: Reason, *, usable: bool = False) -> Draft:
+        status = status_of(reason, usable=usable, captions=self.kind == "published_captions")
+        self.conditions.append(Condition(status, reason))
+        return self
+
+    def finish(self, settled_at: datetime) -> RetrieveResult:
+        status, reason, warnings = decide(self.conditions)
+        keep_content = status in (Status.READY, Status.PARTIAL, Status.EMPTY)
+        return RetrieveResult(
+            kind=self.kind,  # type: ignore[arg-type]
+            status=status,
+            text=self.text if status in (Status.READY, Status.PARTIAL) else "",
+            title=self.title if keep_content else None,
+            description=self.description if keep_content else None,
+            segments=self.segments if status in (Status.READY, Status.PARTIAL) else [],
+            provenance=Provenance(
+                source_url=self.source_url,
+                retrieved_at=self.retrieved_at or settled_at,
+                mime_type=self.mime_type,  # type: ignore[arg-type]
+                content_kind=self.content_kind if keep_content else "none",  # type: ignore[arg-type]
+                caption_format=self.caption_format,  # type: ignore[arg-type]
+                language=self.language,
+                language_source="publisher_declared" if self.language else "unknown",
+            ),
+            reason=reason,
+            warnings=warnings,
+            retry_after_seconds=(
+                (self.retry_after_seconds or DEFAULT_RETRY_AFTER)
+                if status == Status.RATE_LIMITED
+                else None
+            ),
+        )

@@ -1,0 +1,33 @@
+"""The contract receipt of a stored retrieval, in whatever state it is."""
+
+from __future__ import annotations
+
+from sosoapi.contract.models import EvidenceRef, Retrieval, RetrieveOutput, RetrieveResult
+from sosoapi.store.records import RetrievalRecord
+
+
+def receipt_of(record: RetrievalRecord, parsed: RetrieveResult | None = None) -> RetrieveOutput:
+    """The receipt of `record`; `parsed` is `record.result` already as a model (this
+    instance just settled it), so it is not parsed again."""
+    result = parsed or (
+        RetrieveResult.model_validate_json(record.result) if record.result else None
+    )
+    evidence = (
+        EvidenceRef(evidence_id=record.evidence_id, revision=record.evidence_revision)
+        if record.evidence_id and record.evidence_revision
+        else None
+    )
+    return RetrieveOutput(
+        retrieval=Retrieval(
+            id=record.id,
+            workspace_id=record.workspace_id,
+            mutation_id=record.mutation_id,
+            state=record.state,  # type: ignore[arg-type]
+            kind=record.kind,  # type: ignore[arg-type]
+            created_at=record.created_at,
+            settled_at=record.settled_at,
+            valid_until=record.valid_until,
+            result=result,
+            evidence=evidence,
+        )
+    )

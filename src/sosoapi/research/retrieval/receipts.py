@@ -1,0 +1,223 @@
+"""Durable retrieval receipts: claim, wait, sweep, resume, cancel.
+
+A receipt is claimed once per (workspace_id, mutation_id). The call that claims it starts
+a worker (`workers.py`) in the service's own task group, so a client that disconnects does
+not stop the read; then every call for that key waits up to the wait budget and returns
+the receipt as it stands. Only lease expiry makes a receipt `unconfirmed`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
+
+import anyio
+
+from sosoapi.clock import utcnow
+from sosoapi.contract.errors import ServiceError
+from sosoapi.contract.models import RetrieveInput, RetrieveOutput, UploadInput
+from sosoapi.contract.vocabulary import OPEN_STATES, Reason, State
+from sosoapi.research.mutations import ensure_same, new_mutation
+from sosoapi.research.retrieval.draft import Draft
+from sosoapi.research.retrieval.receipt import receipt_of
+from sosoapi.research.retrieval.settings import ReceiptSettings
+from sosoapi.research.retrieval.workers import Reader, ReceiptWorkers
+from sosoapi.store.faults import StoreUnavailable
+from sosoapi.store.mutations_repo import NewMutation
+from sosoapi.store.records import RetrievalRecord
+from sosoapi.store.store import Store
+
+log = logging.getLogger("sosoapi.receipts")
+TOOL = "sosoapi_research_evidence_retrieve"
+UPLOAD_TOOL = "sosoapi_research_evidence_upload"
+
+
+class ReceiptService:
+    """Owns the receipts of one server instance: the operations and the sweeper."""
+
+    def __init__(
+        self,
+        store: Store,
+        reader: Reader,
+        settings: ReceiptSettings,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.workers = ReceiptWorkers(store.retrievals, reader, settings, clock, self.owner)
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[ReceiptService]:
+        """Run workers and the sweeper; on exit let running work finish within the grace."""
+        async with anyio.create_task_group() as tg:
+            self.workers.open(tg)
+            await self.sweep_and_resume()
+            tg.start_soon(self._sweeper)
+            try:
+                yield self
+            finally:
+                self.workers.stop_accepting()
+                with anyio.move_on_after(self.settings.shutdown_grace_seconds, shield=True):
+                    await self.workers.drained()
+                tg.cancel_scope.cancel()
+                self.workers.close()
+
+    async def _sweeper(self) -> None:
+        while True:
+            await anyio.sleep(self.settings.sweep_interval_seconds)
+            try:
+                await self.sweep_and_resume()
+            except StoreUnavailable:
+                log.warning("receipt sweep skipped: store unavailable")
+            except Exception:
+                log.exception("receipt sweep failed")
+
+    async def sweep_and_resume(self) -> None:
+        """Judge expired leases and windows, then start any durable pending work."""
+        counts = await anyio.to_thread.run_sync(self.store.retrievals.sweep)
+        if counts.unconfirmed or counts.expired:
+            log.info("receipt sweep unconfirmed=%d expired=%d", counts.unconfirmed, counts.expired)
+        pending = await anyio.to_thread.run_sync(
+            self.store.retrievals.pending_ids, self.settings.max_concurrent_retrievals * 4
+        )
+        for retrieval_id in pending:
+            self.workers.start(retrieval_id)
+
+    # --- the operations ----------------------------------------------------------------------
+
+    async def retrieve(
+        self,
+        request: RetrieveInput,
+        token_id: str | None,
+        cancel_requested: Callable[[], bool] = lambda: False,
+    ) -> RetrieveOutput:
+        key = new_mutation(TOOL, request.model_dump(mode="json"), token_id, self.clock())
+        reserved = await self._reserve(key)
+        slots = self.workers.slots
+        try:
+            record, created = await anyio.to_thread.run_sync(
+                self._claim_or_load, key, request.kind, request.url, request.language, "url"
+            )
+        except BaseException:
+            if reserved:
+                slots.unreserve(key.workspace_id)
+            raise
+        if created:
+            self.workers.start(record.id, key.workspace_id if reserved else None)
+        else:
+            if reserved:
+                slots.unreserve(key.workspace_id)
+            if record.state in OPEN_STATES:
+                record = await self._judge_on_replay(record)
+        try:
+            record, parsed = await self.workers.wait(record)
+        except anyio.get_cancelled_exc_class():
+            if created and cancel_requested():
+                with anyio.CancelScope(shield=True):
+                    await self.cancel(record.id)
+            raise
+        return receipt_of(record, parsed)
+
+    async def _reserve(self, key: NewMutation) -> bool:
+        """Hold a place in the workspace's queue before claiming, or refuse the call.
+
+        Refused only when the key is new: a replay queues nothing, so it always answers.
+        """
+        try:
+            self.workers.slots.reserve(key.workspace_id)
+            return True
+        except ServiceError:
+            existing, _ = await anyio.to_thread.run_sync(
+                self.store.retrievals.lookup, key.workspace_id, key.mutation_id
+            )
+            if existing is None:
+                log.info("retrieval refused code=busy workspace=%s", key.workspace_id)
+                raise
+            return False
+
+    def _claim_or_load(
+        self, key: NewMutation, kind: str, url: str, language: str | None, source: str
+    ) -> tuple[RetrievalRecord, bool]:
+        """Claim the key with a pending receipt, or load the receipt it already has."""
+        repo = self.store.retrievals
+        existing, record = repo.lookup(key.workspace_id, key.mutation_id)
+        if existing is None:
+            valid_until = key.created_at + timedelta(
+                seconds=self.settings.idempotency_window_seconds
+            )
+            retrieval_id = str(uuid.uuid4())
+            created = repo.claim_retrieval(
+                key, retrieval_id, kind, url, language, valid_until, source
+            )
+            if created is not None:
+                return created, True
+            existing, record = repo.lookup(key.workspace_id, key.mutation_id)
+            assert existing is not None
+        ensure_same(existing, key)
+        assert record is not None
+        return record, False
+
+    async def upload(
+        self,
+        request: UploadInput,
+        token_id: str | None,
+        reader: Reader,
+        check_new: Callable[[], None],
+    ) -> RetrieveOutput:
+        """A local file read inline under a lease (never resumed elsewhere: it is local).
+
+        `check_new` validates the path; it runs only for a new key, so a replay still
+        returns its receipt after the file has gone.
+        """
+        key = new_mutation(UPLOAD_TOOL, request.model_dump(mode="json"), token_id, self.clock())
+        existing, _ = await anyio.to_thread.run_sync(
+            self.store.retrievals.lookup, key.workspace_id, key.mutation_id
+        )
+        if existing is None:
+            await anyio.to_thread.run_sync(check_new)
+        record, created = await anyio.to_thread.run_sync(
+            self._claim_or_load, key, request.kind, request.path, request.language, "upload"
+        )
+        if created:
+            await self.workers.run_leased(record.id, reader)
+            record = await self.workers.load(record.id)
+        elif record.state in OPEN_STATES:
+            record = await self._judge_on_replay(record)
+        return receipt_of(record)
+
+    async def _judge_on_replay(self, record: RetrievalRecord) -> RetrievalRecord:
+        """Judge this receipt's lease and window by the database clock, or resume it."""
+        counts = await anyio.to_thread.run_sync(self.store.retrievals.sweep, record.id)
+        judged = counts.unconfirmed or counts.expired
+        if not judged and record.state == State.PENDING and record.source == "url":
+            self.workers.start(record.id)  # uploads are local: never resumed
+        return await self.workers.load(record.id)
+
+    async def cancel(self, retrieval_id: str) -> None:
+        """Settle an open receipt as `cancelled` (its creator's MCP cancellation)."""
+        self.workers.cancel_work(retrieval_id)
+        now = self.clock()
+        record = await self.workers.load(retrieval_id)
+        result = Draft(kind=record.kind).add(Reason.CANCELLED).finish(now)
+        settled = await anyio.to_thread.run_sync(
+            lambda: self.store.retrievals.settle(
+                retrieval_id,
+                None,
+                State.CANCELLED,
+                result.model_dump_json(),
+                now,
+                outcome=(result.status, result.reason),
+            )
+        )
+        if settled:
+            log.info("retrieval cancelled id=%s", retrieval_id)
+        self.workers.notify(retrieval_id)

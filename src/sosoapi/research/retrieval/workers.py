@@ -1,0 +1,244 @@
+"""This instance's receipt workers: start, lease, read, settle, and wake the waiters.
+
+A worker takes a receipt's lease (`pending -> running`), renews it every third of the
+lease while it reads, and settles the receipt with its evidence in one transaction, only
+while it still holds the lease. Waiters for work running here wake with the record and
+result it settled; work elsewhere is polled for.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+import anyio
+from anyio.abc import TaskGroup
+
+from sosoapi.contract.models import RetrieveResult
+from sosoapi.contract.vocabulary import SETTLED_STATES, Reason, State
+from sosoapi.research.evidence.identity import evidence_write
+from sosoapi.research.retrieval.draft import Draft
+from sosoapi.research.retrieval.fairness import FairSlots
+from sosoapi.research.retrieval.settings import ReceiptSettings
+from sosoapi.store.faults import StoreUnavailable
+from sosoapi.store.records import RetrievalRecord
+from sosoapi.store.retrievals_repo import RetrievalRepository, Settled
+
+log = logging.getLogger("sosoapi.receipts")
+Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult]]
+
+
+@dataclass(slots=True)
+class _Settling:
+    """What waiters for one receipt wake on: this instance's work on it ending, with the
+    record and result it settled (None when it settled nothing: waiters read the store)."""
+
+    event: anyio.Event = field(default_factory=anyio.Event)
+    record: RetrievalRecord | None = None
+    result: RetrieveResult | None = None
+
+
+class ReceiptWorkers:
+    """Runs receipt work in one task group, at most the fair share of slots per workspace."""
+
+    def __init__(
+        self,
+        retrievals: RetrievalRepository,
+        reader: Reader,
+        settings: ReceiptSettings,
+        clock: Callable[[], datetime],
+        owner: str,
+    ) -> None:
+        self.retrievals = retrievals
+        self.reader = reader
+        self.settings = settings
+        self.clock = clock
+        self.owner = owner
+        self.slots = FairSlots(
+            settings.max_concurrent_retrievals,
+            settings.slots_per_workspace,
+            settings.max_queued_per_workspace,
+        )
+        self._tg: TaskGroup | None = None
+        self._accepting = False
+        self._running: dict[str, anyio.CancelScope] = {}
+        self._settled: dict[str, _Settling] = {}
+        self._idle = anyio.Event()
+
+    def open(self, tg: TaskGroup) -> None:
+        self._tg, self._accepting = tg, True
+
+    def stop_accepting(self) -> None:
+        """Stopping: queued work stays pending for the next instance."""
+        self._accepting = False
+
+    def close(self) -> None:
+        self._tg = None
+
+    async def drained(self) -> None:
+        """Return once no worker of this instance is running."""
+        while self._running:
+            self._idle = anyio.Event()
+            await self._idle.wait()
+
+    def cancel_work(self, retrieval_id: str) -> None:
+        """Stop this instance's work on a receipt, if it has any."""
+        scope = self._running.get(retrieval_id)
+        if scope is not None:
+            scope.cancel()
+
+    def start(self, retrieval_id: str, reserved_for: str | None = None) -> None:
+        """Start a worker; `reserved_for` is the workspace whose queue place it takes."""
+        if self._tg is None or not self._accepting or retrieval_id in self._running:
+            if reserved_for is not None:
+                self.slots.unreserve(reserved_for)
+            return
+        scope = anyio.CancelScope()
+        self._running[retrieval_id] = scope
+        self._tg.start_soon(self._work, retrieval_id, scope, reserved_for)
+
+    async def load(self, retrieval_id: str) -> RetrievalRecord:
+        record = await anyio.to_thread.run_sync(self.retrievals.retrieval_by_id, retrieval_id)
+        assert record is not None
+        return record
+
+    async def wait(self, record: RetrievalRecord) -> tuple[RetrievalRecord, RetrieveResult | None]:
+        """Wait up to the budget for a settled state, and the result if this instance has it.
+
+        Work running here wakes its waiters when it ends, with the record it settled; only
+        work elsewhere (another instance, or not yet started) is polled for.
+        """
+        if record.state in SETTLED_STATES:
+            return record, None
+        interval = 0.02
+        with anyio.move_on_after(self.settings.wait_budget_seconds):
+            while True:
+                settling = self._settled.setdefault(record.id, _Settling())
+                if record.id in self._running:
+                    await settling.event.wait()
+                else:
+                    with anyio.move_on_after(interval):
+                        await settling.event.wait()
+                    interval = min(interval * 2, 0.5)
+                if settling.record is not None:
+                    return settling.record, settling.result
+                record = await self.load(record.id)
+                if record.state in SETTLED_STATES:
+                    return record, None
+        return await self.load(record.id), None
+
+    def notify(self, retrieval_id: str) -> None:
+        settling = self._settled.pop(retrieval_id, None)
+        if settling is not None:
+            settling.event.set()
+
+    async def _work(
+        self, retrieval_id: str, scope: anyio.CancelScope, reserved_for: str | None
+    ) -> None:
+        try:
+            with scope:
+                workspace_id = reserved_for or (await self.load(retrieval_id)).workspace_id
+                async with self.slots.slot(workspace_id, reserved=reserved_for is not None):
+                    if self._accepting:
+                        await self.run_leased(retrieval_id)
+        except StoreUnavailable:  # stays pending (or leased): the sweep resumes or judges it
+            log.warning("retrieval worker stopped: store unavailable id=%s", retrieval_id)
+        except Exception:
+            log.exception("retrieval worker failed id=%s", retrieval_id)
+        finally:
+            self._running.pop(retrieval_id, None)
+            self.notify(retrieval_id)
+            if not self._running:
+                self._idle.set()
+
+    async def run_leased(self, retrieval_id: str, reader: Reader | None = None) -> None:
+        """Take the lease, read while renewing it, and settle; nothing if the lease is taken."""
+        record = await anyio.to_thread.run_sync(
+            self.retrievals.acquire, retrieval_id, self.owner, self.settings.lease_seconds
+        )
+        if record is None:
+            return
+        log.info("retrieval running id=%s kind=%s", record.id, record.kind)
+        results: list[RetrieveResult] = []
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._renew, retrieval_id, tg.cancel_scope)
+            results.append(await self._read(record, reader or self.reader))
+            tg.cancel_scope.cancel()
+        if results:
+            await self._settle(record, results[0])
+
+    async def _read(self, record: RetrievalRecord, reader: Reader) -> RetrieveResult:
+        """Read the source; an unexpected failure settles as `unavailable`, never as success."""
+        try:
+            return await reader(record.kind, record.url, record.language)
+        except Exception:
+            log.exception("retrieval reader failed id=%s", record.id)
+            return Draft(kind=record.kind).add(Reason.UNAVAILABLE).finish(self.clock())
+
+    async def _renew(self, retrieval_id: str, work: anyio.CancelScope) -> None:
+        while True:
+            await anyio.sleep(self.settings.renew_interval_seconds)
+            try:
+                kept = await anyio.to_thread.run_sync(
+                    self.retrievals.renew, retrieval_id, self.owner, self.settings.lease_seconds
+                )
+            except StoreUnavailable:  # keep reading: settling retries once the store is back
+                continue
+            if not kept:
+                log.warning("retrieval lease lost id=%s; abandoning work", retrieval_id)
+                work.cancel()
+                return
+
+    async def _settle(self, record: RetrievalRecord, result: RetrieveResult) -> None:
+        now = self.clock()
+        item = evidence_write(record.workspace_id, result)
+        text = result.model_dump_json()
+        settled = await self._when_stored(
+            lambda: self.retrievals.settle(
+                record.id,
+                self.owner,
+                State.COMPLETED,
+                text,
+                now,
+                item,
+                outcome=(result.status, result.reason),
+            )
+        )
+        log.info(
+            "retrieval settled id=%s status=%s reason=%s kept=%s",
+            record.id,
+            result.status,
+            result.reason,
+            settled is not None,
+        )
+        settling = self._settled.get(record.id)
+        if settled is not None and settling is not None:
+            settling.record = replace(
+                record,
+                state=State.COMPLETED,
+                result=text,
+                settled_at=now,
+                lease_owner=None,
+                evidence_id=settled.evidence_id,
+                evidence_revision=settled.evidence_revision,
+            )
+            settling.result = result
+
+    async def _when_stored(self, write: Callable[[], Settled | None]) -> Settled | None:
+        """Run `write`, retrying through a store outage for up to one lease.
+
+        A read that finished while the database was down still settles once it is back;
+        past the lease the sweep judges the receipt `unconfirmed` instead.
+        """
+        delay = 0.1
+        with anyio.move_on_after(self.settings.lease_seconds):
+            while True:
+                try:
+                    return await anyio.to_thread.run_sync(write)
+                except StoreUnavailable:
+                    await anyio.sleep(delay)
+                    delay = min(delay * 2, 2.0)
+        log.warning("settling gave up: the store stayed unavailable for a lease")
+        return None

@@ -1,0 +1,1 @@
+"""The review console's use cases: sessions and read-only views."""
