@@ -33,23 +33,21 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def post_retrieve(
+    served: ServeProcess, env: dict[str, str], request: dict[str, object]
+) -> httpx.Response:
+    return httpx.post(
+        served.base + RETRIEVE_PATH, json=request, headers=auth(env["SOSOAPI_TOKEN"]), timeout=30
+    )
+
+
 def test_retrieve_and_replay_over_http(
     served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
 ) -> None:
     path = next(iter(pages))
     request = body(initialised, origin.url(path))
-    first = httpx.post(
-        served.base + RETRIEVE_PATH,
-        json=request,
-        headers=auth(initialised["SOSOAPI_TOKEN"]),
-        timeout=30,
-    )
-    again = httpx.post(
-        served.base + RETRIEVE_PATH,
-        json=request,
-        headers=auth(initialised["SOSOAPI_TOKEN"]),
-        timeout=30,
-    )
+    first = post_retrieve(served, initialised, request)
+    again = post_retrieve(served, initialised, request)
     assert first.status_code == 200, first.text
     assert_valid_output("sosoapi_research_evidence_retrieve", first.json())
     assert again.json() == first.json()
@@ -308,12 +306,7 @@ def test_a_macrolanguage_match_is_named_in_the_language_match_header(
     )
     origin.routes["/nyheter/flom"] = Route(page.encode(), content_type="text/html")
     request = body(initialised, origin.url("/nyheter/flom"), language="no")
-    answer = httpx.post(
-        served.base + RETRIEVE_PATH,
-        json=request,
-        headers=auth(initialised["SOSOAPI_TOKEN"]),
-        timeout=30,
-    )
+    answer = post_retrieve(served, initialised, request)
     assert answer.status_code == 200, answer.text
     result = answer.json()["retrieval"]["result"]
     assert (result["status"], result["provenance"]["language"]) == ("ready", "nb-NO")
