@@ -105,7 +105,7 @@ from extraction import Case, Score, collapse, load_cases  # noqa: E402
 from sosoapi.extract import html_main as hm  # noqa: E402
 from sosoapi.extract.furniture_lines import drop_furniture_lines  # noqa: E402
 from sosoapi.extract.html_bounds import bound_markup  # noqa: E402
-from sosoapi.extract.limits import TEXT_MAX, cut_text  # noqa: E402
+from sosoapi.extract.limits import TEXT_MAX, cut_at_paragraph_end  # noqa: E402
 
 _MIN_PAGES = 5
 _BALANCED = True
@@ -402,9 +402,9 @@ def line_dropped(page: Page) -> set[int]:
 
 def page_counts(page: Page, case: Case, traf: str, chosen: list[int]) -> tuple[int, int, int]:
     text = join(page.blocks, chosen)
-    final = cut_text(drop_furniture_lines(text), TEXT_MAX)[0]
+    final = cut_at_paragraph_end(drop_furniture_lines(text), TEXT_MAX)[0]
     if not confident(page, text):
-        final = cut_text(drop_furniture_lines(traf or text), TEXT_MAX)[0]
+        final = cut_at_paragraph_end(drop_furniture_lines(traf or text), TEXT_MAX)[0]
     found = collapse(final)
     tp = sum(segment in found for segment in case.must_contain)
     fp = sum(segment in found for segment in case.must_not_contain)

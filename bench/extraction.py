@@ -1,16 +1,20 @@
-"""Main-text extraction: our extractor against trafilatura, readability-lxml and resiliparse.
+"""Main-text extraction: our extractor against trafilatura, readability-lxml, resiliparse, justext.
 
-Scores the extraction-dev set (must-contain / must-not-contain segments, pooled counts, as
-described in the data README) and measures CPU time per page for every extractor in the
-same run. Usage:
+Scores three dev sets (`--sets`, default all): extraction-dev (trafilatura's evaluation
+set), extraction-dev-fundus (news from 41 countries) and extraction-dev-readability
+(Mozilla Readability's test pages: blogs, documentation, wikis). Every set is scored by
+must-contain / must-not-contain segments (pooled counts, as described in the data README);
+the two sets with a `gold` body are also scored by mean bag-of-words token F1 against it.
+CPU time per page is measured for every extractor in the same run. Usage:
 
     .venv/bin/python bench/extraction.py [--limit N] [--only ours,trafilatura,...]
-                                         [--half even|odd]
+                                         [--half even|odd] [--sets NAME,...]
 
 Every run prints the even- and odd-indexed pages of cases.json apart, then all pages: the
 rules and thresholds of our extractor are tuned on the even half only, so the odd half is
 the held-out check. `--half` prints one of them. The extractors take turns page by page,
-so the CPU ratios against trafilatura come from the same moments of machine load.
+so the CPU ratios against trafilatura come from the same moments of machine load. Halves
+are taken within each set (even- and odd-indexed rows of its cases.json).
 
 The data folder is $SOSOAPI_BENCH_DATA (default ../shared/data from the project root).
 "ours" is the shipped pipeline (its default main-text extractor), "ours-lexbor" the same
@@ -31,6 +35,8 @@ import os
 import re
 import sys
 import time
+import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,16 +49,22 @@ from sosoapi.extract.charset import decode_bytes  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
 
 _SPACE = re.compile(r"\s+")
+DATASETS = ("extraction-dev", "extraction-dev-fundus", "extraction-dev-readability")
+# Token F1 as the fundus and readability sets' READMEs define it: NFKC, casefold, combining
+# marks dropped, each CJK character its own token, else runs of letters and digits.
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
 
 
 @dataclass(frozen=True, slots=True)
 class Case:
     name: str
-    url: str
+    url: str | None
     body: bytes
     markup: str
     must_contain: tuple[str, ...]
     must_not_contain: tuple[str, ...]
+    gold: str | None = None
 
 
 @dataclass(slots=True)
@@ -63,6 +75,12 @@ class Score:
     tn: int = 0
     cpu: float = 0.0
     pages: int = 0
+    token_f1_sum: float = 0.0
+    gold_pages: int = 0
+
+    def token_f1(self) -> float | None:
+        """Mean per-page token F1 against the gold body, None for a set without gold."""
+        return self.token_f1_sum / self.gold_pages if self.gold_pages else None
 
     def precision(self) -> float:
         return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
@@ -82,20 +100,39 @@ def collapse(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-def load_cases(data: Path, limit: int | None) -> list[Case]:
-    folder = data / "extraction-dev"
+def tokens(text: str) -> Counter[str]:
+    """The bag of tokens the gold-based sets are scored on."""
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    bare = "".join(c for c in folded if not unicodedata.combining(c))
+    return Counter(_TOKEN.findall(unicodedata.normalize("NFC", bare)))
+
+
+def token_f1(text: str, gold: str) -> float:
+    """Bag-of-words F1 of one page's text against its gold body."""
+    got, want = tokens(text), tokens(gold)
+    common = sum((got & want).values())
+    if not common:
+        return 0.0
+    precision, recall = common / sum(got.values()), common / sum(want.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def load_cases(data: Path, limit: int | None, dataset: str = "extraction-dev") -> list[Case]:
+    folder = data / dataset
     raw = json.loads((folder / "cases.json").read_text(encoding="utf-8"))
     cases = []
     for item in raw[:limit] if limit else raw:
         body = gzip.decompress((folder / item["file"]).read_bytes())
+        url = item["url"] if item.get("url") not in (None, "None") else None
         cases.append(
             Case(
                 name=item["file"],
-                url=item["url"],
+                url=url,
                 body=body,
                 markup=decode_bytes(body, None, html=True) or "",
                 must_contain=tuple(collapse(s) for s in item["must_contain"]),
                 must_not_contain=tuple(collapse(s) for s in item["must_not_contain"]),
+                gold=item.get("gold"),
             )
         )
     return cases
@@ -166,6 +203,24 @@ def resiliparse(case: Case) -> str:
     return extract_plain_text(HTMLTree.parse(case.markup), main_content=True)
 
 
+_JUSTEXT_STOPLIST: frozenset[str] | None = None
+
+
+def justext_text(case: Case) -> str:
+    """jusText with every language's stop words at once (the pages are in many languages),
+    as trafilatura's own comparison runs it; paragraphs it judges boilerplate are left out."""
+    global _JUSTEXT_STOPLIST
+    import justext
+
+    if _JUSTEXT_STOPLIST is None:
+        words: set[str] = set()
+        for language in justext.get_stoplists():
+            words |= justext.get_stoplist(language)
+        _JUSTEXT_STOPLIST = frozenset(words)
+    paragraphs = justext.justext(case.markup, _JUSTEXT_STOPLIST)
+    return "\n\n".join(p.text for p in paragraphs if not p.is_boilerplate)
+
+
 EXTRACTORS: dict[str, Callable[[Case], str]] = {
     "ours": ours,
     "ours-lexbor": ours_lexbor,
@@ -175,6 +230,7 @@ EXTRACTORS: dict[str, Callable[[Case], str]] = {
     "trafilatura-fast": trafilatura_fast,
     "readability-lxml": readability,
     "resiliparse": resiliparse,
+    "justext": justext_text,
 }
 
 
@@ -198,6 +254,9 @@ def score_page(extractor: Callable[[Case], str], case: Case, into: Score) -> Non
             into.fp += 1
         else:
             into.tn += 1
+    if case.gold is not None:
+        into.token_f1_sum += token_f1(text, case.gold)
+        into.gold_pages += 1
 
 
 def score_halves(
@@ -220,7 +279,14 @@ def score_halves(
 
 def merged(a: Score, b: Score) -> Score:
     return Score(
-        a.tp + b.tp, a.fn + b.fn, a.fp + b.fp, a.tn + b.tn, a.cpu + b.cpu, a.pages + b.pages
+        a.tp + b.tp,
+        a.fn + b.fn,
+        a.fp + b.fp,
+        a.tn + b.tn,
+        a.cpu + b.cpu,
+        a.pages + b.pages,
+        a.token_f1_sum + b.token_f1_sum,
+        a.gold_pages + b.gold_pages,
     )
 
 
@@ -229,39 +295,48 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="score the first N pages only")
     parser.add_argument("--only", default=",".join(EXTRACTORS), help="comma-separated names")
     parser.add_argument("--half", choices=("even", "odd"), help="print one half only")
+    parser.add_argument("--sets", default=",".join(DATASETS), help="comma-separated dev sets")
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
     data = Path(os.environ.get("SOSOAPI_BENCH_DATA", ROOT.parent / "shared" / "data"))
-    cases = load_cases(data, args.limit)
     names = [name.strip() for name in args.only.split(",") if name.strip()]
+    for dataset in [name.strip() for name in args.sets.split(",") if name.strip()]:
+        score_dataset(dataset, load_cases(data, args.limit, dataset), names, args.half)
+
+
+def score_dataset(dataset: str, cases: list[Case], names: list[str], only: str | None) -> None:
+    """Score and print one dev set: each half, then (without `only`) all its pages."""
     for name in names:  # warm imports and caches outside the timed runs
         EXTRACTORS[name](cases[0])
-    halves = score_halves(names, cases, args.half)
-    for half in [args.half] if args.half else ["even", "odd"]:
-        print_table(f"{half} half", halves[half])
-    if not args.half:
+    halves = score_halves(names, cases, only)
+    for half in [only] if only else ["even", "odd"]:
+        print_table(f"{dataset}, {half} half", halves[half])
+    if not only:
         both = {name: merged(halves["even"][name], halves["odd"][name]) for name in names}
-        print_table("all pages", both)
+        print_table(f"{dataset}, all pages", both)
 
 
 def print_table(title: str, scores: dict[str, Score]) -> None:
     base = scores.get("trafilatura")
     pages = next(iter(scores.values())).pages if scores else 0
-    print(f"extraction-dev, {title}: {pages} pages")
-    header = f"{'extractor':<18}{'precision':>10}{'recall':>8}{'F1':>8}{'CPU ms/page':>13}"
+    gold = any(s.token_f1() is not None for s in scores.values())
+    print(f"{title}: {pages} pages")
+    header = f"{'extractor':<18}{'precision':>10}{'recall':>8}{'F1':>8}"
+    header += f"{'token F1':>10}" if gold else ""
+    header += f"{'CPU ms/page':>13}"
     if base:
         header += f"{'F1 vs traf.':>13}{'CPU vs traf.':>14}"
     print(header)
     for name, s in scores.items():
-        line = (
-            f"{name:<18}{s.precision():>10.3f}{s.recall():>8.3f}{s.f1():>8.4f}"
-            f"{s.ms_per_page():>13.2f}"
-        )
+        line = f"{name:<18}{s.precision():>10.3f}{s.recall():>8.3f}{s.f1():>8.4f}"
+        line += f"{s.token_f1() or 0.0:>10.4f}" if gold else ""
+        line += f"{s.ms_per_page():>13.2f}"
         if base:
             f1_ratio = s.f1() / base.f1() if base.f1() else 0.0
             cpu_ratio = s.ms_per_page() / base.ms_per_page() if base.ms_per_page() else 0.0
             line += f"{f1_ratio:>13.3f}{cpu_ratio:>14.2f}"
         print(line)
+    print()
 
 
 if __name__ == "__main__":

@@ -6,10 +6,20 @@ then strict UTF-8, then detection on the lines that carry words. WebVTT stays UT
 
 from __future__ import annotations
 
+import charset_normalizer
 import pytest
 
-from sosoapi.extract.captions import parse_caption_bytes
-from tests.support.caption_texts import SAMPLES, UTF16_SAMPLES, Sample, encoded
+from sosoapi.extract.captions import _cue_lines, parse_caption_bytes
+from sosoapi.extract.charset import LEGACY_TRIAL
+from tests.support.caption_texts import (
+    DENSE_JAPANESE,
+    MORE_SAMPLES,
+    SAMPLES,
+    UTF16_SAMPLES,
+    Sample,
+    encoded,
+    long_sample,
+)
 
 
 def cue_texts(body: bytes, media_type: str | None) -> list[tuple[int, int, str]]:
@@ -65,3 +75,27 @@ def test_webvtt_in_utf8_stays_utf8_whatever_the_label() -> None:
     body = f"WEBVTT\n\n00:01.000 --> 00:02.000\n{text}\n".encode()
     parsed = parse_caption_bytes(body, media_type="text/vtt", charset="shift_jis")
     assert parsed is not None and [c.text for c in parsed.cues] == [text]
+
+
+@pytest.mark.parametrize("sample", SAMPLES + MORE_SAMPLES, ids=lambda s: f"{s.language}-{s.codec}")
+def test_a_long_file_in_each_legacy_encoding_decodes_to_the_exact_text(sample: Sample) -> None:
+    """An episode's worth of cues (600, 20-40 KB) in the code page of each major script."""
+    long = long_sample(sample, 600)
+    body = encoded(long)
+    assert len(body) > 20_000
+    assert cue_texts(body, None) == long.segments()
+
+
+def test_dense_full_width_punctuation_in_cp932_is_read_when_detection_gives_nothing() -> None:
+    """A 25 KB Shift-JIS file of short lines full of …, 　, 。 and 「」: charset-normalizer
+    finds no match at all, and the file used to settle `invalid_captions`."""
+    long = long_sample(DENSE_JAPANESE, 900)
+    body = encoded(long)
+    assert len(body) > 25_000
+    assert charset_normalizer.from_bytes(_cue_lines(body)).best() is None
+    assert cue_texts(body, "application/x-subrip") == long.segments()
+
+
+@pytest.mark.parametrize("codec", LEGACY_TRIAL)
+def test_every_trial_encoding_is_a_codec_python_knows(codec: str) -> None:
+    assert "…".encode(codec, errors="replace")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import codecs
+import gzip
+from pathlib import Path
 
 import pytest
 
 from sosoapi.extract.html import extract_text_document
-from sosoapi.extract.limits import TEXT_MAX
+from sosoapi.extract.limits import TEXT_MAX, cut_at_paragraph_end
 
 ARTICLE = [
     "The river rose four metres overnight and the old bridge, built in 1871, finally gave way "
@@ -290,3 +292,42 @@ def test_lexbor_without_article_markup_finds_the_densest_block() -> None:
     doc = extract(page(body), extractor="lexbor")
     assert all(p in doc.text for p in ARTICLE)
     assert "Menu entry" not in doc.text
+
+
+def _real_paragraphs() -> list[str]:
+    """The paragraphs of the real pages in tests/data/pages, as our extractor gives them."""
+    found = []
+    for path in sorted((Path(__file__).parent.parent / "data" / "pages").glob("*.html.gz")):
+        doc = extract(gzip.decompress(path.read_bytes()), extractor="lexbor")
+        found += [p for p in doc.text.split("\n\n") if len(p) > 80]
+    return found
+
+
+def test_a_cut_long_text_stops_at_a_paragraph_end_not_inside_the_last_paragraph() -> None:
+    """Real paragraphs up to 14,000 characters, then one paragraph of 8,000 (a long quote
+    or a transcript): the cut drops that paragraph whole instead of stopping at one of
+    its sentences, and says so."""
+    real = _real_paragraphs()
+    head: list[str] = []
+    while sum(len(p) + 2 for p in head) < 14_000:
+        head.append(real[len(head) % len(real)])
+    long_paragraph = " ".join(real[i % len(real)] for i in range(60))[:8_000]
+    text = "\n\n".join([*head, long_paragraph])
+    cut, limited = cut_at_paragraph_end(text, TEXT_MAX)
+    assert limited
+    assert cut == "\n\n".join(head)
+
+
+def test_a_cut_that_falls_on_a_paragraph_end_keeps_the_whole_window() -> None:
+    text = "a" * 10_000 + "\n\n" + "b" * 9_998 + "\n\n" + "c" * 100
+    assert cut_at_paragraph_end(text, TEXT_MAX) == (text[:TEXT_MAX], True)
+
+
+@EXTRACTORS
+def test_a_retrieved_long_page_is_cut_at_a_paragraph_end_with_text_limited(extractor: str) -> None:
+    real = _real_paragraphs()
+    body = "<article>" + "".join(f"<p>{real[i % len(real)]}</p>" for i in range(120)) + "</article>"
+    doc = extract(page(body), extractor=extractor)
+    assert "text_limited" in doc.conditions and len(doc.text) <= TEXT_MAX
+    last = doc.text.split("\n\n")[-1]
+    assert last in real  # the last paragraph is whole

@@ -149,3 +149,21 @@ def test_cue_ending_before_it_starts_is_kept_by_the_parser() -> None:
 def test_nothing_subrip_like_is_invalid(text: str) -> None:
     parsed = parse_subrip(text)
     assert parsed.valid is False and parsed.cues == ()
+
+
+def test_character_references_are_decoded_as_players_show_them() -> None:
+    text = (
+        "1\n00:00:01,000 --> 00:00:02,000\nTom &amp; Jerry &#39;94 &ndash; caf&eacute;&nbsp;ok\n"
+        "&lt;i&gt; is how you write italics\n"
+    )
+    assert (
+        cues(text)[0][3] == "Tom & Jerry '94 \u2013 caf\u00e9\u00a0ok\n<i> is how you write italics"
+    )
+
+
+def test_span_and_other_html_tags_are_stripped_and_br_breaks_the_line() -> None:
+    text = (
+        '1\n00:00:01,000 --> 00:00:02,000\n<span style="color:#ffff00">Where are you?</span>'
+        "<br>I'm <em>here</em>.<br/>Come <SPAN class=x>now</SPAN>! 1 < 2 <3\n"
+    )
+    assert cues(text)[0][3] == "Where are you?\nI'm here.\nCome now! 1 < 2 <3"

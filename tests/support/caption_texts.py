@@ -137,6 +137,122 @@ SAMPLES = (
         ),
     ),
 )
+# More scripts, each in the legacy code page its subtitle files are found in.
+MORE_SAMPLES = (
+    Sample(
+        "ar",
+        "cp1256",
+        (
+            "مرحبا، كيف حالك اليوم؟",
+            "أنا بخير، شكرا لك. وأنت؟",
+            "هل تعرف أين محطة القطار؟",
+            "اذهب مباشرة ثم انعطف يسارا عند الإشارة.\nستجدها على يمينك.",
+            "سنلتقي غدا في الساعة الثامنة صباحا.",
+            "لا تتأخر، فالقطار لا ينتظر أحدا.",
+            "هذا المطعم يقدم أفضل القهوة في المدينة.",
+            "شكرا جزيلا على مساعدتك، رحلة سعيدة!",
+        ),
+    ),
+    Sample(
+        "el",
+        "cp1253",
+        (
+            "Καλημέρα, τι κάνεις σήμερα;",
+            "Είμαι καλά, ευχαριστώ. Εσύ;",
+            "Ξέρεις πού είναι ο σταθμός του τρένου;",
+            "Πήγαινε ευθεία και στρίψε αριστερά στο φανάρι.\nΘα τον βρεις στα δεξιά σου.",
+            "Θα συναντηθούμε αύριο στις οκτώ το πρωί.",
+            "Μην αργήσεις, το τρένο δεν περιμένει κανέναν.",
+            "Αυτό το καφενείο έχει τον καλύτερο καφέ της πόλης.",
+            "Σε ευχαριστώ πολύ για τη βοήθεια, καλό ταξίδι!",
+        ),
+    ),
+    Sample(
+        "he",
+        "cp1255",
+        (
+            "בוקר טוב, מה שלומך היום?",
+            "אני בסדר, תודה. ואתה?",
+            "אתה יודע איפה תחנת הרכבת?",
+            "לך ישר ופנה שמאלה ברמזור.\nהיא תהיה מימינך.",
+            "ניפגש מחר בשמונה בבוקר.",
+            "אל תאחר, הרכבת לא מחכה לאף אחד.",
+            "בבית הקפה הזה יש את הקפה הכי טוב בעיר.",
+            "תודה רבה על העזרה, נסיעה טובה!",
+        ),
+    ),
+    Sample(
+        "th",
+        "cp874",
+        (
+            "สวัสดีครับ วันนี้เป็นอย่างไรบ้าง",
+            "สบายดีครับ ขอบคุณ แล้วคุณล่ะ",
+            "คุณรู้ไหมว่าสถานีรถไฟอยู่ที่ไหน",
+            "เดินตรงไปแล้วเลี้ยวซ้ายที่สัญญาณไฟ\nจะอยู่ทางขวามือของคุณ",
+            "เราจะพบกันพรุ่งนี้ตอนแปดโมงเช้า",
+            "อย่ามาสายนะ รถไฟไม่รอใคร",
+            "ร้านกาแฟนี้มีกาแฟที่อร่อยที่สุดในเมือง",
+            "ขอบคุณมากสำหรับความช่วยเหลือ เดินทางปลอดภัยนะครับ",
+        ),
+    ),
+    Sample(
+        "tr",
+        "cp1254",
+        (
+            "Günaydın, bugün nasılsın?",
+            "İyiyim, teşekkür ederim. Ya sen?",
+            "Tren istasyonunun nerede olduğunu biliyor musun?",
+            "Düz git ve ışıklarda sola dön.\nSağ tarafında göreceksin.",
+            "Yarın sabah saat sekizde buluşalım.",
+            "Geç kalma, tren kimseyi beklemez.",
+            "Bu kafede şehrin en güzel kahvesi içiliyor.",
+            "Yardımın için çok teşekkürler, iyi yolculuklar!",
+        ),
+    ),
+    Sample(
+        "pl",
+        "cp1250",
+        (
+            "Dzień dobry, jak się dzisiaj masz?",
+            "Dziękuję, wszystko w porządku. A ty?",
+            "Czy wiesz, gdzie jest dworzec kolejowy?",
+            "Idź prosto i skręć w lewo na światłach.\nZobaczysz go po prawej stronie.",
+            "Spotkajmy się jutro o ósmej rano.",
+            "Nie spóźnij się, pociąg na nikogo nie czeka.",
+            "W tej kawiarni podają najlepszą kawę w mieście.",
+            "Bardzo dziękuję za pomoc, szerokiej drogi!",
+        ),
+    ),
+)
+
+# Real Japanese subtitle files are dense with full-width punctuation (…, 　, 。, 「」);
+# charset-normalizer judges their Shift-JIS reading too "messy" and returns no match.
+DENSE_JAPANESE = Sample(
+    "ja",
+    "cp932",
+    (
+        "「……え？」",
+        "そんな……。　嘘でしょ？",
+        "……待って。　お願い……！",
+        "私は、ここに……いる。",
+        "「……うん。」",
+        "……ありがとう。　本当に。",
+        "何も……言わないで……。",
+        "「えっ……？　本当に？」",
+        "……そう、か。",
+        "――行こう。　早く。",
+        "（足音）",
+        "「どこへ……行くの？」",
+    ),
+)
+
+
+def long_sample(sample: Sample, cues: int) -> Sample:
+    """The sample's dialogue run on for `cues` cues: the size of a real episode's file."""
+    return Sample(
+        sample.language, sample.codec, tuple(sample.cues[i % len(sample.cues)] for i in range(cues))
+    )
+
 
 # UTF-16 files carry a byte-order mark, which decides the encoding before any detection.
 UTF16_SAMPLES = (

@@ -33,23 +33,21 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def post_retrieve(
+    served: ServeProcess, env: dict[str, str], request: dict[str, object]
+) -> httpx.Response:
+    return httpx.post(
+        served.base + RETRIEVE_PATH, json=request, headers=auth(env["SOSOAPI_TOKEN"]), timeout=30
+    )
+
+
 def test_retrieve_and_replay_over_http(
     served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
 ) -> None:
     path = next(iter(pages))
     request = body(initialised, origin.url(path))
-    first = httpx.post(
-        served.base + RETRIEVE_PATH,
-        json=request,
-        headers=auth(initialised["SOSOAPI_TOKEN"]),
-        timeout=30,
-    )
-    again = httpx.post(
-        served.base + RETRIEVE_PATH,
-        json=request,
-        headers=auth(initialised["SOSOAPI_TOKEN"]),
-        timeout=30,
-    )
+    first = post_retrieve(served, initialised, request)
+    again = post_retrieve(served, initialised, request)
     assert first.status_code == 200, first.text
     assert_valid_output("sosoapi_research_evidence_retrieve", first.json())
     assert again.json() == first.json()
@@ -295,3 +293,21 @@ def test_schemathesis_finds_no_violation_of_our_openapi(
         env={**os.environ, "NO_COLOR": "1"},
     )
     assert done.returncode == 0, done.stdout[-4000:]
+
+
+def test_a_macrolanguage_match_is_named_in_the_language_match_header(
+    served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin
+) -> None:
+    page = (
+        '<!doctype html><html lang="nb-NO"><head><meta charset="utf-8"><title>Flom</title>'
+        "</head><body><article><p>Vannstanden i Lågen steg med nesten to meter i løpet av "
+        "natten, og flere veier i Gudbrandsdalen er stengt. Kommunen har satt krisestab og ber "
+        "folk holde seg unna elvebredden mens flommen når toppen.</p></article></body></html>"
+    )
+    origin.routes["/nyheter/flom"] = Route(page.encode(), content_type="text/html")
+    request = body(initialised, origin.url("/nyheter/flom"), language="no")
+    answer = post_retrieve(served, initialised, request)
+    assert answer.status_code == 200, answer.text
+    result = answer.json()["retrieval"]["result"]
+    assert (result["status"], result["provenance"]["language"]) == ("ready", "nb-NO")
+    assert answer.headers["language-match"] == 'asked="no", matched="nb-NO", by=macrolanguage'

@@ -72,6 +72,11 @@ def _route(
         headers = {}
         if outcome.corpus_revision is not None:
             headers["Corpus-Revision"] = str(outcome.corpus_revision)
+        if outcome.language_match is not None:
+            found = outcome.language_match  # an RFC 8941 dictionary of the MCP _meta's keys
+            headers["Language-Match"] = (
+                f'asked="{found.asked}", matched="{found.matched}", by={found.by}'
+            )
         return JSONResponse(outcome.output.wire(), headers=headers)
 
     return endpoint

@@ -12,7 +12,8 @@ from typing import Literal
 
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.charset import decode_bytes
-from sosoapi.extract.limits import SEGMENT_TEXT_MAX, SEGMENTS_MAX, TEXT_MAX, cut_text
+from sosoapi.extract.limits import SEGMENT_TEXT_MAX, SEGMENTS_MAX, TEXT_MAX, cut_at_paragraph_end
+from sosoapi.extract.rolling_captions import fold_rolling
 from sosoapi.extract.subrip import looks_like_subrip, parse_subrip
 from sosoapi.extract.types import CaptionDocument, CaptionFile, Segment
 from sosoapi.extract.webvtt import parse_webvtt
@@ -90,10 +91,11 @@ def _cue_lines(body: bytes) -> bytes:
 
 
 def cues_to_document(file: CaptionFile) -> CaptionDocument:
-    """Map parsed cues to contract segments, recording each reason code once."""
+    """Map parsed cues to contract segments, recording each reason code once; rolling
+    (automatic) captions first fold to each spoken line once."""
     conditions: list[Reason] = []
     segments: list[Segment] = []
-    for cue in file.cues:
+    for cue in fold_rolling(file.cues) or file.cues:
         text = cue.text.strip()
         if not (cue.start_ms < cue.end_ms <= MAX_MS and cue.start_ms >= 0 and text):
             _note(conditions, Reason.INVALID_CUES)
@@ -102,10 +104,10 @@ def cues_to_document(file: CaptionFile) -> CaptionDocument:
             _note(conditions, Reason.CUES_LIMITED)
             break
         if len(text) > SEGMENT_TEXT_MAX:
-            text, _ = cut_text(text, SEGMENT_TEXT_MAX)
+            text, _ = cut_at_paragraph_end(text, SEGMENT_TEXT_MAX)
             _note(conditions, Reason.TEXT_LIMITED)
         segments.append(Segment(start_ms=cue.start_ms, end_ms=cue.end_ms, text=text))
-    joined, cut = cut_text("\n".join(s.text for s in segments), TEXT_MAX)
+    joined, cut = cut_at_paragraph_end("\n".join(s.text for s in segments), TEXT_MAX)
     if cut:
         _note(conditions, Reason.TEXT_LIMITED)
     return CaptionDocument(

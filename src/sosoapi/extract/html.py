@@ -14,9 +14,10 @@ from sosoapi.extract.furniture_lines import drop_furniture_lines
 from sosoapi.extract.html_bounds import bound_markup
 from sosoapi.extract.html_main import extract_main
 from sosoapi.extract.html_meta import read_metadata
+from sosoapi.extract.html_repair import close_runaway_title
 from sosoapi.extract.html_trafilatura import trafilatura_text
 from sosoapi.extract.language import normalize_language
-from sosoapi.extract.limits import TEXT_MAX, cut_text
+from sosoapi.extract.limits import TEXT_MAX, cut_at_paragraph_end
 from sosoapi.extract.media import HTML_TYPES
 from sosoapi.extract.text_plain import normalize_plain_text
 from sosoapi.extract.types import TextDocument
@@ -60,7 +61,7 @@ def extract_text_document(
 
 
 def _plain_document(text: str, content_language: str | None) -> TextDocument:
-    cut, limited = cut_text(normalize_plain_text(text), TEXT_MAX)
+    cut, limited = cut_at_paragraph_end(normalize_plain_text(text), TEXT_MAX)
     return TextDocument(
         text=cut,
         title=None,
@@ -73,10 +74,10 @@ def _plain_document(text: str, content_language: str | None) -> TextDocument:
 def _html_document(
     markup: str, *, content_language: str | None, url: str | None, extractor: MainTextExtractor
 ) -> TextDocument:
-    bounded = bound_markup(markup)
+    bounded = bound_markup(close_runaway_title(markup))
     tree = LexborHTMLParser(bounded.markup, scripting=True)
     meta = read_metadata(tree, content_language=content_language, url=url)
-    text, limited = cut_text(_main_text(tree, bounded.markup, url, extractor), TEXT_MAX)
+    text, limited = cut_at_paragraph_end(_main_text(tree, bounded.markup, url, extractor), TEXT_MAX)
     conditions = tuple(
         name
         for name, hit in (

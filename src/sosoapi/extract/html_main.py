@@ -73,6 +73,15 @@ _LEAD_FURNITURE_NAME = re.compile(
     r"|newsletter|recommend\w*|footer)(?:$|\s|[-_])",
     re.IGNORECASE,
 )
+# Boxes beside a post: an author box, an "about me" or profile box, a tagline, a blogroll,
+# a sidebar widget. On a short blog post they hold more prose than the post, so the
+# densest-block rule would choose them and growth would swallow them (readability weighs
+# such names down for the same reason).
+_BOX_WORDS = ("author", "about", "bio", "tagline", "blogroll", "profile", "widget", "sidebar")
+_BOX_NAME = re.compile(rf"(?:^|\s)(?:{'|'.join(_BOX_WORDS)})(?:$|\s|[-_])", re.IGNORECASE)
+_BOX_SELECTOR = ", ".join(f"[class*='{word}' i], [id*='{word}' i]" for word in _BOX_WORDS)
+# A box holding this share of the page's text is the page's own frame or content.
+_BOX_MAX_SHARE = 0.5
 _FURNITURE_ANCESTOR_TAGS = frozenset({"aside", "footer", "nav"})
 # A furniture-named ancestor holding this share of the page's text is the page's frame.
 _PAGE_FRAME_SHARE = 0.8
@@ -126,6 +135,9 @@ _LEAD_MAX_LINK_SHARE = 0.25
 _SURE_CONTAINER_SHARE = 0.5
 _SURE_LENGTH = 1000
 _SURE_TEXT_SHARE = 0.25
+# Empty or tiny text is never a sure result, whatever share of the page it is (a page
+# whose body a parser lost, or a shell of navigation): a fallback gets to try.
+_SURE_MIN_WIDTH = 100
 
 
 @dataclass(slots=True)
@@ -153,6 +165,8 @@ class MainText:
     @property
     def confident(self) -> bool:
         """False when the text likely misses content: a fallback extractor should try."""
+        if _width(self.text) < _SURE_MIN_WIDTH:
+            return False
         if self.container_share < _SURE_CONTAINER_SHARE:
             return False
         return len(self.text) >= _SURE_LENGTH or self.text_share >= _SURE_TEXT_SHARE
@@ -222,6 +236,9 @@ def page_blocks(tree: LexborHTMLParser) -> PageBlocks | None:
     page = PageBlocks(groups, page_chars, inside / page_prose if page_prose else 1.0)
     if sum(len(text) for text, kind in page.judged() if kind != _DROPPED) < _CONTAINER_MIN_CHARS:
         prune_furniture(body)
+        for box in _boxes(body, None):
+            if len(box.text(deep=True, strip=True)) < _BOX_MAX_SHARE * page_chars:
+                box.decompose()
         page = PageBlocks([("body", body, _walk(body))], page_chars, page.container_share)
     return page
 
@@ -237,8 +254,8 @@ def _containers(body: LexborNode, page_chars: int, page_prose: int) -> list[Lexb
             continue
         if selector in _AREA_SELECTORS and len(chosen) == 1:
             chosen = [_narrowed(chosen[0], page_chars)]
-        return _grow(chosen, page_prose)
-    return _grow([_densest(body, page_chars)], page_prose)
+        return _grow(chosen, page_prose, body)
+    return _grow([_densest(body, page_chars)], page_prose, body)
 
 
 def _matches(body: LexborNode, selector: str, page_chars: int) -> list[LexborNode]:
@@ -252,7 +269,44 @@ def _matches(body: LexborNode, selector: str, page_chars: int) -> list[LexborNod
     if not found or max(length for _, length in found) < _CONTAINER_MIN_CHARS:
         return []
     floor = max(length for _, length in found) * _SIBLING_SHARE
-    return _outermost([node for node, length in found if length >= floor])
+    return _own_story(_outermost([node for node, length in found if length >= floor]))
+
+
+def _own_story(matches: list[LexborNode]) -> list[LexborNode]:
+    """The matches up to the first later one that has a headline of its own: under
+    infinite scroll the next article is appended with its own `<h1>` (inside the match,
+    or in the header between the two bodies), while a body split around an image or an
+    ad slot has none."""
+    for index in range(1, len(matches)):
+        node = matches[index]
+        if node.css_first("h1") is not None or _headline_between(matches[index - 1], node):
+            return matches[:index]
+    return matches
+
+
+def _headline_between(previous: LexborNode, node: LexborNode) -> bool:
+    """An `<h1>` after `previous` and before `node`: in the siblings before `node` and
+    before each of its ancestors, up to the one that holds `previous`."""
+    current: LexborNode | None = node
+    while current is not None and not _holds(current, previous):
+        sibling = current.prev
+        while sibling is not None:
+            if _holds(sibling, previous):
+                return False
+            if sibling.tag == "h1" or (sibling.tag and sibling.css_first("h1") is not None):
+                return True
+            sibling = sibling.prev
+        current = current.parent
+    return False
+
+
+def _holds(ancestor: LexborNode, node: LexborNode) -> bool:
+    current: LexborNode | None = node
+    while current is not None:
+        if current.mem_id == ancestor.mem_id:
+            return True
+        current = current.parent
+    return False
 
 
 def _narrowed(area: LexborNode, page_chars: int) -> LexborNode:
@@ -352,19 +406,40 @@ def _is_page_frame(node: LexborNode, page_chars: int) -> bool:
     return len(node.text(deep=True, strip=True)) >= _PAGE_FRAME_SHARE * page_chars
 
 
-def _grow(containers: list[LexborNode], page_prose: int) -> list[LexborNode]:
-    """Widen a lone container until it holds most of the page's paragraph text."""
+def _grow(containers: list[LexborNode], page_prose: int, body: LexborNode) -> list[LexborNode]:
+    """Widen a lone container until it holds most of the page's paragraph text, not
+    counting the prose of boxes beside it (author, profile, tagline, blogroll, widgets)."""
     if len(containers) != 1:
         return containers
     node = containers[0]
+    if page_prose and paragraph_chars(node) < _GROW_SHARE * page_prose:
+        page_prose -= _box_prose(body, node)
     for _ in range(_GROW_STEPS):
-        if page_prose == 0 or paragraph_chars(node) >= _GROW_SHARE * page_prose:
+        if page_prose <= 0 or paragraph_chars(node) >= _GROW_SHARE * page_prose:
             break
         parent = node.parent
         if parent is None or parent.tag in ("body", "html"):
             break
         node = parent
     return [node]
+
+
+def _box_prose(body: LexborNode, container: LexborNode) -> int:
+    """Paragraph text in boxes (_BOX_NAME) that do not hold `container`."""
+    return sum(paragraph_chars(box) for box in _boxes(body, container))
+
+
+def _boxes(body: LexborNode, container: LexborNode | None) -> list[LexborNode]:
+    """The outermost elements named like _BOX_NAME, less those holding `container`."""
+    found = [
+        node
+        for node in body.css("[class], [id]")
+        if _BOX_NAME.search(
+            f"{node.attributes.get('class') or ''} {node.attributes.get('id') or ''}"
+        )
+        and (container is None or not _holds(node, container))
+    ]
+    return _outermost(found)
 
 
 def _outermost(nodes: list[LexborNode]) -> list[LexborNode]:
@@ -410,7 +485,12 @@ def _densest(body: LexborNode, page_chars: int) -> LexborNode:
     if not scores:
         return body
     ranked = sorted(scores.values(), key=lambda item: item[0], reverse=True)
-    top = [item for item in ranked[:10] if not _in_furniture(item[1], page_chars)][:5] or ranked[:5]
+    top = [
+        item
+        for item in ranked[:10]
+        if not _in_furniture(item[1], page_chars)
+        and not _in_furniture(item[1], page_chars, _BOX_NAME)
+    ][:5] or ranked[:5]
     return max(top, key=lambda item: item[0] * (1 - _link_share(item[1])))[1]
 
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Literal
+
+from langcodes.data_dicts import MACROLANGUAGES
 
 _TAG = re.compile(r"^[a-zA-Z]{2,8}(?:-[a-zA-Z0-9]{1,8})*$")
 MAX_TAG = 35
@@ -19,10 +23,48 @@ def normalize_language(raw: str | None) -> str | None:
     return tag
 
 
-def language_matches(asked: str, declared: str) -> bool:
-    """Exact match first, else a prefix match on subtag boundaries (`en` ~ `en-US`).
+MatchedBy = Literal["exact", "prefix", "macrolanguage"]
+MATCH_RULES: tuple[MatchedBy, ...] = ("exact", "prefix", "macrolanguage")  # best first
 
-    Two tags that both carry a region never match across regions (`en-GB` vs `en-US`).
-    """
+
+@dataclass(frozen=True, slots=True)
+class LanguageMatch:
+    """How an asked language matched a declared tag: which tag, and by which rule."""
+
+    asked: str
+    matched: str
+    by: MatchedBy
+
+
+def match_language(asked: str, declared: str) -> LanguageMatch | None:
+    """BCP 47 matching, first rule that holds: the same tag (case-insensitive); a prefix on
+    subtag boundaries (`en` ~ `en-US`); then the IANA registry's macrolanguages, where the
+    macrolanguage covers its members (`no` ~ `nb-NO`, `zh` ~ `cmn-Hans`, `ar` ~ `arb`) but
+    two members never match each other (`nb` is not `nn`). Two tags that both carry a
+    region never match across regions (`en-GB` vs `en-US`)."""
     a, d = asked.lower(), declared.lower()
+    if a == d:
+        return LanguageMatch(asked, declared, "exact")
+    if _prefix_match(a, d):
+        return LanguageMatch(asked, declared, "prefix")
+    if _macro_match(a, d) or _macro_match(d, a):
+        return LanguageMatch(asked, declared, "macrolanguage")
+    return None
+
+
+def language_matches(asked: str, declared: str) -> bool:
+    return match_language(asked, declared) is not None
+
+
+def _prefix_match(a: str, d: str) -> bool:
     return a == d or d.startswith(a + "-") or a.startswith(d + "-")
+
+
+def _macro_match(macro_side: str, member_side: str) -> bool:
+    """`member_side`'s primary subtag belongs to `macro_side`'s: compare them with the
+    member's primary subtag replaced by its macrolanguage."""
+    primary, _, rest = member_side.partition("-")
+    macro = MACROLANGUAGES.get(primary)
+    if macro is None or macro != macro_side.partition("-")[0]:
+        return False
+    return _prefix_match(macro_side, f"{macro}-{rest}" if rest else macro)

@@ -14,21 +14,34 @@ ELLIPSIS = "…"
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)")
 
 
-def cut_text(text: str, limit: int) -> tuple[str, bool]:
-    """Cut `text` to at most `limit` code points at the cleanest boundary found.
+# A cut stops at the last paragraph end in the window's second half; a window whose only
+# paragraph ends lie earlier (one paragraph longer than half the bound) stops at a line
+# break or a sentence end in its last fifth, then at a word.
+_PARAGRAPH_FLOOR = 0.5
+_SENTENCE_FLOOR = 0.8
 
-    Prefers a paragraph break, then a line break, then a sentence end, then a word
-    boundary in the last fifth of the window; falls back to a hard cut. Returns the text
-    and whether it was cut.
+
+def cut_at_paragraph_end(text: str, limit: int = TEXT_MAX) -> tuple[str, bool]:
+    """Cut `text` to at most `limit` code points where a reader would stop.
+
+    The receipt's `text` (and a too-long caption segment) is cut here and only here: at
+    the last paragraph end (a blank line) in the second half of the window, else a line
+    break or a sentence end in its last fifth, else the last word boundary there, else a
+    hard cut. Returns the text and whether it was cut (the caller reports
+    `text_limited`).
     """
     if len(text) <= limit:
         return text, False
     window = text[:limit]
-    floor = int(limit * 0.8)
-    for sep in ("\n\n", "\n"):
-        at = window.rfind(sep)
-        if at >= floor:
-            return window[:at].rstrip(), True
+    if text[limit] == "\n":
+        return window.rstrip(), True  # the window ends exactly where a paragraph does
+    at = window.rfind("\n\n")
+    if at >= int(limit * _PARAGRAPH_FLOOR):
+        return window[:at].rstrip(), True
+    floor = int(limit * _SENTENCE_FLOOR)
+    at = window.rfind("\n")
+    if at >= floor:
+        return window[:at].rstrip(), True
     ends = [m.end() for m in _SENTENCE_END.finditer(window, floor)]
     if ends:
         return window[: ends[-1]].rstrip(), True

@@ -3,13 +3,16 @@
 SubRip has no specification, so the parser accepts what real files contain: missing or
 non-numeric indexes, `,` or `.` before the milliseconds, no milliseconds at all, spaces
 around the arrow, blank lines inside a cue, CR/CRLF line ends, a BOM, HTML-ish styling
-tags and `{\\an8}`-style override blocks. A cue is a timing line plus the text up to the
+tags and `{\\an8}`-style override blocks. Cue text is shown as players show it: HTML-like
+tags (`<i>`, `<font>`, `<span style=...>`) removed, `<br>` a line break, character
+references (`&amp;`, `&#39;`, `&nbsp;`) decoded. A cue is a timing line plus the text up to the
 next cue; a cue's identifier is the line just before its timing line when that line is
 all digits or starts a block (follows a blank line or the start of the file).
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 from sosoapi.extract.types import CaptionFile, Cue
@@ -18,7 +21,10 @@ from sosoapi.extract.types import CaptionFile, Cue
 # (only the first three count); `->` and `-->` both occur in the wild.
 _TIME = r"(?:([0-9]+):)?([0-9]{1,2}):([0-9]{1,2})(?:[,.]([0-9]+))?"
 _TIMING = re.compile(rf"[ \t]*{_TIME}[ \t]*--?>[ \t]*{_TIME}(?![0-9])")
-_STYLE_TAG = re.compile(r"</?(?:i|b|u|s|font)(?:\s[^>]*)?>", re.IGNORECASE)
+# A tag: `<`, an optional `/`, a letter-led name, attributes, an optional `/`, `>` (so
+# `1 < 2` and `<3` stay text).
+_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9:-]*(?:\s[^<>]*)?/?>")
+_LINE_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _OVERRIDE = re.compile(r"\{\\[^{}]*\}")
 _MAX_HOUR_DIGITS = 30
 
@@ -79,14 +85,21 @@ def _to_ms(hours: str | None, minutes: str, seconds: str, fraction: str | None) 
 
 
 def _cue_text(lines: list[str]) -> str:
-    """Non-blank lines of the cue, styling tags and override blocks removed."""
-    kept = []
+    """Non-blank lines of the cue as players show them: tags and override blocks removed,
+    `<br>` a line break, character references decoded (after the tags went, so `&lt;i&gt;`
+    stays text)."""
+    kept: list[str] = []
     for line in lines:
         if "<" in line:
-            line = _STYLE_TAG.sub("", line)
+            if "<br" in line or "<BR" in line or "<Br" in line:
+                line = _LINE_BREAK.sub("\n", line)
+            line = _TAG.sub("", line)
         if "{" in line:
             line = _OVERRIDE.sub("", line)
-        line = line.strip()
-        if line:
+        if "&" in line:
+            line = html.unescape(line)
+        if "\n" in line:
+            kept.extend(part.strip() for part in line.split("\n") if part.strip())
+        elif line := line.strip():
             kept.append(line)
     return "\n".join(kept)

@@ -14,7 +14,8 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from sosoapi.extract.language import language_matches, normalize_language
+from sosoapi.extract.html_repair import close_runaway_title
+from sosoapi.extract.language import MATCH_RULES, match_language, normalize_language
 from sosoapi.extract.limits import DESCRIPTION_MAX, TITLE_MAX, clean_optional
 from sosoapi.extract.types import PageTracks, Track
 
@@ -32,7 +33,7 @@ _LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 def find_tracks(html: str, base_url: str) -> PageTracks:
     """The page's caption/subtitle tracks in document order, plus title, description, lang."""
-    tree = LexborHTMLParser(html)
+    tree = LexborHTMLParser(close_runaway_title(html))
     base = _document_base(tree, base_url)
     tracks = tuple(t for node in tree.css("track") if (t := _track(node, base)) is not None)
     return PageTracks(
@@ -44,15 +45,17 @@ def find_tracks(html: str, base_url: str) -> PageTracks:
 
 
 def choose_track(tracks: Sequence[Track], language: str | None) -> Track | None:
-    """The asked language's track (exact, then subtag prefix); else default, else first."""
+    """The asked language's track: the best rule of `match_language` wins (exact, then
+    subtag prefix, then macrolanguage), then document order; with no language asked, the
+    default track, else the first."""
     if language is None:
         return next((t for t in tracks if t.default), tracks[0] if tracks else None)
-    declared = [(t, t.srclang) for t in tracks if t.srclang]
-    asked = language.lower()
-    for track, srclang in declared:
-        if srclang.lower() == asked:
-            return track
-    return next((t for t, srclang in declared if language_matches(language, srclang)), None)
+    matches = [
+        (MATCH_RULES.index(match.by), index, track)
+        for index, track in enumerate(tracks)
+        if track.srclang and (match := match_language(language, track.srclang)) is not None
+    ]
+    return min(matches, key=lambda item: item[:2])[2] if matches else None
 
 
 def _track(node: LexborNode, base: str) -> Track | None:

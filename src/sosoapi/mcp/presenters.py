@@ -23,6 +23,7 @@ from sosoapi.contract.models import (
     WhoamiOutput,
     Wire,
 )
+from sosoapi.extract.language import LanguageMatch
 from sosoapi.mcp.framing import content_text
 
 Parts = list[tuple[str, str]]
@@ -39,16 +40,21 @@ def presenter(model: type) -> Callable[[Presenter], Presenter]:
 
 
 def render(
-    output: Wire, corpus_revision: int | None = None, requested_url: str | None = None
+    output: Wire,
+    corpus_revision: int | None = None,
+    requested_url: str | None = None,
+    language_match: LanguageMatch | None = None,
 ) -> str:
     if isinstance(output, RetrieveOutput):
-        line, parts = _retrieval(output, requested_url)
+        line, parts = _retrieval(output, requested_url, language_match)
     else:
         line, parts = _PRESENTERS[type(output)](output, corpus_revision)
     return content_text(line, parts)
 
 
-def _retrieval(output: RetrieveOutput, requested_url: str | None) -> tuple[str, Parts]:
+def _retrieval(
+    output: RetrieveOutput, requested_url: str | None, language_match: LanguageMatch | None
+) -> tuple[str, Parts]:
     """The source URL named first (ours, never the page's words); when not ready, the
     reason's meaning and the next step in one sentence from the shared table."""
     r = output.retrieval
@@ -64,6 +70,9 @@ def _retrieval(output: RetrieveOutput, requested_url: str | None) -> tuple[str, 
     )
     if res.warnings:
         line += f"; warnings {', '.join(res.warnings)}"
+    if language_match is not None:  # tags are validated BCP 47 shapes, not free text
+        found = language_match
+        line += f"; language {found.asked} matched {found.matched} by {found.by}"
     if res.retry_after_seconds:
         line += f"; retry after {res.retry_after_seconds} s"
     if r.evidence:

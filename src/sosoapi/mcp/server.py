@@ -29,6 +29,7 @@ log = logging.getLogger("sosoapi.mcp")
 TokenSource = Callable[[], str | None]
 PrincipalSource = Callable[[], Principal | None]
 CORPUS_REVISION_META = "sosoapi/corpus_revision"
+LANGUAGE_MATCH_META = "sosoapi/language_match"
 # An MCP user fixes the token where the client starts or reaches this server.
 AUTH_FIXES: Fixes = {
     NoToken: "set SOSOAPI_TOKEN in this server's `env` in your MCP client config "
@@ -61,17 +62,18 @@ def _requested_url(arguments: dict[str, Any] | None) -> str | None:
 
 
 def success_result(outcome: Outcome, requested_url: str | None = None) -> types.CallToolResult:
-    meta = (
-        {CORPUS_REVISION_META: outcome.corpus_revision}
-        if outcome.corpus_revision is not None
-        else None
-    )
-    text = render(outcome.output, outcome.corpus_revision, requested_url)
+    meta: dict[str, Any] = {}
+    if outcome.corpus_revision is not None:
+        meta[CORPUS_REVISION_META] = outcome.corpus_revision
+    if outcome.language_match is not None:
+        found = outcome.language_match
+        meta[LANGUAGE_MATCH_META] = {"asked": found.asked, "matched": found.matched, "by": found.by}
+    text = render(outcome.output, outcome.corpus_revision, requested_url, outcome.language_match)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=outcome.output.wire(),
         is_error=False,
-        _meta=meta,
+        _meta=meta or None,
     )
 
 

@@ -8,7 +8,8 @@ from typing import Any, Generic, TypeVar
 
 from sosoapi.auth.permission import Access, Action
 from sosoapi.auth.tokens import Principal
-from sosoapi.contract.models import Wire
+from sosoapi.contract.models import RetrieveOutput, Wire
+from sosoapi.extract.language import LanguageMatch, match_language
 
 I = TypeVar("I", bound=Wire)  # noqa: E741
 
@@ -39,10 +40,21 @@ class Call(Generic[I]):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """An operation's contract output, plus what the snapshot schema has no place for."""
+    """An operation's contract output, plus what the seed schemas have no place for: the
+    corpus revision of a snapshot, and which declared tag an asked language matched."""
 
     output: Wire
     corpus_revision: int | None = None
+    language_match: LanguageMatch | None = None
+
+
+def retrieval_outcome(output: RetrieveOutput, asked: str | None) -> Outcome:
+    """A receipt's outcome, naming how `asked` matched the result's declared language (the
+    receipt's `language` is the declared tag; the rule that matched it has no field)."""
+    result = output.retrieval.result
+    declared = result.provenance.language if result else None
+    found = match_language(asked, declared) if asked and declared else None
+    return Outcome(output, language_match=found)
 
 
 Handler = Callable[[Call[Any]], Awaitable[Outcome]]

@@ -45,7 +45,7 @@ from sosoapi.research.evidence.quotes import QuoteCheck
 from sosoapi.research.evidence.reader import EvidenceReader
 from sosoapi.research.evidence.search import EvidenceSearch
 from sosoapi.research.faults import answering_store_faults
-from sosoapi.research.operation import Call, Operation, Outcome
+from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.ports import Storage
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.retrieval.uploads import check_upload, read_upload
@@ -176,7 +176,7 @@ class ResearchService:
     async def _retrieve(self, call: Call[RetrieveInput]) -> Outcome:
         request = call.input
         output = await self.receipts.retrieve(request, call.token_id, call.cancel_requested)
-        return Outcome(output)
+        return retrieval_outcome(output, request.language)
 
     async def _upload(self, call: Call[UploadInput]) -> Outcome:
         request = call.input
@@ -190,7 +190,7 @@ class ResearchService:
             reader,
             lambda: check_upload(request.path, request.kind, self.upload_roots),
         )
-        return Outcome(output)
+        return retrieval_outcome(output, request.language)
 
     async def _whoami(self, call: Call[WhoamiInput]) -> Outcome:
         principal = call.principal
