@@ -24,6 +24,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/ruff format --check src tests bench scripts
+	$(BIN)/mypy src
 
 format: $(STAMP)
 	$(BIN)/ruff format src tests bench scripts

@@ -25,7 +25,9 @@ from tests.support.contract import assert_valid_output
 
 REFUSAL = re.compile(
     "^("
-    + "|".join(re.escape(f"{c.title} ({c}): ") for c in ErrorCode if c != ErrorCode.INTERNAL)
+    + "|".join(
+        re.escape(f"{c.problem_title} ({c}): ") for c in ErrorCode if c != ErrorCode.INTERNAL
+    )
     + ")"
 )
 Strategy = st.SearchStrategy[Any]

@@ -110,7 +110,11 @@ class HTTPSOrigin:
                 with contextlib.suppress(OSError):
                     self.wfile.write(route.body)
 
-        server = _Server((self._host, self._port), RequestHandler)
+        try:
+            server = _Server((self._host, self._port), RequestHandler)
+        except OSError:  # the address cannot be bound: nothing started, nothing left behind
+            self._dir.cleanup()
+            raise
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self._cert.configure_cert(context)
         raw_accept = server.get_request

@@ -81,19 +81,30 @@ class ServeProcess:
         self.preexec = preexec
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
+        self.stderr_text = ""
 
     @property
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def _log_file(self) -> int:
+        """A descriptor the child inherits; ours is closed at once (the child keeps its own)."""
+        assert self.log is not None
+        return os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+
     def start(self) -> ServeProcess:
-        self.proc = subprocess.Popen(
-            [*self.command, "serve", "--port", str(self.port), *self.args],
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=self.log.open("wb") if self.log else subprocess.PIPE,
-            preexec_fn=self.preexec,
-        )
+        log_fd = self._log_file() if self.log else None
+        try:
+            self.proc = subprocess.Popen(
+                [*self.command, "serve", "--port", str(self.port), *self.args],
+                env=self.env,
+                stdout=subprocess.DEVNULL,
+                stderr=log_fd if log_fd is not None else subprocess.PIPE,
+                preexec_fn=self.preexec,
+            )
+        finally:
+            if log_fd is not None:
+                os.close(log_fd)
         deadline = time.monotonic() + self.ready_seconds
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -110,6 +121,7 @@ class ServeProcess:
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
+        self._close_pipes()
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -119,6 +131,13 @@ class ServeProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+        self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        """Keep what the ended process wrote to its stderr pipe (`stderr_text`), then close it."""
+        if self.proc and self.proc.stderr and not self.proc.stderr.closed:
+            self.stderr_text = self.proc.stderr.read().decode()
+            self.proc.stderr.close()
 
     def __enter__(self) -> ServeProcess:
         return self.start()

@@ -44,8 +44,7 @@ def test_serve_starts_quietly_and_logs_rebinding_refusal(initialised: dict[str, 
         assert refused.status_code == 421
     finally:
         server.stop()
-    assert server.proc is not None and server.proc.stderr is not None
-    stderr = server.proc.stderr.read().decode()
+    stderr = server.stderr_text
     assert_quiet(stderr)
     refusal = [line for line in stderr.splitlines() if "evil.example" in line]
     assert len(refusal) == 1 and "level=warning logger=mcp.server" in refusal[0]

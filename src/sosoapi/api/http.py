@@ -41,9 +41,12 @@ AUTH_FIXES: Fixes = {
 class Mounted(Protocol):
     """An app served beside the routes (MCP at /mcp), its running context, its auth metadata."""
 
-    app: ASGIApp
-    running: AbstractAsyncContextManager[None]
-    metadata_url: str
+    @property
+    def app(self) -> ASGIApp: ...
+    @property
+    def running(self) -> AbstractAsyncContextManager[None]: ...
+    @property
+    def metadata_url(self) -> str: ...
 
 
 def _bearer(request: Request) -> str | None:
@@ -67,8 +70,8 @@ def _route(
         except ClientDisconnect:
             raise  # BodyLimit answers a cut-off body; a client that left needs no answer
         except Exception:
-            error = incident(log, f"surface=http tool={tool}")
-            return problem_response(error, request.url.path, metadata_url)
+            failure = incident(log, f"surface=http tool={tool}")
+            return problem_response(failure, request.url.path, metadata_url)
         headers = {}
         if outcome.corpus_revision is not None:
             headers["Corpus-Revision"] = str(outcome.corpus_revision)

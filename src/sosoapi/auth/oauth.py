@@ -60,7 +60,9 @@ class OAuthGrants:
         self.repo = repo
         self.guard = guard
 
-    def register(self, client_id: str, secret: str | None, name: str, info: str, now: datetime):
+    def register(
+        self, client_id: str, secret: str | None, name: str, info: str, now: datetime
+    ) -> None:
         secret_hash = hash_token(secret) if secret else None
         self.repo.add_client(ClientRecord(client_id, secret_hash, name, info), now)
 
@@ -145,7 +147,9 @@ class OAuthGrants:
             now,
         )
 
-    def refresh_record(self, refresh_token: str, client_id: str, now: datetime):
+    def refresh_record(
+        self, refresh_token: str, client_id: str, now: datetime
+    ) -> TokenRecord | None:
         """The live refresh token of this client; a reused (revoked) one ends its grant."""
         record = self.guard.repo.token_by_hash(hash_token(refresh_token))
         if record is None or record.kind != "oauth_refresh" or record.client_id != client_id:

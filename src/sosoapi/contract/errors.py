@@ -35,7 +35,7 @@ class ErrorCode(StrEnum):
         return FORMS[self][0]
 
     @property
-    def title(self) -> str:
+    def problem_title(self) -> str:
         return FORMS[self][1]
 
 
@@ -82,7 +82,7 @@ class ServiceError(SosoapiError):
 
     @property
     def title(self) -> str:
-        return self.code.title
+        return self.code.problem_title
 
 
 def invalid_input(message: str, field: str | None = None) -> ServiceError:

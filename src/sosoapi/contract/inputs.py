@@ -34,7 +34,7 @@ def raw_depth_exceeded(raw: bytes, limit: int = MAX_DEPTH) -> bool:
     brackets = _STRING.sub(b"", raw).translate(_WEIGHTS, _NOT_BRACKETS)
     if not brackets:
         return False
-    return max(map(operator.sub, accumulate(brackets), count(1))) > limit
+    return bool(max(map(operator.sub, accumulate(brackets), count(1))) > limit)
 
 
 def too_deep() -> Exception:

@@ -7,7 +7,7 @@ present (nulls included), nothing extra leaks, and timestamps are UTC with a `Z`
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
@@ -29,8 +29,8 @@ CaptionFormat = Literal["webvtt", "subrip"]
 LanguageSource = Literal["publisher_declared", "unknown"]
 Coverage = Literal["supplied_set", "bounded_sample", "partial"]
 
-PARSER_VERSION = "research-public-retrieval/v1"
-METHOD_VERSION = "research-corpus/v1"
+PARSER_VERSION: Final = "research-public-retrieval/v1"
+METHOD_VERSION: Final = "research-corpus/v1"
 MAX_SAFE_INT = 2**53 - 1
 MAX_CORPUS_ITEMS = 500  # the bound of a corpus sample, and the default of `max_items`
 

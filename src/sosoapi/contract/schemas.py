@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 from jsonschema import Draft7Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
@@ -46,7 +46,9 @@ def _field_of(error: ValidationError) -> str:
     if error.validator == "required":
         return str(error.message).split("'")[1]
     if error.validator == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        instance: Any = error.instance
+        schema: Any = error.schema
+        extra = sorted(set(instance) - set(schema.get("properties", {})))
         return ",".join(extra) or path or "(arguments)"
     return path or "(arguments)"
 
@@ -68,11 +70,12 @@ def _describe(error: ValidationError) -> str:
             f"{error.validator_value} (omit optional fields instead of sending null)."
         )
     if kind == "enum":
-        allowed = ", ".join(map(str, error.validator_value))
+        values: Any = error.validator_value
+        allowed = ", ".join(map(str, values))
         return f"`{name}` must be one of {allowed}; got {error.instance!r}."
     if kind in ("maxLength", "minLength"):
         return (
-            f"`{name}` has length {len(error.instance)}, outside the bound "
+            f"`{name}` has length {len(cast(str, error.instance))}, outside the bound "
             f"({kind} {error.validator_value}); shorten or fix it."
         )
     if kind == "pattern":
@@ -89,10 +92,10 @@ def validate_input(name: str, arguments: Any) -> dict[str, Any]:
         raise ServiceError(
             ErrorCode.INVALID_INPUT, "arguments must be a JSON object; send an object.", None
         )
-    arguments = normalise(arguments)
-    errors = sorted(_input_validator(name).iter_errors(arguments), key=lambda e: list(e.path))
+    checked: dict[str, Any] = normalise(arguments)
+    errors = sorted(_input_validator(name).iter_errors(checked), key=lambda e: list(e.path))
     if not errors:
-        return arguments
+        return checked
     described = [{"field": _field_of(e), "detail": _describe(e)} for e in errors]
     message = " ".join(d["detail"] for d in described)
     return _raise(message, described)

@@ -80,7 +80,7 @@ class _ZlibStage:
 class _BrotliStage:
     def __init__(self) -> None:
         try:
-            import brotli
+            import brotli  # type: ignore[import-untyped]  # no stubs or py.typed
         except ImportError:
             raise UnsupportedEncoding("br (brotli is not installed)") from None
         self._error = brotli.error
@@ -95,7 +95,8 @@ class _BrotliStage:
         if not data and self._decoder.is_finished():
             return b""
         try:
-            return self._decoder.process(data, output_buffer_limit=max(1, limit))
+            out: bytes = self._decoder.process(data, output_buffer_limit=max(1, limit))
+            return out
         except self._error as exc:
             raise DecodingFailed(f"br body is corrupt: {exc}") from None
 

@@ -17,6 +17,7 @@ import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import certifi
 import httpcore
@@ -267,7 +268,7 @@ class Egress:
         location = header("location")
         if status in REDIRECT_STATUSES and location:
             return _Redirect(location)
-        common = {
+        common: dict[str, Any] = {
             "final_url": target.url,
             "status_code": status,
             "content_type": header("content-type"),

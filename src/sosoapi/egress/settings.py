@@ -132,8 +132,8 @@ def parse_resolve(value: str) -> dict[str, IPAddress]:
         if addr.startswith("[") and addr.endswith("]"):
             addr = addr[1:-1]
         try:
-            ip = ipaddress.ip_address(addr)
-            name = normalize_host(host)
+            ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(addr)
+            name: str | None = normalize_host(host)
         except ValueError:
             ip = name = None
         if not sep or ip is None or not name:

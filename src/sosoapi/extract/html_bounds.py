@@ -91,7 +91,7 @@ def _within_bounds(markup: str) -> bool:
     sums = list(accumulate(steps))
     floors = accumulate(sums, min, initial=0)
     next(floors)
-    return max(map(sub, sums, floors)) <= MAX_DEPTH
+    return bool(max(map(sub, sums, floors)) <= MAX_DEPTH)
 
 
 def scan_bounds(markup: str) -> BoundedMarkup:
@@ -132,8 +132,8 @@ def scan_bounds(markup: str) -> BoundedMarkup:
             pieces.append(f"<{name}>")
             kept = pos
         if name in _RAW_TEXT:
-            end = _RAW_TEXT_END[name].search(markup, pos)
-            pos = length if end is None else end.start()
+            closing = _RAW_TEXT_END[name].search(markup, pos)
+            pos = length if closing is None else closing.start()
     pieces.append(markup[kept:])
     return BoundedMarkup("".join(pieces), False)
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -469,7 +470,7 @@ def _densest(body: LexborNode, page_chars: int) -> LexborNode:
     Each block's own text (its direct text nodes, by width) scores its parent fully and its
     grandparent by half; the best few candidates are then weighed by their link share.
     """
-    scores: dict[int, list] = {}
+    scores: dict[int, list[Any]] = {}
     for block in body.css(_SCORED_BLOCKS):
         length = _width(block.text(deep=False, strip=True))
         if length < 25:
@@ -491,7 +492,8 @@ def _densest(body: LexborNode, page_chars: int) -> LexborNode:
         if not _in_furniture(item[1], page_chars)
         and not _in_furniture(item[1], page_chars, _BOX_NAME)
     ][:5] or ranked[:5]
-    return max(top, key=lambda item: item[0] * (1 - _link_share(item[1])))[1]
+    best: LexborNode = max(top, key=lambda item: item[0] * (1 - _link_share(item[1])))[1]
+    return best
 
 
 def _link_share(node: LexborNode) -> float:

@@ -123,12 +123,14 @@ def build_server(
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)
             if error.code == ErrorCode.UNAUTHENTICATED and unauthenticated_hint:
-                error = ServiceError(error.code, f"{error.message} {unauthenticated_hint}")
+                return error_result(
+                    ServiceError(error.code, f"{error.message} {unauthenticated_hint}")
+                )
             return error_result(error)
         except Exception:  # a bug: a JSON-RPC internal error naming only the incident
-            error = incident(log, f"surface=mcp tool={params.name}")
+            failure = incident(log, f"surface=mcp tool={params.name}")
             raise MCPError(
-                types.INTERNAL_ERROR, error.message, {"incident_id": error.incident_id}
+                types.INTERNAL_ERROR, failure.message, {"incident_id": failure.incident_id}
             ) from None
 
     return Server(

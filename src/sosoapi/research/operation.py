@@ -12,6 +12,7 @@ from sosoapi.contract.models import RetrieveOutput, Wire
 from sosoapi.extract.language import LanguageMatch, match_language
 
 I = TypeVar("I", bound=Wire)  # noqa: E741
+W = TypeVar("W", bound=Wire)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,13 @@ class Outcome:
 
     output: Wire
     corpus_revision: int | None = None
+
+    def of(self, model: type[W]) -> W:
+        """The output as the tool's own model (a console page knows which tool it called)."""
+        if not isinstance(self.output, model):
+            raise TypeError(f"{type(self.output).__name__} is not {model.__name__}")
+        return self.output
+
     language_match: LanguageMatch | None = None
 
 

@@ -13,10 +13,11 @@ from sosoapi.research.operation import Call
 from sosoapi.store.records import BadCursor
 
 T = TypeVar("T")
+P = TypeVar("P", bound=PageInput)
 
 
 async def read_page(
-    call: Call[PageInput], lister: Callable[..., tuple[list[T], str | None]], **filters: Any
+    call: Call[P], lister: Callable[..., tuple[list[T], str | None]], **filters: Any
 ) -> tuple[list[T], str | None]:
     """`lister(workspace_id, cursor=, limit=, **filters)` in a worker thread."""
     try:

@@ -32,6 +32,7 @@ from sosoapi.contract.models import (
     ProjectSourcesInput,
     ProjectUpdateInput,
     RetrieveInput,
+    RetrieveResult,
     UploadInput,
     WhoamiInput,
     WhoamiOutput,
@@ -181,7 +182,7 @@ class ResearchService:
     async def _upload(self, call: Call[UploadInput]) -> Outcome:
         request = call.input
 
-        async def reader(kind: str, path: str, language: str | None):
+        async def reader(kind: str, path: str, language: str | None) -> RetrieveResult:
             return await read_upload(path, kind, language, self.max_upload_bytes, self.upload_roots)
 
         output = await self.receipts.upload(
@@ -202,7 +203,7 @@ class ResearchService:
                     id=w.id,
                     name=w.name,
                     role=role,
-                    research_enabled=w.research_enabled,  # type: ignore[arg-type]
+                    research_enabled=w.research_enabled,
                 )
                 for w, role in self.store.auth.memberships_of(principal.user_id)
             ]

@@ -19,7 +19,7 @@ def token_record(row: object) -> TokenRecord:
         user_id=m["user_id"],
         label=m["label"],
         scopes=frozenset(m["scopes"].split()),
-        created_at=utc(m["created_at"]),  # type: ignore[arg-type]
+        created_at=utc(m["created_at"]),
         expires_at=utc(m["expires_at"]),
         revoked_at=utc(m["revoked_at"]),
         kind=m["kind"],
@@ -106,8 +106,9 @@ class AuthRepository:
     def membership(self, workspace_id: str, user_id: str) -> tuple[WorkspaceRecord, str] | None:
         """The workspace and the user's role in it, or None when not a member."""
         with self.db.read() as conn:
-            row = conn.execute(_MEMBERSHIP, {"workspace_id": workspace_id, "user_id": user_id})
-            row = row.first()
+            row = conn.execute(
+                _MEMBERSHIP, {"workspace_id": workspace_id, "user_id": user_id}
+            ).first()
         return (from_row(WorkspaceRecord, row), row._mapping["role"]) if row else None
 
     def members(self, workspace_id: str) -> list[tuple[str, str]]:

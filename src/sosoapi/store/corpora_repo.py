@@ -127,5 +127,5 @@ def _corpus_row(m: Any) -> CorpusRow:
         m["revision"],
         m["snapshot"],
         utc(m["sealed_at"]),
-        utc(m["created_at"]),  # type: ignore[arg-type]
+        utc(m["created_at"]),
     )

@@ -133,8 +133,8 @@ class EvidenceRepository:
                 r.language,
                 r.latest_revision,
                 r.content,
-                utc(r.created_at),  # type: ignore[arg-type]
-                utc(r.updated_at),  # type: ignore[arg-type]
+                utc(r.created_at),
+                utc(r.updated_at),
             )
             for r in kept
         ], next_cursor
@@ -197,5 +197,5 @@ def _record(m: Any) -> EvidenceRevisionRecord:
         latest_revision=m["latest_revision"],
         digest=m["digest"],
         content=m["content"],
-        created_at=utc(m["created_at"]),  # type: ignore[arg-type]
+        created_at=utc(m["created_at"]),
     )

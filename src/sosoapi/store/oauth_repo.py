@@ -22,7 +22,7 @@ def _authorization(row: object) -> AuthorizationRecord:
         client_id=m["client_id"],
         params=m["params"],
         user_id=m["user_id"],
-        expires_at=utc(m["expires_at"]),  # type: ignore[arg-type]
+        expires_at=utc(m["expires_at"]),
         decided_at=utc(m["decided_at"]),
         exchanged_at=utc(m["exchanged_at"]),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -13,7 +14,7 @@ from sosoapi.store.records import BadCursor, utc
 
 
 def encode_cursor(created_at: datetime, row_id: str) -> str:
-    raw = json.dumps([utc(created_at).isoformat(), row_id]).encode()  # type: ignore[union-attr]
+    raw = json.dumps([utc(created_at).isoformat(), row_id]).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
@@ -27,7 +28,11 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
 
 
 def page(
-    query: Select[Any], created: Column, ident: Column, cursor: str | None, limit: int
+    query: Select[Any],
+    created: Column[Any],
+    ident: Column[Any],
+    cursor: str | None,
+    limit: int,
 ) -> Select[Any]:
     """Newest first, strictly after `cursor`, one row more than `limit` to detect a next page."""
     if cursor:
@@ -37,10 +42,10 @@ def page(
 
 
 def split(
-    rows: list[Any], limit: int, created: str = "created_at", ident: str = "id"
+    rows: Sequence[Any], limit: int, created: str = "created_at", ident: str = "id"
 ) -> tuple[list[Any], str | None]:
     """The page's rows and the cursor of the next page (None on the last page)."""
     if len(rows) <= limit:
-        return rows, None
+        return list(rows), None
     last = rows[limit - 1]._mapping
-    return rows[:limit], encode_cursor(last[created], last[ident])
+    return list(rows[:limit]), encode_cursor(last[created], last[ident])

@@ -25,10 +25,10 @@ def _project(m: Any, sources: tuple[SourceRow, ...] = (), count: int = 0) -> Pro
         m["workspace_id"],
         m["title"],
         m["revision"],
-        utc(m["created_at"]),  # type: ignore[arg-type]
+        utc(m["created_at"]),
         utc(m["updated_at"]),
         sources,
-        count,  # type: ignore[arg-type]
+        count,
     )
 
 
@@ -74,7 +74,7 @@ class ProjectsInTx:
         if row is None:
             return None
         sources = tuple(
-            SourceRow(r.evidence_id, r.note, utc(r.added_at))  # type: ignore[arg-type]
+            SourceRow(r.evidence_id, r.note, utc(r.added_at))
             for r in self.conn.execute(
                 select(project_sources)
                 .where(project_sources.c.project_id == project_id)

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from sosoapi.contract.errors import SosoapiError
 
 
+@overload
+def utc(value: datetime) -> datetime: ...
+@overload
+def utc(value: None) -> None: ...
+@overload
+def utc(value: datetime | None) -> datetime | None: ...
 def utc(value: datetime | None) -> datetime | None:
     """SQLite hands back naive datetimes; every stored time is UTC."""
     if value is None:

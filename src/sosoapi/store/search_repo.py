@@ -228,7 +228,7 @@ class SearchRepository:
             hits = self._hits(conn, match, params, [(r[0], r[1], float(r[2])) for r in ranked])
         return hits, more
 
-    def _match(self, conn: Connection, phrases: Sequence[str]) -> tuple[str | None, dict]:
+    def _match(self, conn: Connection, phrases: Sequence[str]) -> tuple[str | None, dict[str, Any]]:
         """A subquery of (id, score) of the passages matching all phrases, higher better."""
         if self.db.is_sqlite:
             return (
@@ -281,7 +281,11 @@ class SearchRepository:
         return " AND ".join(where), params
 
     def _hits(
-        self, conn: Connection, match: str, params: dict, ranked: list[tuple[str, int, float]]
+        self,
+        conn: Connection,
+        match: str,
+        params: dict[str, Any],
+        ranked: list[tuple[str, int, float]],
     ) -> list[SearchHit]:
         """The ranked revisions with their content and best text passages."""
         keys = [f"{e}:{r}" for e, r, _ in ranked]

@@ -55,8 +55,8 @@ class SessionRepository:
         session = SessionRecord(
             m["session_id"],
             m["id"],
-            utc(m["session_created_at"]),  # type: ignore[arg-type]
-            utc(m["session_expires_at"]),  # type: ignore[arg-type]
+            utc(m["session_created_at"]),
+            utc(m["session_expires_at"]),
             utc(m["session_revoked_at"]),
         )
         return session, token_record(row)

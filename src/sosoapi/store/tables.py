@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -27,7 +29,7 @@ ID = 36  # canonical lower-case UUID text
 WIDE = BigInteger().with_variant(Integer, "sqlite")
 
 
-def _ts(name: str, nullable: bool = False) -> Column:
+def _ts(name: str, nullable: bool = False) -> Column[datetime]:
     return Column(name, DateTime(timezone=True), nullable=nullable)
 
 

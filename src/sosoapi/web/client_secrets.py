@@ -83,7 +83,7 @@ class ClientSecretHasher:
 def _content_type(scope: Scope) -> str:
     for key, value in scope["headers"]:
         if key == b"content-type":
-            return value.decode("latin-1").lower()
+            return str(value.decode("latin-1")).lower()
     return ""
 
 

@@ -91,7 +91,7 @@ class ConsentPage:
         if form.get("decision") != "approve":
             return self._stale()
         try:
-            code, pending = await anyio.to_thread.run_sync(
+            code, approved = await anyio.to_thread.run_sync(
                 self.grants.approve, request_id, form.get("token", ""), utcnow()
             )
         except ConsentRefused as refused:
@@ -100,8 +100,8 @@ class ConsentPage:
             if pending is None:
                 return self._stale()
             return self._form(request_id, pending, nonce, error=str(refused), status=400)
-        log.info("oauth consent approved client_id=%s", pending.client_id)
-        return self._back(pending, code=code)
+        log.info("oauth consent approved client_id=%s", approved.client_id)
+        return self._back(approved, code=code)
 
     def _form(
         self, request_id: str, pending: Pending, nonce: str, *, error: str | None, status: int

@@ -16,6 +16,12 @@ from starlette.responses import Response
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.errors import ErrorCode, ServiceError, invalid_input
 from sosoapi.contract.evidence_tools import SearchOutput
+from sosoapi.contract.models import (
+    CorporaGetOutput,
+    CorporaListOutput,
+    EvidenceGetOutput,
+    ProjectOutput,
+)
 from sosoapi.research.evidence.search import parse_query
 from sosoapi.research.operation import Outcome
 from sosoapi.research.review.views import FILTERS, Review
@@ -94,7 +100,9 @@ class ConsolePages:
             evidence_id=request.path_params["evidence_id"],
             revision=_revision(request),
         )
-        return self._show(request, "evidence.html", "evidence", evidence=outcome.output.evidence)
+        return self._show(
+            request, "evidence.html", "evidence", evidence=outcome.of(EvidenceGetOutput).evidence
+        )
 
     async def evidence_diff(self, request: Request, principal: Principal) -> Response:
         compared = await self.review.compare(
@@ -132,7 +140,7 @@ class ConsolePages:
             status=400 if error else 200,
             chosen=chosen,
             kept={k: v for k, v in chosen.items() if v},
-            corpora=corpora.output.items,
+            corpora=corpora.of(CorporaListOutput).items,
             found=found,
             error=error,
             phrases=parse_query(chosen["q"]),
@@ -151,7 +159,7 @@ class ConsolePages:
             corpus_id=chosen["corpus"] or None,
             limit=SEARCH_PAGE_SIZE,
         )
-        return outcome.output
+        return outcome.of(SearchOutput)
 
     async def projects(self, request: Request, principal: Principal) -> Response:
         outcome = await self._tool(request, principal, "sosoapi_research_projects_list", cursor=1)
@@ -164,7 +172,9 @@ class ConsolePages:
             "sosoapi_research_projects_get",
             project_id=request.path_params["project_id"],
         )
-        return self._show(request, "project.html", "projects", project=outcome.output.project)
+        return self._show(
+            request, "project.html", "projects", project=outcome.of(ProjectOutput).project
+        )
 
     async def corpora(self, request: Request, principal: Principal) -> Response:
         outcome = await self._tool(request, principal, "sosoapi_research_corpora_list", cursor=1)
@@ -182,7 +192,7 @@ class ConsolePages:
             request,
             "corpus.html",
             "corpora",
-            snapshot=outcome.output.snapshot,
+            snapshot=outcome.of(CorporaGetOutput).snapshot,
             revision=outcome.corpus_revision,
         )
 

@@ -37,8 +37,8 @@ class OAuthServer:
 def oauth_auth_settings(base: str) -> AuthSettings:
     """The SDK's auth settings: we issue tokens and check their resource in our gate."""
     return AuthSettings(
-        issuer_url=base,  # type: ignore[arg-type]  # validated as a URL, empty path kept
-        resource_server_url=f"{base}/mcp",  # type: ignore[arg-type]
+        issuer_url=base,  # validated as a URL, empty path kept
+        resource_server_url=f"{base}/mcp",
         required_scopes=[],
         validate_token_resource=False,  # McpBearerGate refuses tokens issued for elsewhere
         client_registration_options=ClientRegistrationOptions(
@@ -53,7 +53,7 @@ def oauth_server(grants: OAuthGrants, base: str) -> OAuthServer:
     docs_client = OAuthClientInformationFull(
         client_id=DOCS_CLIENT_ID,
         client_name="API docs (Swagger UI)",
-        redirect_uris=[docs_redirect_uri(base)],  # type: ignore[list-item]
+        redirect_uris=[docs_redirect_uri(base)],
         token_endpoint_auth_method="none",  # noqa: S106 - a public client: PKCE, no secret
         grant_types=["authorization_code", "refresh_token"],
         response_types=["code"],

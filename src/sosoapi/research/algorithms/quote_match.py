@@ -221,7 +221,8 @@ class Finding:
 
 
 def _occurrences(haystack: str, needle: str) -> list[int]:
-    found, at = [], haystack.find(needle)
+    found: list[int] = []
+    at = haystack.find(needle)
     while at >= 0 and len(found) < MAX_MATCHES:
         found.append(at)
         at = haystack.find(needle, at + 1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 import anyio
 
@@ -79,7 +80,7 @@ class ProjectService:
         return ProjectOutput(project=project_model(row))
 
     async def _write(
-        self, call: Call, tool: str, change: Callable[[Transaction, datetime], ProjectOutput]
+        self, call: Call[Any], tool: str, change: Callable[[Transaction, datetime], ProjectOutput]
     ) -> Outcome:
         now = self.clock()
         key = new_mutation(tool, call.arguments, call.token_id, now)

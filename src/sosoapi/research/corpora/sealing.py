@@ -101,7 +101,7 @@ class CorpusService:
                 project_revision=project.revision,
                 evidence=[EvidenceRef(evidence_id=e, revision=revisions[e]) for e in kept],
                 sealed_at=now,
-                coverage=coverage(len(supplied), bound, notes),  # type: ignore[arg-type]
+                coverage=coverage(len(supplied), bound, notes),
                 missing_sources=notes[:MAX_NOTES],
             )
             revision = tx.corpora.seal(

@@ -60,8 +60,8 @@ def judge(revisions: list[StoredRevision], quote: str) -> QuoteOutput:
     if best == "absent":
         near = [(s, f.closest) for s, f in findings if f.closest is not None]
         if near:
-            stored, found = max(near, key=lambda pair: pair[1].similarity)  # type: ignore[union-attr]
-            closest = _match(stored, found)  # type: ignore[arg-type]
+            stored, found = max(near, key=lambda pair: pair[1].similarity)
+            closest = _match(stored, found)
     return QuoteOutput(verdict=best, matches=matches[:MAX_REPORTED], closest=closest)
 
 

@@ -60,7 +60,7 @@ class EvidenceReader:
         items = [
             EvidenceItem(
                 id=r.id,
-                kind=r.kind,  # type: ignore[arg-type]
+                kind=r.kind,
                 source_url=r.source_url,
                 language=r.language,
                 title=json.loads(r.content).get("title"),

@@ -41,7 +41,7 @@ class Draft:
         status, reason, warnings = decide(self.conditions)
         keep_content = status in (Status.READY, Status.PARTIAL, Status.EMPTY)
         return RetrieveResult(
-            kind=self.kind,  # type: ignore[arg-type]
+            kind=self.kind,
             status=status,
             text=self.text if status in (Status.READY, Status.PARTIAL) else "",
             title=self.title if keep_content else None,
@@ -50,9 +50,9 @@ class Draft:
             provenance=Provenance(
                 source_url=self.source_url,
                 retrieved_at=self.retrieved_at or settled_at,
-                mime_type=self.mime_type,  # type: ignore[arg-type]
-                content_kind=self.content_kind if keep_content else "none",  # type: ignore[arg-type]
-                caption_format=self.caption_format,  # type: ignore[arg-type]
+                mime_type=self.mime_type,
+                content_kind=self.content_kind if keep_content else "none",
+                caption_format=self.caption_format,
                 language=self.language,
                 language_source="publisher_declared" if self.language else "unknown",
             ),

@@ -28,7 +28,7 @@ from sosoapi.extract.media import (
     contract_media_type,
     parse_content_type,
 )
-from sosoapi.extract.types import CaptionFile
+from sosoapi.extract.types import CaptionFile, PageTracks
 from sosoapi.research.offload import off_loop
 from sosoapi.research.retrieval.draft import Draft
 
@@ -182,7 +182,7 @@ async def _follow_track(
     return await fetch(track.src, accept=CAPTION_ACCEPT), normalize_language(track.srclang)
 
 
-def _tracks_of(body: bytes, charset: str | None, base_url: str) -> track_extract.PageTracks:
+def _tracks_of(body: bytes, charset: str | None, base_url: str) -> PageTracks:
     return track_extract.find_tracks(decode_bytes(body, charset, html=True) or "", base_url)
 
 

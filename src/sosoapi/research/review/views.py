@@ -18,7 +18,7 @@ from sosoapi.auth.permission import Access
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.evidence_tools import DiffOutput
-from sosoapi.contract.models import Evidence, PageInput, Retrieval
+from sosoapi.contract.models import Evidence, EvidenceGetOutput, PageInput, Retrieval
 from sosoapi.contract.vocabulary import Reason, State, Status
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
@@ -100,17 +100,17 @@ class Review:
     ) -> Comparison:
         """Two revisions of one evidence compared, through the diff and get tools."""
         ids = {"workspace_id": workspace_id, "evidence_id": evidence_id}
-        diff = await self.tool(
-            principal,
-            "sosoapi_research_evidence_diff",
-            {**ids, "from_revision": from_revision, "to_revision": to_revision},
-        )
+        diff = (
+            await self.tool(
+                principal,
+                "sosoapi_research_evidence_diff",
+                {**ids, "from_revision": from_revision, "to_revision": to_revision},
+            )
+        ).of(DiffOutput)
         new = await self.tool(
-            principal,
-            "sosoapi_research_evidence_get",
-            {**ids, "revision": diff.output.to_revision},
+            principal, "sosoapi_research_evidence_get", {**ids, "revision": diff.to_revision}
         )
-        return Comparison(diff.output, new.output.evidence)
+        return Comparison(diff, new.of(EvidenceGetOutput).evidence)
 
     async def overview(self, principal: Principal, workspace_id: str) -> Overview:
         access = await self._read(principal, workspace_id)

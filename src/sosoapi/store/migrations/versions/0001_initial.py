@@ -3,6 +3,8 @@
 Revision ID: 0001
 """
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -14,7 +16,7 @@ depends_on = None
 ID = 36
 
 
-def _ts(name: str, nullable: bool = False) -> sa.Column:
+def _ts(name: str, nullable: bool = False) -> sa.Column[Any]:
     return sa.Column(name, sa.DateTime(timezone=True), nullable=nullable)
 
 

@@ -4,6 +4,8 @@ Revision ID: 0002
 Revises: 0001
 """
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -15,7 +17,7 @@ depends_on = None
 ID = 36
 
 
-def _ts(name: str, nullable: bool = False) -> sa.Column:
+def _ts(name: str, nullable: bool = False) -> sa.Column[Any]:
     return sa.Column(name, sa.DateTime(timezone=True), nullable=nullable)
 
 

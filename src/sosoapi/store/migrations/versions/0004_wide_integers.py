@@ -8,6 +8,8 @@ Revision ID: 0004
 Revises: 0003
 """
 
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -28,7 +30,7 @@ COLUMNS = (
 )
 
 
-def _retype(kind: type[sa.types.TypeEngine], was: type[sa.types.TypeEngine]) -> None:
+def _retype(kind: type[sa.types.TypeEngine[Any]], was: type[sa.types.TypeEngine[Any]]) -> None:
     if op.get_bind().dialect.name != "postgresql":
         return
     for table, column in COLUMNS:

@@ -9,6 +9,7 @@ Revises: 0005
 """
 
 import json
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -27,7 +28,7 @@ INDEXES = {  # the table newest first, filtered by status or reason; counts from
 }
 
 
-def _ts(name: str, nullable: bool = False) -> sa.Column:
+def _ts(name: str, nullable: bool = False) -> sa.Column[Any]:
     return sa.Column(name, sa.DateTime(timezone=True), nullable=nullable)
 
 
