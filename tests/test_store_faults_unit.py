@@ -42,14 +42,20 @@ def test_an_unopenable_sqlite_file_is_store_unavailable(tmp_path: Path) -> None:
         db.dispose()
 
 
-def test_integrity_and_programming_errors_pass_through(tmp_path: Path) -> None:
-    db = Database(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+def test_integrity_and_programming_errors_pass_through(database_url: str) -> None:
+    """A bad statement is a bug to see, never an "unavailable" that tells the caller to
+    retry: SQLite raises its "no such table" and syntax errors as OperationalError too."""
+    db = Database(database_url)
     try:
         with db.write() as conn:
             conn.execute(sa.text("CREATE TABLE t (id INTEGER PRIMARY KEY)"))
             conn.execute(sa.text("INSERT INTO t VALUES (1)"))
         with pytest.raises(sa.exc.IntegrityError), db.write() as conn:
             conn.execute(sa.text("INSERT INTO t VALUES (1)"))
+        for mistake in ("SELECT * FROM no_such_table", "SELEKT 1", "SELECT no_such_column FROM t"):
+            with pytest.raises(sa.exc.DBAPIError) as raised, db.read() as conn:
+                conn.execute(sa.text(mistake))
+            assert not isinstance(raised.value, StoreUnavailable), mistake
     finally:
         db.dispose()
 

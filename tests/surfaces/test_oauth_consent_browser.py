@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import secrets
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -162,6 +163,10 @@ def test_consent_refuses_cross_site_posts_and_framing(
         }
         forged = httpx.post(str(consent.url), data=form)  # another site: no cookie
         assert forged.status_code == 403
+        guessed = browser.post(str(consent.url), data=form)  # the cookie, a guessed token
+        assert guessed.status_code == 403
+        # the page's own token and cookie, posted from another site: the Origin alone refuses
+        form["csrf"] = re.search(r'name="csrf" value="([^"]+)"', consent.text).group(1)
         wrong_origin = browser.post(
             str(consent.url), data=form, headers={"Origin": "https://evil.example"}
         )

@@ -22,6 +22,22 @@ log = logging.getLogger("sosoapi.store")
 
 
 TOO_MANY_CONNECTIONS = "53300"  # PostgreSQL's too_many_connections
+# SQLite raises OperationalError for its weather and for a bad statement alike ("no such
+# table", a syntax error: SQLITE_ERROR); only these primary result codes are weather.
+SQLITE_WEATHER = frozenset(
+    {
+        "SQLITE_BUSY",
+        "SQLITE_LOCKED",
+        "SQLITE_NOMEM",
+        "SQLITE_READONLY",
+        "SQLITE_IOERR",
+        "SQLITE_CORRUPT",
+        "SQLITE_FULL",
+        "SQLITE_CANTOPEN",
+        "SQLITE_PROTOCOL",
+        "SQLITE_NOLFS",
+    }
+)
 _FIXES = {
     TOO_MANY_CONNECTIONS: "the server's max_connections is used up; keep instances x "
     "processes x SOSOAPI_DATABASE_POOL_SIZE below it",
@@ -43,6 +59,15 @@ def _cause(exc: DBAPIError) -> str:
     return f"{type(orig).__name__}{f' {code}' if code else ''}"
 
 
+def _is_sqlite_mistake(exc: DBAPIError) -> bool:
+    """An SQLite error that is the statement's fault, not the database's weather."""
+    name = getattr(exc.orig, "sqlite_errorname", None)
+    if name is None:
+        return False
+    primary = name if name in SQLITE_WEATHER else name.rsplit("_", 1)[0]
+    return name not in SQLITE_WEATHER and primary not in SQLITE_WEATHER
+
+
 def _unavailable(cause: str, what: str = "database unavailable") -> StoreUnavailable:
     fix = next((text for key, text in _FIXES.items() if cause.endswith(key)), None)
     log.warning("%s cause=%s%s", what, cause, f" fix={fix!r}" if fix else "")
@@ -55,6 +80,8 @@ def operational_faults() -> Iterator[None]:
     try:
         yield
     except (OperationalError, InterfaceError) as exc:
+        if _is_sqlite_mistake(exc):
+            raise
         raise _unavailable(_cause(exc)) from None
     except PoolTimeout:
         raise _unavailable("pool_timeout") from None
