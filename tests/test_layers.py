@@ -136,3 +136,17 @@ def test_no_import_circle_in_src() -> None:
 
     for module in sorted(graph):
         visit(module, [])
+
+
+def test_research_is_grouped_by_capability_in_short_modules() -> None:
+    """A newcomer finds a capability by its folder: few modules at the top of `research/`,
+    and no module of `research/` or `web/` too long to read at one sitting."""
+    top = sorted(p.name for p in (PACKAGE / "research").glob("*.py"))
+    assert len(top) <= 10, top
+    long = {
+        str(path.relative_to(PACKAGE)): lines
+        for folder in ("research", "web")
+        for path in (PACKAGE / folder).rglob("*.py")
+        if (lines := len(path.read_text("utf-8").splitlines())) > 350
+    }
+    assert long == {}
