@@ -9,6 +9,7 @@ import select
 import socket
 import time
 import uuid
+from contextlib import ExitStack, closing
 
 import httpx
 import pytest
@@ -220,8 +221,11 @@ class McpSession:
         assert self.open().status_code == 200
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def close(self) -> None:
         self.client.close()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def mint(env: dict[str, str], *args: str) -> dict:
@@ -235,17 +239,18 @@ def check_mcp_requires_the_research_scope(
 ) -> None:
     bare = mint(initialised, "--workspace", initialised["WORKSPACE_ID"], "--role", "editor")
     scopeless = mint(initialised, "--user", bare["user_id"], "--no-scope")
-    session = McpSession(served, scopeless["token"])
-    refused = session.open()
-    assert refused.status_code == 403
-    challenge = refused.headers["www-authenticate"]
-    assert challenge.startswith("Bearer ")
-    assert 'error="insufficient_scope"' in challenge and 'scope="agent:research"' in challenge
-    assert f'resource_metadata="{served.base}/.well-known/oauth-protected-resource/mcp"' in (
-        challenge
-    )
-    assert session.session_id is None
-    assert McpSession(served, bare["token"]).open().status_code == 200
+    with closing(McpSession(served, scopeless["token"])) as session:
+        refused = session.open()
+        assert refused.status_code == 403
+        challenge = refused.headers["www-authenticate"]
+        assert challenge.startswith("Bearer ")
+        assert 'error="insufficient_scope"' in challenge
+        assert 'scope="agent:research"' in challenge
+        resource = f'resource_metadata="{served.base}/.well-known/oauth-protected-resource/mcp"'
+        assert resource in challenge
+        assert session.session_id is None
+    with closing(McpSession(served, bare["token"])) as session:
+        assert session.open().status_code == 200
 
 
 def check_sessions_per_user_evict_the_oldest_idle(
@@ -253,16 +258,20 @@ def check_sessions_per_user_evict_the_oldest_idle(
 ) -> None:
     """At most two sessions per user."""
     token = initialised["SOSOAPI_TOKEN"]
-    first, second, third = (McpSession(capped, token) for _ in range(3))
-    for session in (first, second):
-        session.open()
-    assert second.list_tools().status_code == 200  # `first` is now the oldest idle session
-    assert third.open().status_code == 200
-    assert first.list_tools().status_code == 404  # evicted: a client re-initialises
-    assert second.list_tools().status_code == 200
-    assert third.list_tools().status_code == 200
     other = mint(initialised, "--workspace", initialised["WORKSPACE_ID"], "--role", "viewer")
-    assert McpSession(capped, other["token"]).open().status_code == 200  # another user
+    with ExitStack() as sessions:
+        first, second, third, others = (
+            sessions.enter_context(closing(McpSession(capped, t)))
+            for t in (token, token, token, other["token"])
+        )
+        for session in (first, second):
+            session.open()
+        assert second.list_tools().status_code == 200  # `first` is now the oldest idle one
+        assert third.open().status_code == 200
+        assert first.list_tools().status_code == 404  # evicted: a client re-initialises
+        assert second.list_tools().status_code == 200
+        assert third.list_tools().status_code == 200
+        assert others.open().status_code == 200  # another user
 
 
 def check_a_revoked_tokens_sessions_close_at_its_next_request(
@@ -270,13 +279,13 @@ def check_a_revoked_tokens_sessions_close_at_its_next_request(
 ) -> None:
     first = mint(initialised, "--workspace", initialised["WORKSPACE_ID"], "--role", "editor")
     second = mint(initialised, "--user", first["user_id"])
-    session = McpSession(served, first["token"])
-    assert session.open().status_code == 200
-    assert session.list_tools(second["token"]).status_code == 200  # same user, same session
-    done = cli(["tokens", "revoke", first["id"]], initialised)
-    assert done.returncode == 0, done.stderr
-    assert session.list_tools().status_code == 401
-    assert session.list_tools(second["token"]).status_code == 404  # the session is gone
+    with closing(McpSession(served, first["token"])) as session:
+        assert session.open().status_code == 200
+        assert session.list_tools(second["token"]).status_code == 200  # same user and session
+        done = cli(["tokens", "revoke", first["id"]], initialised)
+        assert done.returncode == 0, done.stderr
+        assert session.list_tools().status_code == 401
+        assert session.list_tools(second["token"]).status_code == 404  # the session is gone
 
 
 @pytest.fixture

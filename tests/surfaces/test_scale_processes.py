@@ -12,7 +12,7 @@ import asyncio
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -44,11 +44,25 @@ def _fast_env(initialised: dict[str, str], **extra: str) -> dict[str, str]:
     }
 
 
+@pytest.fixture
+def clients() -> Iterator[list[httpx.Client]]:
+    """The load threads' HTTP clients, closed when the test ends (threads do not close them)."""
+    made: list[httpx.Client] = []
+    yield made
+    for made_client in made:
+        made_client.close()
+
+
 def _poster(
-    initialised: dict[str, str], origin: HTTPSOrigin, *, keep_alive: bool = True
+    initialised: dict[str, str],
+    origin: HTTPSOrigin,
+    clients: list[httpx.Client],
+    *,
+    keep_alive: bool = True,
 ) -> Callable[..., dict]:
-    """POST retrieve; without `keep_alive` every call opens a new connection, so processes
-    sharing one listening socket each get the chance to accept it."""
+    """POST retrieve, one client per thread (kept in `clients`); without `keep_alive` every
+    call opens a new connection, so processes sharing one listening socket each get the
+    chance to accept it."""
     headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
     local = threading.local()
 
@@ -57,6 +71,7 @@ def _poster(
         if client is None:
             limits = httpx.Limits(max_keepalive_connections=None if keep_alive else 0)
             client = local.client = httpx.Client(timeout=120, limits=limits)
+            clients.append(client)
         request = {
             "url": origin.url(path),
             "kind": "url_text",
@@ -128,10 +143,10 @@ def _children_cpu(server: ServeProcess) -> list[float]:
 
 
 def test_serve_workers_run_several_processes_on_one_database(
-    initialised: dict[str, str], origin: HTTPSOrigin
+    initialised: dict[str, str], origin: HTTPSOrigin, clients: list[httpx.Client]
 ) -> None:
     paths = _pages(origin, "/w", 40)
-    post = _poster(initialised, origin, keep_alive=False)
+    post = _poster(initialised, origin, clients, keep_alive=False)
     with ServeProcess(_fast_env(initialised), "--workers", "2") as server:
         before = _children_cpu(server)
         assert len(before) >= 2  # two uvicorn workers (and no more than the supervisor's)
@@ -186,7 +201,7 @@ def test_three_instances_answer_every_call_of_200_clients_sending_each_mutation_
 
 @pytest.mark.parametrize("process_env", ["postgres"], indirect=True)
 def test_three_instances_200_clients_and_one_killed_mid_load(
-    initialised: dict[str, str], origin: HTTPSOrigin, tmp_path: Path
+    initialised: dict[str, str], origin: HTTPSOrigin, tmp_path: Path, clients: list[httpx.Client]
 ) -> None:
     paths = _pages(origin, "/m", 200)
     stalled = _pages(origin, "/stall", 6, delay=900)
@@ -198,12 +213,8 @@ def test_three_instances_200_clients_and_one_killed_mid_load(
         SOSOAPI_EGRESS_TOTAL_TIMEOUT="900",  # the stalled reads outlive the load, then the kill
         SOSOAPI_EGRESS_READ_TIMEOUT="900",
     )
-    post = _poster(initialised, origin)
-    import os
-
-    logs = __import__("pathlib").Path(os.environ.get("I10_LOGS", str(tmp_path)))
-    logs.mkdir(parents=True, exist_ok=True)
-    servers = [ServeProcess(env, log=logs / f"serve-{n}.log") for n in range(3)]
+    post = _poster(initialised, origin, clients)
+    servers = [ServeProcess(env, log=tmp_path / f"serve-{n}.log") for n in range(3)]
     try:
         for server in servers:
             server.start()
