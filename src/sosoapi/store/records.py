@@ -180,10 +180,6 @@ class SessionRecord:
     revoked_at: datetime | None
 
 
-class BadCursor(SosoapiError, ValueError):
-    """The cursor was not issued by this server."""
-
-
 class StoreUnavailable(SosoapiError):
     """The database cannot serve this transaction now; nothing of it was committed."""
 
