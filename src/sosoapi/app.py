@@ -29,6 +29,7 @@ from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.review.sessions import ConsoleSessions
 from sosoapi.research.review.views import Review
 from sosoapi.research.service import ResearchService
+from sosoapi.store.database import exposed_files
 from sosoapi.store.store import Store
 from sosoapi.web.client_secrets import ClientSecretHasher
 from sosoapi.web.console import add_console
@@ -60,6 +61,7 @@ class Application:
     @asynccontextmanager
     async def running(self) -> AsyncIterator[Application]:
         """Start workers and the sweeper; on exit drain, then close egress and the store."""
+        warn_exposed_files(self.settings.database_url)
         self.offload.start()
         install(self.offload)
         try:
@@ -69,6 +71,24 @@ class Application:
         finally:
             await self.egress.aclose()
             self.offload.close()
+
+
+def warn_exposed_files(database_url: str) -> None:
+    """Say on start which data files other local users can read, and the fix.
+
+    New files are made private (store/database.py); files an older version or another
+    tool made may not be, and they hold every evidence and every token and secret hash.
+    """
+    for path, mode in exposed_files(database_url):
+        fix = "chmod 700" if path.is_dir() else "chmod 600"
+        log.warning(
+            "%s is open to other local users (mode %s): it holds the evidence and every "
+            "token and secret hash; fix it with `%s %s`",
+            path,
+            oct(mode),
+            fix,
+            path,
+        )
 
 
 def freeze_startup_heap() -> None:
