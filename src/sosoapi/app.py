@@ -129,6 +129,7 @@ def http_app(settings: Settings, *, host: str, port: int, public_url: str | None
         base=base,
         max_request_bytes=settings.max_request_bytes,
         pages=oauth.routes,
+        allowed_hosts=settings.allowed_hosts,
     )
     add_console(
         app,
