@@ -17,7 +17,7 @@ from typing import Any
 
 from sosoapi.auth.errors import AuthRefused
 from sosoapi.auth.permission import Guard
-from sosoapi.auth.tokens import hash_token, new_token
+from sosoapi.auth.tokens import hash_token, lapsed, new_token
 from sosoapi.contract.errors import SosoapiError
 from sosoapi.store.oauth_repo import OAuthRepository
 from sosoapi.store.records import AuthorizationRecord, ClientRecord, GrantToken, TokenRecord
@@ -27,6 +27,10 @@ REFRESH_TTL = timedelta(days=30)
 REQUEST_TTL = timedelta(minutes=10)
 CODE_TTL = timedelta(minutes=5)
 DOCS_CLIENT_ID = "sosoapi-docs"  # the built-in public client Swagger UI at /docs signs in with
+
+
+class GrantEnded(SosoapiError):
+    """The personal token that approved a grant was revoked or expired: the grant is over."""
 
 
 class ConsentRefused(SosoapiError):
@@ -116,6 +120,7 @@ class OAuthGrants:
             user_id=principal.user_id,
             code_hash=hash_token(code),
             code_expires_at=now + CODE_TTL,
+            approver_token_id=principal.token_id,
         ):
             raise ConsentRefused(_STALE)
         return code, pending
@@ -127,25 +132,52 @@ class OAuthGrants:
         )
         return pending if decided else None
 
-    def code(self, code: str, client_id: str) -> AuthorizationRecord | None:
-        """An approved, unused code of this client (expiry is judged by the caller)."""
+    def code(self, code: str, client_id: str, now: datetime) -> AuthorizationRecord | None:
+        """An approved, unused code of this client (expiry is judged by the caller).
+
+        A code presented again after its exchange is a replay (RFC 6749 4.1.2): whatever
+        the first exchange issued is revoked.
+        """
         record = self.repo.by_code(hash_token(code))
-        if record is None or record.client_id != client_id or record.exchanged_at is not None:
+        if record is None or record.client_id != client_id:
+            return None
+        if record.exchanged_at is not None:
+            self._revoke_code_grant(code, now)
             return None
         return record if record.user_id else None
 
     def exchange(self, code: str, record: AuthorizationRecord, now: datetime) -> Issued:
-        if not self.repo.exchange(hash_token(code), now):
-            raise LookupError("authorization code already used")
+        """Tokens for an approved code, if the approving personal token still holds."""
         params = json.loads(record.params)
-        return self._issue(
-            record.user_id or "",
-            record.client_id,
-            params["scopes"],
-            params["resource"],
-            str(uuid.uuid4()),
-            now,
-        )
+        approver = self._approver(record.approver_token_id, now)
+        try:
+            return self._issue(
+                record.user_id or "",
+                record.client_id,
+                params["scopes"],
+                params["resource"],
+                str(uuid.uuid4()),
+                now,
+                approver=approver,
+                code_hash=hash_token(code),
+            )
+        except LookupError:
+            self._revoke_code_grant(code, now)  # lost the race to another exchange: a replay
+            raise
+
+    def _revoke_code_grant(self, code: str, now: datetime) -> None:
+        grant_id = self.repo.code_grant(hash_token(code))
+        if grant_id is not None:
+            self.repo.revoke_grant(grant_id, now)
+
+    def _approver(self, token_id: str | None, now: datetime) -> TokenRecord | None:
+        """The approving personal token, refused (`GrantEnded`) once revoked or expired."""
+        if token_id is None:
+            return None
+        record = self.guard.repo.token_by_id(token_id)
+        if record is None or lapsed(record, now) is not None:
+            raise GrantEnded("the personal token that approved this sign-in was revoked or expired")
+        return record
 
     def refresh_record(
         self, refresh_token: str, client_id: str, now: datetime
@@ -158,6 +190,10 @@ class OAuthGrants:
             if record.grant_id:  # replay of a rotated token: assume theft, end the grant
                 self.repo.revoke_grant(record.grant_id, now)
             return None
+        if lapsed(record, now) is not None:  # expired, or its approving token ended
+            if record.grant_id:
+                self.repo.revoke_grant(record.grant_id, now)
+            return None
         return record
 
     def rotate(self, record: TokenRecord, scopes: list[str], now: datetime) -> Issued:
@@ -168,6 +204,7 @@ class OAuthGrants:
             record.resource or "",
             record.grant_id or str(uuid.uuid4()),
             now,
+            approver=self._approver(record.approved_by, now),
             rotate=record,
         )
 
@@ -184,14 +221,20 @@ class OAuthGrants:
         resource: str,
         grant_id: str,
         now: datetime,
+        approver: TokenRecord | None = None,
         rotate: TokenRecord | None = None,
+        code_hash: str | None = None,
     ) -> Issued:
+        """Issue a grant's pair; neither outlives the personal token that approved it."""
         access, refresh = new_token(), new_token()
         client = self.repo.client(client_id)
+        ends = approver.expires_at if approver else None
+        access_until = min(now + ACCESS_TTL, ends) if ends else now + ACCESS_TTL
+        refresh_until = min(now + REFRESH_TTL, ends) if ends else now + REFRESH_TTL
         self.repo.issue(
             [
-                GrantToken("oauth_access", hash_token(access), now + ACCESS_TTL),
-                GrantToken("oauth_refresh", hash_token(refresh), now + REFRESH_TTL),
+                GrantToken("oauth_access", hash_token(access), access_until),
+                GrantToken("oauth_refresh", hash_token(refresh), refresh_until),
             ],
             user_id=user_id,
             client_id=client_id,
@@ -200,9 +243,12 @@ class OAuthGrants:
             grant_id=grant_id,
             label=f"oauth: {client.client_name if client else client_id}",
             now=now,
+            approved_by=approver.id if approver else None,
             rotate=rotate,
+            code_hash=code_hash,
         )
-        return Issued(access, refresh, int(ACCESS_TTL.total_seconds()), sorted(scopes))
+        expires_in = max(1, int((access_until - now).total_seconds()))
+        return Issued(access, refresh, expires_in, sorted(scopes))
 
 
 _STALE = (

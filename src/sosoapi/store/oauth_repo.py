@@ -25,6 +25,8 @@ def _authorization(row: object) -> AuthorizationRecord:
         expires_at=utc(m["expires_at"]),
         decided_at=utc(m["decided_at"]),
         exchanged_at=utc(m["exchanged_at"]),
+        approver_token_id=m["approver_token_id"],
+        grant_id=m["grant_id"],
     )
 
 
@@ -89,9 +91,15 @@ class OAuthRepository:
         user_id: str | None,
         code_hash: str | None,
         code_expires_at: datetime | None,
+        approver_token_id: str | None = None,
     ) -> bool:
         """Record the person's decision once, while the request is pending and fresh."""
-        values: dict[str, object] = {"decided_at": now, "user_id": user_id, "code_hash": code_hash}
+        values: dict[str, object] = {
+            "decided_at": now,
+            "user_id": user_id,
+            "code_hash": code_hash,
+            "approver_token_id": approver_token_id,
+        }
         if code_expires_at is not None:
             values["expires_at"] = code_expires_at
         t = oauth_authorizations.c
@@ -103,16 +111,11 @@ class OAuthRepository:
             )
         return result.rowcount == 1
 
-    def exchange(self, code_hash: str, now: datetime) -> bool:
-        """Mark a code used; False when it was already used (or never existed)."""
+    def code_grant(self, code_hash: str) -> str | None:
+        """The grant a code's exchange issued (None: not exchanged, or no such code)."""
         t = oauth_authorizations.c
-        with self.db.write() as conn:
-            result = conn.execute(
-                update(oauth_authorizations)
-                .where(t.code_hash == code_hash, t.exchanged_at.is_(None))
-                .values(exchanged_at=now)
-            )
-        return result.rowcount == 1
+        with self.db.read() as conn:
+            return conn.execute(select(t.grant_id).where(t.code_hash == code_hash)).scalar()
 
     def issue(
         self,
@@ -125,14 +128,36 @@ class OAuthRepository:
         grant_id: str,
         label: str,
         now: datetime,
+        approved_by: str | None = None,
         rotate: TokenRecord | None = None,
+        code_hash: str | None = None,
     ) -> None:
-        """Insert a grant's tokens; with `rotate`, only if that refresh token was still live.
+        """Insert a grant's tokens; with `rotate`, only if that refresh token was still live;
+        with `code_hash`, only if that code was still unused (it is marked used, with the
+        grant, in the same transaction).
 
         Rotation revokes the old refresh token and every other live token of the grant in
-        the same transaction, so two exchanges of one refresh token cannot both succeed.
+        the same transaction, so two exchanges of one refresh token cannot both succeed;
+        likewise two exchanges of one code. `LookupError` when the token or code was used.
         """
         with self.db.write() as conn:
+            if code_hash is not None:
+                a = oauth_authorizations.c
+                used = conn.execute(
+                    update(oauth_authorizations)
+                    .where(a.code_hash == code_hash, a.exchanged_at.is_(None))
+                    .values(exchanged_at=now, grant_id=grant_id)
+                )
+                if used.rowcount != 1:
+                    raise LookupError("authorization code already used")
+                conn.execute(
+                    update(oauth_clients)
+                    .where(
+                        oauth_clients.c.client_id == client_id,
+                        oauth_clients.c.authorized_at.is_(None),
+                    )
+                    .values(authorized_at=now)
+                )
             if rotate is not None:
                 used = conn.execute(
                     update(tokens)
@@ -161,6 +186,7 @@ class OAuthRepository:
                         client_id=client_id,
                         resource=resource,
                         grant_id=grant_id,
+                        approved_by=approved_by,
                     )
                 )
 

@@ -48,6 +48,19 @@ class TokenRecord:
     client_id: str | None = None
     resource: str | None = None
     grant_id: str | None = None
+    # An OAuth token's approving personal token, and that token's state when this was read
+    # (None: not an OAuth token, or approved before migration 0012 recorded it).
+    approved_by: str | None = None
+    approver: ApproverState | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApproverState:
+    """The approving personal token as read with the OAuth token (`found` False: deleted)."""
+
+    found: bool
+    expires_at: datetime | None
+    revoked_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +268,8 @@ class AuthorizationRecord:
     expires_at: datetime
     decided_at: datetime | None
     exchanged_at: datetime | None
+    approver_token_id: str | None = None
+    grant_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

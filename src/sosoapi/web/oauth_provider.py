@@ -22,8 +22,8 @@ from mcp.server.auth.provider import (
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from sosoapi.auth.oauth import Issued, OAuthGrants
-from sosoapi.auth.tokens import RESEARCH_SCOPE, hash_token, same_resource
+from sosoapi.auth.oauth import GrantEnded, Issued, OAuthGrants
+from sosoapi.auth.tokens import RESEARCH_SCOPE, hash_token, refusal, same_resource
 from sosoapi.clock import utcnow
 from sosoapi.store.records import TokenRecord
 
@@ -122,7 +122,7 @@ class StoreOAuthProvider:
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> AuthorizationCode | None:
         record = await anyio.to_thread.run_sync(
-            self.grants.code, authorization_code, client.client_id or ""
+            self.grants.code, authorization_code, client.client_id or "", utcnow()
         )
         if record is None:
             return None
@@ -143,7 +143,7 @@ class StoreOAuthProvider:
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
         record = await anyio.to_thread.run_sync(
-            self.grants.code, authorization_code.code, client.client_id or ""
+            self.grants.code, authorization_code.code, client.client_id or "", utcnow()
         )
         if record is None:
             raise TokenError("invalid_grant", "authorization code does not exist")
@@ -153,6 +153,8 @@ class StoreOAuthProvider:
             )
         except LookupError:
             raise TokenError("invalid_grant", "authorization code was already used") from None
+        except GrantEnded as ended:
+            raise TokenError("invalid_grant", f"{ended}; sign in again") from None
         log.info("oauth code exchanged client_id=%s", client.client_id)
         return _token(issued)
 
@@ -178,6 +180,8 @@ class StoreOAuthProvider:
             issued = await anyio.to_thread.run_sync(self.grants.rotate, record, scopes, utcnow())
         except LookupError:
             raise TokenError("invalid_grant", "refresh token was already used") from None
+        except GrantEnded as ended:
+            raise TokenError("invalid_grant", f"{ended}; sign in again") from None
         log.info("oauth refresh rotated client_id=%s", client.client_id)
         return _token(issued)
 
@@ -185,7 +189,7 @@ class StoreOAuthProvider:
         record = await anyio.to_thread.run_sync(
             self.grants.guard.repo.token_by_hash, hash_token(token)
         )
-        if record is None or record.kind != "oauth_access" or record.revoked_at is not None:
+        if record is None or record.kind != "oauth_access" or refusal(record, utcnow()):
             return None
         return AccessToken(**_granted(token, record))
 
