@@ -13,11 +13,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
 
+import anyio
 from fastapi import FastAPI
 
 from sosoapi.api.http import create_http_app, public_base
 from sosoapi.auth.oauth import OAuthGrants
 from sosoapi.auth.permission import Guard
+from sosoapi.clock import utcnow
 from sosoapi.config import Settings
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.egress.gate import Egress
@@ -30,10 +32,12 @@ from sosoapi.research.review.sessions import ConsoleSessions
 from sosoapi.research.review.views import Review
 from sosoapi.research.service import ResearchService
 from sosoapi.store.database import exposed_files
+from sosoapi.store.records import StoreUnavailable
 from sosoapi.store.store import Store
 from sosoapi.web.client_secrets import ClientSecretHasher
 from sosoapi.web.console import add_console
 from sosoapi.web.oauth import oauth_server
+from sosoapi.web.registration import RegistrationGate
 
 log = logging.getLogger("sosoapi")
 
@@ -65,12 +69,27 @@ class Application:
         self.offload.start()
         install(self.offload)
         try:
-            async with self.receipts.running():
+            async with self.receipts.running(), anyio.create_task_group() as sweepers:
+                sweepers.start_soon(self._sweep_oauth)
                 freeze_startup_heap()
                 yield self
+                sweepers.cancel_scope.cancel()
         finally:
             await self.egress.aclose()
             self.offload.close()
+
+    async def _sweep_oauth(self) -> None:
+        """Every sweep interval: what open registration leaves behind (auth/oauth.py)."""
+        while True:
+            try:
+                swept = await anyio.to_thread.run_sync(self.oauth.sweep, utcnow())
+                if swept.requests or swept.clients:
+                    log.info("oauth sweep requests=%d clients=%d", swept.requests, swept.clients)
+            except StoreUnavailable:
+                log.warning("oauth sweep skipped: store unavailable")
+            except Exception:
+                log.exception("oauth sweep failed")
+            await anyio.sleep(self.settings.receipts.sweep_interval_seconds)
 
 
 def warn_exposed_files(database_url: str) -> None:
@@ -112,7 +131,9 @@ def http_app(settings: Settings, *, host: str, port: int, public_url: str | None
     oauth = oauth_server(application.oauth, base)
     mcp = mcp_http(
         application.research,
-        McpAuth(oauth.settings, oauth.provider, ClientSecretHasher),
+        McpAuth(
+            oauth.settings, oauth.provider, lambda sdk: RegistrationGate(ClientSecretHasher(sdk))
+        ),
         host=host,
         base=base,
         profile=settings.profile,

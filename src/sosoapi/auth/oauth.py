@@ -27,6 +27,18 @@ REFRESH_TTL = timedelta(days=30)
 REQUEST_TTL = timedelta(minutes=10)
 CODE_TTL = timedelta(minutes=5)
 DOCS_CLIENT_ID = "sosoapi-docs"  # the built-in public client Swagger UI at /docs signs in with
+BUILTIN_CLIENTS = frozenset({DOCS_CLIENT_ID})
+# What open registration may leave behind (docs/oauth.md, "What a flood costs"):
+UNUSED_CLIENT_TTL = timedelta(hours=24)  # a client that never completed a sign-in
+MAX_UNUSED_CLIENTS = 1000  # past it, the oldest such clients are removed
+MAX_PENDING_REQUESTS = 2000  # undecided consent requests; past it, the oldest are removed
+EXCHANGED_CODE_KEPT = timedelta(days=1)  # a used code's row, to catch its replay
+
+
+@dataclass(frozen=True, slots=True)
+class Swept:
+    requests: int
+    clients: int
 
 
 class GrantEnded(SosoapiError):
@@ -69,6 +81,7 @@ class OAuthGrants:
     ) -> None:
         secret_hash = hash_token(secret) if secret else None
         self.repo.add_client(ClientRecord(client_id, secret_hash, name, info), now)
+        self.repo.trim_unused_clients(MAX_UNUSED_CLIENTS, BUILTIN_CLIENTS)
 
     def ensure_client(self, client_id: str, name: str, now: datetime) -> None:
         """A built-in public client (the API docs), recorded once so grants can name it."""
@@ -81,9 +94,25 @@ class OAuthGrants:
         """Open a consent request; returns its handle for the consent page URL."""
         request_id = _handle()
         self.repo.open_authorization(
-            hash_token(request_id), client_id, json.dumps(params), now, now + REQUEST_TTL
+            hash_token(request_id),
+            client_id,
+            json.dumps(params),
+            now,
+            now + REQUEST_TTL,
+            max_pending=MAX_PENDING_REQUESTS,
         )
         return request_id
+
+    def sweep(self, now: datetime) -> Swept:
+        """Remove what open registration leaves behind: stale consent requests and codes,
+        and clients that never completed a sign-in within `UNUSED_CLIENT_TTL`."""
+        requests, clients = self.repo.sweep(
+            now,
+            unused_before=now - UNUSED_CLIENT_TTL,
+            exchanged_before=now - EXCHANGED_CODE_KEPT,
+            builtin=BUILTIN_CLIENTS,
+        )
+        return Swept(requests, clients)
 
     def pending(self, request_id: str, now: datetime) -> Pending | None:
         record = self.repo.authorization(hash_token(request_id))

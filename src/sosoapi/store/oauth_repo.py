@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import Connection, delete, or_, select, update
 
 from sosoapi.store.database import Database
 from sosoapi.store.records import AuthorizationRecord, ClientRecord, GrantToken, TokenRecord, utc
@@ -58,8 +58,20 @@ class OAuthRepository:
         return ClientRecord(m["client_id"], m["secret_hash"], m["client_name"], m["info"])
 
     def open_authorization(
-        self, id_hash: str, client_id: str, params: str, now: datetime, expires_at: datetime
-    ) -> None:
+        self,
+        id_hash: str,
+        client_id: str,
+        params: str,
+        now: datetime,
+        expires_at: datetime,
+        *,
+        max_pending: int | None = None,
+    ) -> int:
+        """Open a consent request; past `max_pending` undecided ones, the oldest go.
+
+        Returns how many were removed to make room.
+        """
+        t = oauth_authorizations.c
         with self.db.write() as conn:
             conn.execute(
                 oauth_authorizations.insert().values(
@@ -70,6 +82,62 @@ class OAuthRepository:
                     expires_at=expires_at,
                 )
             )
+            if max_pending is None:
+                return 0
+            keep = (
+                select(t.id_hash)
+                .where(t.decided_at.is_(None))
+                .order_by(t.created_at.desc(), t.id_hash.desc())
+                .limit(max_pending)
+            )
+            removed = conn.execute(
+                delete(oauth_authorizations).where(
+                    t.decided_at.is_(None), t.id_hash.not_in(keep.scalar_subquery())
+                )
+            )
+        return removed.rowcount
+
+    def trim_unused_clients(self, keep: int, builtin: frozenset[str]) -> int:
+        """Past `keep` clients that never completed a sign-in, remove the oldest."""
+        c = oauth_clients.c
+        with self.db.write() as conn:
+            unused = (
+                select(c.client_id)
+                .where(c.authorized_at.is_(None), c.client_id.not_in(builtin))
+                .order_by(c.created_at.desc(), c.client_id.desc())
+                .offset(keep)
+            )
+            doomed = [r.client_id for r in conn.execute(unused)]
+            return _remove_clients(conn, doomed)
+
+    def sweep(
+        self,
+        now: datetime,
+        *,
+        unused_before: datetime,
+        exchanged_before: datetime,
+        builtin: frozenset[str],
+    ) -> tuple[int, int]:
+        """Remove stale consent requests and codes, then clients that never signed in.
+
+        An exchanged code's row is kept until `exchanged_before` so that a replay of the
+        code still finds, and revokes, the grant it issued.
+        """
+        a, c = oauth_authorizations.c, oauth_clients.c
+        with self.db.write() as conn:
+            stale = conn.execute(
+                delete(oauth_authorizations).where(
+                    a.expires_at < now,
+                    or_(a.exchanged_at.is_(None), a.exchanged_at < exchanged_before),
+                )
+            ).rowcount
+            unused = select(c.client_id).where(
+                c.authorized_at.is_(None),
+                c.created_at < unused_before,
+                c.client_id.not_in(builtin),
+            )
+            doomed = [r.client_id for r in conn.execute(unused)]
+            return stale, _remove_clients(conn, doomed)
 
     def authorization(self, id_hash: str) -> AuthorizationRecord | None:
         query = select(oauth_authorizations).where(oauth_authorizations.c.id_hash == id_hash)
@@ -203,3 +271,17 @@ class OAuthRepository:
         with self.db.read() as conn:
             rows = conn.execute(select(oauth_clients.c.client_id, oauth_clients.c.client_name))
             return {r.client_id: r.client_name for r in rows}
+
+
+def _remove_clients(conn: Connection, client_ids: list[str]) -> int:
+    """Clients and their consent requests (they hold no tokens: none signed in)."""
+    removed = 0
+    for start in range(0, len(client_ids), 500):
+        batch = client_ids[start : start + 500]
+        conn.execute(
+            delete(oauth_authorizations).where(oauth_authorizations.c.client_id.in_(batch))
+        )
+        removed += conn.execute(
+            delete(oauth_clients).where(oauth_clients.c.client_id.in_(batch))
+        ).rowcount
+    return removed

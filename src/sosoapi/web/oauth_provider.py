@@ -18,6 +18,7 @@ from mcp.server.auth.provider import (
     AuthorizationParams,
     AuthorizeError,
     RefreshToken,
+    RegistrationError,
     TokenError,
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
@@ -26,9 +27,11 @@ from sosoapi.auth.oauth import GrantEnded, Issued, OAuthGrants
 from sosoapi.auth.tokens import RESEARCH_SCOPE, hash_token, refusal, same_resource
 from sosoapi.clock import utcnow
 from sosoapi.store.records import TokenRecord
+from sosoapi.web.registration import check_registration
 
 log = logging.getLogger("sosoapi.oauth")
 CONSENT_PATH = "/oauth/consent"
+MAX_STATE_CHARS = 1024  # bounds what one consent request stores
 
 
 def _token(issued: Issued) -> OAuthToken:
@@ -79,10 +82,17 @@ class StoreOAuthProvider:
         if record is None:
             return None
         info = OAuthClientInformationFull.model_validate_json(record.info)
+        try:  # registered before the rules held: never send a browser to its URIs
+            check_registration([str(u) for u in info.redirect_uris or ()], info.client_name)
+        except RegistrationError:
+            log.warning("oauth client refused: unsafe registration client_id=%s", client_id)
+            return None
         # The secret is stored hashed; ClientSecretHasher hashes what the client presents.
         return info.model_copy(update={"client_secret": record.secret_hash})
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        uris = [str(u) for u in client_info.redirect_uris or ()]
+        check_registration(uris, client_info.client_name)  # RegistrationError: a 400
         stored = client_info.model_copy(update={"client_secret": None})
         name = (client_info.client_name or "unnamed client")[:200]
         await anyio.to_thread.run_sync(
@@ -103,6 +113,10 @@ class StoreOAuthProvider:
             raise AuthorizeError(
                 "invalid_target",
                 f"resource {resource} is not served here; use {self.resources[0]}",
+            )
+        if params.state is not None and len(params.state) > MAX_STATE_CHARS:
+            raise AuthorizeError(
+                "invalid_request", f"state is longer than {MAX_STATE_CHARS} characters"
             )
         scopes = params.scopes or (client.scope.split() if client.scope else [RESEARCH_SCOPE])
         stored = {
