@@ -127,7 +127,8 @@ async def test_unused_clients_and_pending_requests_are_capped_oldest_first(
     grants = application.oauth
     for i in range(5):
         grants.register(f"c{i}", None, f"C{i}", "{}", T0 + timedelta(seconds=i))
-    assert [grants.client(f"c{i}") is not None for i in range(5)] == [False, False, True, True, True]
+    kept = [grants.client(f"c{i}") is not None for i in range(5)]
+    assert kept == [False, False, True, True, True]
     params = {"scopes": ["agent:research"], "resource": BASE + "/mcp"}
     handles = [grants.begin("c4", params, T0 + timedelta(seconds=10 + i)) for i in range(6)]
     assert rows(application, oauth_authorizations) == 4
