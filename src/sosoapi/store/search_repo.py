@@ -17,6 +17,7 @@ passage. A revision's score is its best passage's.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -64,10 +65,30 @@ PG_CONFIGS = {
     "yi": "yiddish",
 }
 CONFIGS = sorted({*PG_CONFIGS.values(), "simple"})
-FTS5_DDL = (
-    "CREATE VIRTUAL TABLE evidence_fts USING fts5(body, content='', "
-    "tokenize='porter unicode61 remove_diacritics 2')"
-)
+_FTS5_USING = "USING fts5(body, content='', tokenize='porter unicode61 remove_diacritics 2')"
+# The one index every workspace shared until migration 0012; migrations 0003 and 0010 (and
+# `index_revision` while it exists) still use it.
+FTS5_DDL = f"CREATE VIRTUAL TABLE evidence_fts {_FTS5_USING}"
+
+
+def fts_table(workspace_id: str) -> str:
+    """The workspace's own FTS5 table (migration 0012), named by a hash of its id.
+
+    bm25 weighs a term by how many documents hold it and a document by the average
+    length, counted over the whole table; one table per workspace means a workspace's
+    scores and order depend on its own passages only, as PostgreSQL's `ts_rank` does
+    (which reads nothing but the passage). The name is hex, never the caller's text.
+    """
+    return "evidence_fts_" + hashlib.sha256(workspace_id.encode()).hexdigest()[:32]
+
+
+def _fts_exists(conn: Connection, name: str) -> bool:
+    found = conn.execute(_SQLITE_TABLE, {"name": name}).first()
+    return found is not None
+
+
+_SQLITE_TABLE = text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name")
+_WORKSPACE_OF = text("SELECT workspace_id FROM evidence WHERE id = :id")
 PG_DDL = (
     "ALTER TABLE evidence_passages ADD COLUMN tsv tsvector NOT NULL DEFAULT ''::tsvector",
     "CREATE INDEX ix_evidence_passages_tsv ON evidence_passages USING gin (tsv)",
@@ -125,7 +146,7 @@ _SQLITE_INSERT = (
 # runs between reading the next id and inserting, so the ids can be assigned up front and
 # both tables take one executemany (RETURNING in parameter order would insert row by row).
 _SQLITE_NEXT_ID = text("SELECT coalesce(max(id), 0) + 1 FROM evidence_passages")
-_SQLITE_FTS_INSERT = "INSERT INTO evidence_fts (rowid, body) VALUES (?, ?)"
+_SQLITE_FTS_INSERT = "INSERT INTO {table} (rowid, body) VALUES (?, ?)"  # table: fts_table()
 
 
 # PostgreSQL's text-search parser reads `<...>` as markup and `&...;` as entities: it
@@ -142,8 +163,19 @@ def searchable(text: str) -> str:
     return fold_diacritics(text).translate(_SEARCH_FORM)
 
 
-def index_revision(conn: Connection, evidence_id: str, revision: int, content: str) -> None:
-    """Index one stored revision inside the caller's transaction."""
+def index_revision(
+    conn: Connection,
+    evidence_id: str,
+    revision: int,
+    content: str,
+    workspace_id: str | None = None,
+) -> None:
+    """Index one stored revision inside the caller's transaction.
+
+    On SQLite the passages go to the workspace's own FTS5 table, made on first use; while
+    the shared table of before migration 0012 exists (older migrations re-index with this
+    function), to that one.
+    """
     data = json.loads(content)
     config = pg_config((data.get("provenance") or {}).get("language"))
     passages = passages_of(data)
@@ -178,7 +210,16 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
             for n, r in numbered
         ],
     )
-    conn.exec_driver_sql(_SQLITE_FTS_INSERT, [(n, searchable(r.body)) for n, r in numbered])
+    if _fts_exists(conn, "evidence_fts"):
+        table = "evidence_fts"
+    else:
+        if workspace_id is None:
+            workspace_id = conn.execute(_WORKSPACE_OF, {"id": evidence_id}).scalar_one()
+        table = fts_table(workspace_id)
+        conn.exec_driver_sql(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} {_FTS5_USING}")
+    conn.exec_driver_sql(
+        _SQLITE_FTS_INSERT.format(table=table), [(n, searchable(r.body)) for n, r in numbered]
+    )
 
 
 def _fts5_query(phrases: Sequence[str]) -> str:
@@ -206,7 +247,7 @@ class SearchRepository:
         (evidence_id, revision) pairs.
         """
         with self.db.read() as conn:
-            match, params = self._match(conn, phrases)
+            match, params = self._match(conn, workspace_id, phrases)
             if match is None:
                 return [], False
             scope, scope_params = self._scope(workspace_id, kind, pins)
@@ -228,11 +269,16 @@ class SearchRepository:
             hits = self._hits(conn, match, params, [(r[0], r[1], float(r[2])) for r in ranked])
         return hits, more
 
-    def _match(self, conn: Connection, phrases: Sequence[str]) -> tuple[str | None, dict[str, Any]]:
+    def _match(
+        self, conn: Connection, workspace_id: str, phrases: Sequence[str]
+    ) -> tuple[str | None, dict[str, Any]]:
         """A subquery of (id, score) of the passages matching all phrases, higher better."""
         if self.db.is_sqlite:
+            table = fts_table(workspace_id)
+            if not _fts_exists(conn, table):
+                return None, {}  # nothing of this workspace was ever indexed
             return (
-                "SELECT rowid AS id, -rank AS score FROM evidence_fts WHERE evidence_fts MATCH :q",
+                f"SELECT rowid AS id, -rank AS score FROM {table} WHERE {table} MATCH :q",  # noqa: S608
                 {"q": _fts5_query(phrases)},
             )
         tsquery = self._tsquery(conn, phrases)

@@ -201,7 +201,7 @@ origin_pacing = Table(
 
 # The search index (migration 0003): one row per passage of every evidence revision. The
 # full-text part is dialect-specific and not in this metadata: an FTS5 table
-# `evidence_fts` keyed by `id` on SQLite, a `tsv` tsvector column with a GIN index on
+# a per-workspace FTS5 table (`search_repo.fts_table`) keyed by `id` on SQLite, a `tsv` tsvector column with a GIN index on
 # PostgreSQL (see `search_repo`).
 evidence_passages = Table(
     "evidence_passages",
