@@ -200,9 +200,9 @@ origin_pacing = Table(
 )
 
 # The search index (migration 0003): one row per passage of every evidence revision. The
-# full-text part is dialect-specific and not in this metadata: an FTS5 table
-# a per-workspace FTS5 table (`search_repo.fts_table`) keyed by `id` on SQLite, a `tsv` tsvector column with a GIN index on
-# PostgreSQL (see `search_repo`).
+# full-text part is dialect-specific and not in this metadata: on SQLite an FTS5 table per
+# workspace (`search_repo.fts_table`) keyed by `id`, on PostgreSQL a `tsv` tsvector column
+# with a GIN index (see `search_repo`).
 evidence_passages = Table(
     "evidence_passages",
     metadata,
