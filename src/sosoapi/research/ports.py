@@ -106,6 +106,9 @@ class EvidenceRepo(Protocol):
 
 
 class SearchIndex(Protocol):
+    """Ranked matching over the passages a revision was written with; `phrases` come in
+    the search form (`extract.passages.searchable`), as the passages were stored."""
+
     def search(
         self,
         workspace_id: str,
