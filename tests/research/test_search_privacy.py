@@ -14,10 +14,12 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 
+from sosoapi.extract.passages import searchable
 from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import record_revision
-from sosoapi.store.records import EvidenceWrite
-from sosoapi.store.search_repo import SearchRepository, index_revision
+from sosoapi.store.migrations.search_index_0010 import index_revision
+from sosoapi.store.records import EvidenceWrite, PassageRecord
+from sosoapi.store.search_repo import SearchRepository
 from sosoapi.store.store import Store
 
 A_TEXTS = [
@@ -35,8 +37,9 @@ def write(store: Store, ws: str, texts: list[str]) -> list[str]:
     with store.db.write() as conn:
         for n, text in enumerate(texts):
             content = json.dumps({"kind": "url_text", "title": f"t{n}", "text": text})
+            passage = PassageRecord("text", 0, len(text), None, None, searchable(text))
             item = EvidenceWrite(
-                ws, f"{n}/{uuid.uuid4()}", "url_text", None, "en", f"d{n}", content
+                ws, f"{n}/{uuid.uuid4()}", "url_text", None, "en", f"d{n}", content, (passage,)
             )
             ids.append(record_revision(store.db, conn, item, now)[0])
     return ids
@@ -68,7 +71,7 @@ def test_scores_do_not_depend_on_other_workspaces(database_url: str) -> None:
 
 
 def _insert_at_0011(conn: sa.Connection, ws: str, text: str) -> str:
-    """A revision written as the code of migration 0011 wrote it (the shared table)."""
+    """A revision written as the code of 0011 wrote it (0010's frozen copy: the shared table)."""
     evidence_id, now = str(uuid.uuid4()), datetime.now(UTC)
     conn.execute(
         sa.text(

@@ -7,10 +7,10 @@ from typing import Any, TypeVar
 
 import anyio
 
-from sosoapi.contract.cursors import BadCursor
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.models import PageInput
 from sosoapi.research.operation import Call
+from sosoapi.store.records import BadCursor
 
 T = TypeVar("T")
 P = TypeVar("P", bound=PageInput)

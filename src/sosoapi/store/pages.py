@@ -1,5 +1,5 @@
 """Keyset pagination: newest first by (created_at, id); the cursor codec is
-`contract/cursors.py` (shared with search)."""
+`store/records.py` (shared with search)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from typing import Any
 
 from sqlalchemy import Column, Select, and_, or_
 
-from sosoapi.contract.cursors import decode_keyset, encode_keyset
-from sosoapi.store.records import utc
+from sosoapi.store.records import decode_keyset, encode_keyset, utc
 
 
 def page(

@@ -14,14 +14,20 @@ import re
 
 import anyio
 
-from sosoapi.contract.cursors import MAX_SEARCH_OFFSET, BadCursor, decode_search, encode_search
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchResult, Snippet
 from sosoapi.contract.models import RetrieveResult
+from sosoapi.extract.passages import searchable
 from sosoapi.research.evidence.scope import corpus_pins, only_with
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import CorporaRepo, SearchIndex
-from sosoapi.store.records import SearchHit
+from sosoapi.store.records import (
+    MAX_SEARCH_OFFSET,
+    BadCursor,
+    SearchHit,
+    decode_search,
+    encode_search,
+)
 
 MAX_PHRASES = 32
 _PHRASE = re.compile(r'"([^"]*)"?|(\S+)')
@@ -114,7 +120,7 @@ class EvidenceSearch:
         hits, more = await anyio.to_thread.run_sync(
             lambda: self.index.search(
                 call.workspace_id,
-                phrases,
+                [searchable(p) for p in phrases],
                 kind=request.kind,
                 pins=pins,
                 offset=offset,

@@ -11,10 +11,11 @@ removes those that never did after 24 hours, and stale consent requests after 10
 
 SQLite's FTS5 bm25 counts term and length statistics over its whole table, so with one
 table for every workspace, another workspace storing a word changed this one's scores
-(and could be probed). Each workspace now has its own FTS5 table (`search_repo.fts_table`);
-the shared contentless table cannot be read back, so the index is rebuilt from the stored
-revisions, once, with the code that indexes a new revision. PostgreSQL's `ts_rank` reads
-only the passage: nothing to change there.
+(and could be probed). Each workspace now has its own FTS5 table (named as
+`search_repo.fts_table` names it); the shared contentless table cannot be read back, so
+the index is rebuilt from the stored revisions, once, with this migration's frozen copy
+(`migrations/search_index_0012.py`). PostgreSQL's `ts_rank` reads only the passage:
+nothing to change there.
 
 Revision ID: 0012
 Revises: 0011
@@ -23,7 +24,9 @@ Revises: 0011
 import sqlalchemy as sa
 from alembic import op
 
-from sosoapi.store.search_repo import FTS5_DDL, index_revision
+from sosoapi.store.migrations.search_index_0010 import FTS5_DDL
+from sosoapi.store.migrations.search_index_0010 import index_revision as index_0010
+from sosoapi.store.migrations.search_index_0012 import index_revision as index_0012
 
 revision = "0012"
 down_revision = "0011"
@@ -49,7 +52,7 @@ def upgrade() -> None:
         conn.exec_driver_sql("DROP TABLE IF EXISTS evidence_fts")
         conn.exec_driver_sql("DELETE FROM evidence_passages")
         for evidence_id, number, content, workspace_id in _revisions(conn):
-            index_revision(conn, evidence_id, number, content, workspace_id)
+            index_0012(conn, evidence_id, number, content, workspace_id)
 
 
 def _revisions(conn: sa.Connection) -> list[tuple[str, int, str, str]]:
@@ -75,8 +78,8 @@ def downgrade() -> None:
             conn.exec_driver_sql(f"DROP TABLE {name}")
         conn.exec_driver_sql("DELETE FROM evidence_passages")
         conn.exec_driver_sql(FTS5_DDL)
-        for evidence_id, number, content, workspace_id in _revisions(conn):
-            index_revision(conn, evidence_id, number, content, workspace_id)
+        for evidence_id, number, content, _ in _revisions(conn):
+            index_0010(conn, evidence_id, number, content)
     with op.batch_alter_table("oauth_clients") as batch:
         batch.drop_index("ix_oauth_clients_created_at")
         batch.drop_column("authorized_at")
