@@ -155,3 +155,73 @@ async def test_two_racing_exchanges_of_one_code_leave_nothing_live(
     with pytest.raises(LookupError):
         grants.exchange(code, second, T0)
     assert "revoked" in refused(grants, issued.access_token, T0 + timedelta(seconds=1))
+
+
+# --- racing refreshes (issue 23 item 10) ---------------------------------------------------
+
+
+async def test_a_refresh_retried_within_the_grace_gets_a_pair_not_a_revoked_grant(
+    application: Application,
+) -> None:
+    grants = grants_of(application)
+    personal, _ = mint(application)
+    _, issued = sign_in(grants, personal, T0)
+    now = T0 + timedelta(seconds=1)
+    first = grants.refresh_record(issued.refresh_token, CLIENT, now)
+    assert first is not None
+    rotated = grants.rotate(first, ["agent:research"], now)
+    # The same refresh token again, 5 s later (the first answer was lost): a fresh pair.
+    retry_at = now + timedelta(seconds=5)
+    again = grants.refresh_record(issued.refresh_token, CLIENT, retry_at)
+    assert again is not None
+    retried = grants.rotate(again, ["agent:research"], retry_at)
+    for pair in (rotated, retried):
+        assert grants.guard.authenticate(pair.access_token, retry_at)
+    assert retried.refresh_token != rotated.refresh_token
+
+
+async def test_racing_refreshes_all_succeed_and_reuse_after_the_grace_still_ends_the_grant(
+    application: Application,
+) -> None:
+    grants = grants_of(application)
+    personal, _ = mint(application)
+    _, issued = sign_in(grants, personal, T0)
+    now = T0 + timedelta(seconds=1)
+    # Four refreshes that all read the token before any rotated it.
+    loaded = [grants.refresh_record(issued.refresh_token, CLIENT, now) for _ in range(4)]
+    pairs = [grants.rotate(r, ["agent:research"], now) for r in loaded if r is not None]
+    assert len(pairs) == 4 and len({p.refresh_token for p in pairs}) == 4
+    # A fifth fork would pass the cap of live refresh tokens: refused, the grant kept.
+    for _ in range(2):
+        extra = grants.refresh_record(issued.refresh_token, CLIENT, now)
+        assert extra is not None
+        try:
+            pairs.append(grants.rotate(extra, ["agent:research"], now))
+        except LookupError:
+            break
+    else:
+        raise AssertionError("retries were not capped")
+    assert grants.guard.authenticate(pairs[0].access_token, now)
+    # Past the grace, the rotated token is a replay: assumed stolen, the grant ends.
+    late = now + timedelta(seconds=31)
+    assert grants.refresh_record(issued.refresh_token, CLIENT, late) is None
+    for pair in pairs:
+        assert "revoked" in refused(grants, pair.access_token, late)
+
+
+async def test_no_grace_for_a_revoked_grant_or_another_client(application: Application) -> None:
+    grants = grants_of(application)
+    application.oauth.register("other-client", None, "Other", "{}", T0)
+    personal, _ = mint(application)
+    _, issued = sign_in(grants, personal, T0)
+    now = T0 + timedelta(seconds=1)
+    record = grants.refresh_record(issued.refresh_token, CLIENT, now)
+    assert record is not None
+    rotated = grants.rotate(record, ["agent:research"], now)
+    assert grants.refresh_record(issued.refresh_token, "other-client", now) is None
+    stale = grants.refresh_record(issued.refresh_token, CLIENT, now)
+    assert stale is not None  # a retry within the grace, loaded ...
+    grants.revoke(rotated.access_token, now)  # ... when the client signs out: the grant ends
+    assert grants.refresh_record(issued.refresh_token, CLIENT, now) is None
+    with pytest.raises(LookupError):
+        grants.rotate(stale, ["agent:research"], now)  # nothing live to join

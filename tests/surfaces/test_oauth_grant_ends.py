@@ -75,3 +75,20 @@ async def test_a_replayed_code_revokes_what_it_issued(
     assert await rest_status(served.base, tokens["access_token"]) == (401, "revoked")
     again = await refresh(served.base, client_id, tokens["refresh_token"])
     assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+
+
+async def test_four_parallel_refreshes_of_one_token_all_succeed(
+    served: ServeProcess, initialised: dict[str, str]
+) -> None:
+    import asyncio
+
+    tokens, client_id, _, _ = await signed_in(served.base, initialised["SOSOAPI_TOKEN"])
+    answers = await asyncio.gather(
+        *(refresh(served.base, client_id, tokens["refresh_token"]) for _ in range(4))
+    )
+    assert [a.status_code for a in answers] == [200] * 4, [a.text for a in answers]
+    for answer in answers:  # every pair works: the grant was not taken for stolen
+        assert await rest_status(served.base, answer.json()["access_token"]) == (200, None)
+    # The next refresh rotates again, from any of the racers' refresh tokens.
+    onward = await refresh(served.base, client_id, answers[-1].json()["refresh_token"])
+    assert onward.status_code == 200, onward.text

@@ -17,7 +17,7 @@ from typing import Any
 
 from sosoapi.auth.errors import AuthRefused
 from sosoapi.auth.permission import Guard
-from sosoapi.auth.tokens import hash_token, lapsed, new_token
+from sosoapi.auth.tokens import approver_lapsed, hash_token, lapsed, new_token
 from sosoapi.contract.errors import SosoapiError
 from sosoapi.store.oauth_repo import OAuthRepository
 from sosoapi.store.records import AuthorizationRecord, ClientRecord, GrantToken, TokenRecord
@@ -33,6 +33,8 @@ UNUSED_CLIENT_TTL = timedelta(hours=24)  # a client that never completed a sign-
 MAX_UNUSED_CLIENTS = 1000  # past it, the oldest such clients are removed
 MAX_PENDING_REQUESTS = 2000  # undecided consent requests; past it, the oldest are removed
 EXCHANGED_CODE_KEPT = timedelta(days=1)  # a used code's row, to catch its replay
+REFRESH_GRACE = timedelta(seconds=30)  # a rotated refresh token may be retried this long
+MAX_LIVE_REFRESH = 5  # live refresh tokens per grant that retries may fork
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +218,12 @@ class OAuthGrants:
         if record is None or record.kind != "oauth_refresh" or record.client_id != client_id:
             return None
         if record.revoked_at is not None:
+            if (
+                self._in_grace(record, now)
+                and approver_lapsed(record, now) is None
+                and self.repo.live_refresh_tokens(record.grant_id or "", now) > 0
+            ):
+                return record  # a racing or retried refresh of the same client: rotate() says
             if record.grant_id:  # replay of a rotated token: assume theft, end the grant
                 self.repo.revoke_grant(record.grant_id, now)
             return None
@@ -226,15 +234,33 @@ class OAuthGrants:
         return record
 
     def rotate(self, record: TokenRecord, scopes: list[str], now: datetime) -> Issued:
-        return self._issue(
-            record.user_id,
-            record.client_id or "",
-            scopes,
-            record.resource or "",
-            record.grant_id or str(uuid.uuid4()),
-            now,
-            approver=self._approver(record.approved_by, now),
-            rotate=record,
+        """A new pair for a refresh token; it is used up (rotation) unless this is a retry.
+
+        Refreshes race: a client's parallel refreshes, or a retry whose first answer was
+        lost, present one refresh token more than once. Within `REFRESH_GRACE` of its
+        rotation, while its grant is live, the same client gets a fresh pair of the same
+        grant instead of tripping reuse detection (at most `MAX_LIVE_REFRESH` live refresh
+        tokens per grant); later, a rotated token is a replay and ends the grant.
+        """
+        approver = self._approver(record.approved_by, now)
+        grant_id = record.grant_id or str(uuid.uuid4())
+        args = (record.user_id, record.client_id or "", scopes, record.resource or "")
+        if record.revoked_at is None:
+            try:
+                return self._issue(*args, grant_id, now, approver=approver, rotate=record)
+            except LookupError:  # another refresh rotated it a moment ago
+                fresh = self.guard.repo.token_by_id(record.id)
+                if fresh is None or not self._in_grace(fresh, now):
+                    raise
+                record = fresh
+        return self._issue(*args, grant_id, now, approver=approver, retry_of=record)
+
+    @staticmethod
+    def _in_grace(record: TokenRecord, now: datetime) -> bool:
+        return (
+            record.grant_id is not None
+            and record.revoked_at is not None
+            and now - record.revoked_at <= REFRESH_GRACE
         )
 
     def revoke(self, token: str, now: datetime) -> None:
@@ -253,6 +279,7 @@ class OAuthGrants:
         approver: TokenRecord | None = None,
         rotate: TokenRecord | None = None,
         code_hash: str | None = None,
+        retry_of: TokenRecord | None = None,
     ) -> Issued:
         """Issue a grant's pair; neither outlives the personal token that approved it."""
         access, refresh = new_token(), new_token()
@@ -275,6 +302,7 @@ class OAuthGrants:
             approved_by=approver.id if approver else None,
             rotate=rotate,
             code_hash=code_hash,
+            retry=(retry_of, now - REFRESH_GRACE, MAX_LIVE_REFRESH) if retry_of else None,
         )
         expires_in = max(1, int((access_until - now).total_seconds()))
         return Issued(access, refresh, expires_in, sorted(scopes))

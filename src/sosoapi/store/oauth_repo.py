@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Connection, delete, or_, select, update
+from sqlalchemy import Connection, Select, delete, func, or_, select, update
 
 from sosoapi.store.database import Database
 from sosoapi.store.records import AuthorizationRecord, ClientRecord, GrantToken, TokenRecord, utc
@@ -199,6 +199,7 @@ class OAuthRepository:
         approved_by: str | None = None,
         rotate: TokenRecord | None = None,
         code_hash: str | None = None,
+        retry: tuple[TokenRecord, datetime, int] | None = None,
     ) -> None:
         """Insert a grant's tokens; with `rotate`, only if that refresh token was still live;
         with `code_hash`, only if that code was still unused (it is marked used, with the
@@ -207,8 +208,19 @@ class OAuthRepository:
         Rotation revokes the old refresh token and every other live token of the grant in
         the same transaction, so two exchanges of one refresh token cannot both succeed;
         likewise two exchanges of one code. `LookupError` when the token or code was used.
+        With `retry` (the rotated refresh token, the earliest rotation time still retried,
+        the cap on live refresh tokens), a new pair joins the grant beside the live one,
+        only while the grant is live and under the cap: `LookupError` otherwise.
         """
         with self.db.write() as conn:
+            if retry is not None:
+                old, since, cap = retry
+                rotated_at = conn.execute(
+                    select(tokens.c.revoked_at).where(tokens.c.id == old.id)
+                ).scalar()
+                live = conn.execute(_live_refresh(grant_id, now)).scalar_one()
+                if rotated_at is None or utc(rotated_at) < since or not 0 < live < cap:
+                    raise LookupError("refresh token already used")
             if code_hash is not None:
                 a = oauth_authorizations.c
                 used = conn.execute(
@@ -258,6 +270,10 @@ class OAuthRepository:
                     )
                 )
 
+    def live_refresh_tokens(self, grant_id: str, now: datetime) -> int:
+        with self.db.read() as conn:
+            return conn.execute(_live_refresh(grant_id, now)).scalar_one()
+
     def revoke_grant(self, grant_id: str, now: datetime) -> int:
         with self.db.write() as conn:
             result = conn.execute(
@@ -285,3 +301,16 @@ def _remove_clients(conn: Connection, client_ids: list[str]) -> int:
             delete(oauth_clients).where(oauth_clients.c.client_id.in_(batch))
         ).rowcount
     return removed
+
+
+def _live_refresh(grant_id: str, now: datetime) -> Select[int]:
+    return (
+        select(func.count())
+        .select_from(tokens)
+        .where(
+            tokens.c.grant_id == grant_id,
+            tokens.c.kind == "oauth_refresh",
+            tokens.c.revoked_at.is_(None),
+            tokens.c.expires_at > now,
+        )
+    )
