@@ -50,7 +50,11 @@ class Application:
         self.store = Store(settings.database_url, pool_size=settings.database_pool_size)
         self.guard = Guard(self.store.auth)
         self.oauth = OAuthGrants(self.store.oauth, self.guard)
-        self.egress = egress or Egress(settings.egress, pacing=self.store.pacing.reserve)
+        self.egress = egress or Egress(
+            settings.egress,
+            pacing=self.store.pacing.reserve_slot,
+            release=self.store.pacing.release,
+        )
         self.offload = Offload(settings.parse_workers)
         reader = partial(_read, self.egress)
         self.receipts = ReceiptService(self.store.retrievals, reader, settings.receipts)

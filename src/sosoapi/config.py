@@ -162,6 +162,9 @@ def egress_from_env(environ: Environ) -> EgressSettings:
         robots_error_seconds=number(
             environ, "SOSOAPI_ROBOTS_ERROR_SECONDS", defaults.robots_error_seconds, float, 1.0
         ),
+        robots_max_crawl_delay=number(
+            environ, "SOSOAPI_ROBOTS_MAX_CRAWL_DELAY", defaults.robots_max_crawl_delay, float, 0.0
+        ),
     )
 
 
