@@ -8,6 +8,7 @@ error page egress keeps for 403, 405, 429 and 503. The loopback-origin tests
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -74,3 +75,68 @@ def test_each_page_is_judged_for_what_it_is(case: WallCase) -> None:
     )
     assert document is not None
     assert document.judgement == case.judgement
+
+
+def _judged(markup: str, **headers: str) -> tuple[str, str]:
+    document = extract_text_document(
+        markup.encode(),
+        media_type="text/html",
+        charset=None,
+        content_language=None,
+        headers={k.replace("_", "-"): v for k, v in headers.items()},
+    )
+    assert document is not None
+    return document.judgement, document.text
+
+
+def test_a_documented_challenge_header_decides_whatever_the_body() -> None:
+    """Cloudflare sends `cf-mitigated: challenge` on challenge answers only (its docs)."""
+    article = "<article>" + "<p>A long paragraph of an article about fjords. </p>" * 80
+    assert _judged(article, cf_mitigated="challenge")[0] == "challenge:cloudflare"
+    assert _judged(article, server="cloudflare", cf_ray="1-AMS")[0] == "page"
+
+
+def test_broken_or_hostile_embedded_data_is_not_read_and_does_not_fail() -> None:
+    shell = '<title>T</title><div id="root"></div>'
+    for data in (
+        '<script id="__NEXT_DATA__" type="application/json">{"props": </script>',
+        '<script id="__NEXT_DATA__" type="application/json">' + "[" * 100_000 + "</script>",
+        '<script type="application/ld+json">' + '{"a":' * 50_000 + "</script>",
+        "<script>window.__NUXT__=" + "[" * 100_000 + "</script>",
+        '<script>window.__INITIAL_STATE__=JSON.parse("{\\"a\\": ")</script>',
+    ):
+        assert _judged(shell + data) == ("shell", ""), data[:60]
+
+
+def test_unclosed_tags_cost_one_pass() -> None:
+    """The wall step's patterns are bounded: 200,000 unclosed openers stay fast."""
+    import time
+
+    for opener in ("<script type=application/ld+json>", "<title>", "<h1>", "<", "<noscript>"):
+        page = "<p>x</p>" + opener * 200_000
+        started = time.process_time()
+        _judged(page)
+        assert time.process_time() - started < 5, opener
+
+
+def test_a_nuxt_3_payload_is_read_through_its_references() -> None:
+    """`__NUXT_DATA__` is a flat array whose objects hold indices into it (Nuxt 3)."""
+    body = "The ferry timetable changes on Monday. " * 12
+    payload = json.dumps([{"data": 1}, {"article": 2}, {"title": 3, "content": 4}, "Ferry", body])
+    page = (
+        '<title>Ferry</title><div id="__nuxt"></div>'
+        f'<script type="application/json" id="__NUXT_DATA__">{payload}</script>'
+    )
+    judgement, text = _judged(page)
+    assert judgement == "embedded:nuxt" and text == body.strip()
+
+
+async def test_a_caption_request_answered_by_a_challenge_is_access_denied() -> None:
+    case = next(c for c in CASES if c.file == "cloudflare-js-503.html")
+    url = "https://walls.test/talk.vtt"
+
+    async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
+        return outcome_of(case, url)
+
+    result = await read_source(fetch, "published_captions", url, None, lambda: NOW)
+    assert (result.status, result.reason) == ("blocked", "access_denied")

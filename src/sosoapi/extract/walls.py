@@ -186,7 +186,7 @@ VENDORS: tuple[Vendor, ...] = (
 # verification phrase and almost no other text.
 _CAPTCHA_NEEDLES = ("recaptcha", "hcaptcha", "h-captcha", "turnstile")
 _CAPTCHA_WIDGET = _re(
-    r"class=[\"'][^\"']*\b(?:g-recaptcha|h-captcha|cf-turnstile)\b"
+    r"class=[\"'][^\"'<>]{0,500}?\b(?:g-recaptcha|h-captcha|cf-turnstile)\b"
     r"|(?:google\.com|recaptcha\.net)/recaptcha/(?:api|enterprise)\.js"
     r"|hcaptcha\.com/1/api\.js|challenges\.cloudflare\.com/turnstile"
 )
@@ -312,7 +312,7 @@ _ERROR_AFFIXES = frozenset(
 _TITLE_PARTS = re.compile(r"\s+[|–—·»]\s+|\s+-{1,2}\s+|\s+::\s+|\s*\|\s*")
 _TOKENS = re.compile(r"[\w'’]+")
 # WordPress marks its 404 template on <body> (`error404`, WordPress body_class docs).
-_WORDPRESS_404 = _re(r"<body\b[^>]*\bclass=[\"'][^\"']*\berror404\b", re.I)
+_WORDPRESS_404 = _re(r"<body\b[^<>]{0,500}?\bclass=[\"'][^\"'<>]{0,500}?\berror404\b", re.I)
 # Express's default 404 is one line: `Cannot GET /path` (observed).
 _EXPRESS_404 = _re(r"^Cannot (?:GET|POST|HEAD) /\S*$")
 SOFT_404_TEXT_MAX = 1_500
@@ -342,16 +342,18 @@ TEASER_TEXT_MAX = 2_500
 # Nuxt (`#__nuxt`), Gatsby (`#___gatsby`), SvelteKit and Angular (`<app-root>`), left
 # empty in the served HTML; a `<noscript>` that asks for JavaScript (their templates).
 _SHELL_MARKUP = _re(
-    r"<div\b[^>]*\bid=[\"']?(?:root|app|__next|__nuxt|___gatsby|svelte)(?=[\"'\s>])[^>]*>\s*</div>"
-    r"|<app-root\b|<noscript\b[^>]*>(?:(?!</noscript).){0,400}?javascript",
+    r"<div\b[^<>]{0,300}?\bid=[\"']?(?:root|app|__next|__nuxt|___gatsby|svelte)(?=[\"'\s>])"
+    r"[^<>]{0,300}>\s*</div>"
+    r"|<app-root\b|<noscript\b[^<>]{0,300}>(?:(?!</noscript).){0,400}?javascript",
     re.I | re.S,
 )
 SHELL_TEXT_MAX = 300  # "empty or tiny" visible text
 EMBEDDED_MIN = 200  # characters of embedded prose worth reading
-_LD_JSON = _re(r"<script\b[^>]*type=[\"']?application/ld\+json[^>]*>(.*?)</script", re.I | re.S)
-_SCRIPT_JSON = _re(
-    r"<script\b[^>]*\bid=[\"']?(__NEXT_DATA__|__NUXT_DATA__)[\"']?[^>]*>(.*?)</script", re.S
-)
+# Openers of the script elements read as data; their content runs to the next `</script`
+# (found with str.find, so a page of unclosed openers costs one pass, not one per opener).
+_LD_JSON = _re(r"<script\b[^<>]{0,300}?type=[\"']?application/ld\+json[^<>]{0,300}>", re.I)
+_SCRIPT_JSON = _re(r"<script\b[^<>]{0,300}?\bid=[\"']?(__NEXT_DATA__|__NUXT_DATA__)[^<>]{0,300}>")
+_EMBEDDED_MAX = 20  # data blocks read per kind: a page has one or two
 _STATE_ASSIGNMENT = _re(r"window\.(__NUXT__|__INITIAL_STATE__)\s*=\s*")
 # schema.org types whose `articleBody` is the article (schema.org/Article and subtypes).
 _ARTICLE_TYPES = frozenset(
@@ -377,10 +379,12 @@ _CHROME_SELECTOR = (
 )
 CHROME_TEXT_MAX = 200
 _SPACE = re.compile(r"\s+")
-_TAG = re.compile(r"<[^>]*>")
-_INVISIBLE = re.compile(r"<(script|style|template)\b.*?</\1\s*>", re.I | re.S)
-_TITLE_ELEMENT = re.compile(r"<title\b[^>]*>(.*?)</title", re.I | re.S)
-_H1_ELEMENT = re.compile(r"<h1\b[^>]*>(.*?)</h1", re.I | re.S)
+# Bounded patterns only: a hostile page of unclosed tags must cost one pass, not one per tag.
+_TAG = re.compile(r"<[^<>]*>")
+_INVISIBLE_OPEN = re.compile(r"<(script|style|template)\b[^<>]{0,2000}>", re.I)
+_TITLE_ELEMENT = re.compile(r"<title\b[^<>]{0,300}>(.{0,2000}?)</title", re.I | re.S)
+_H1_ELEMENT = re.compile(r"<h1\b[^<>]{0,300}>(.{0,2000}?)</h1", re.I | re.S)
+_BANNERS_MAX = 50_000  # characters of banner text kept for the look-up
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,11 +475,11 @@ class _View:
     @cached_property
     def banner(self) -> str:
         """The text of the page's consent and cookie containers, collapsed."""
-        return " ".join(_texts(self.tree, _BANNER_SELECTOR, _BANNER_MAX))
+        return " ".join(_texts(self.tree, _BANNER_SELECTOR, _BANNER_MAX))[:_BANNERS_MAX]
 
     @cached_property
     def chrome(self) -> str:
-        return " ".join(_texts(self.tree, _CHROME_SELECTOR, None))
+        return " ".join(_texts(self.tree, _CHROME_SELECTOR, None))[:_BANNERS_MAX]
 
 
 def _texts(tree: LexborHTMLParser, selector: str, most: int | None) -> Iterator[str]:
@@ -495,7 +499,33 @@ def _element_text(markup: str, element: re.Pattern[str]) -> str:
 
 def _visible(markup: str) -> str:
     """The markup without scripts, styles and tags: roughly what a reader sees."""
-    return _collapse(html.unescape(_TAG.sub(" ", _INVISIBLE.sub(" ", markup))))
+    shown: list[str] = []
+    at, lowered = 0, markup.lower()
+    for opener in _INVISIBLE_OPEN.finditer(markup):
+        if opener.start() < at:
+            continue
+        shown.append(markup[at : opener.start()])
+        close = lowered.find(f"</{opener.group(1).lower()}", opener.end())
+        if close < 0:
+            at = len(markup)
+            break
+        at = close
+    shown.append(markup[at:])
+    return _collapse(html.unescape(_TAG.sub(" ", " ".join(shown))))
+
+
+def _blocks(markup: str, opener: re.Pattern[str]) -> Iterator[tuple[re.Match[str], str]]:
+    """(opener, content) of each script element `opener` starts, content up to `</script`."""
+    at, count = 0, 0
+    while count < _EMBEDDED_MAX:
+        found = opener.search(markup, at)
+        if found is None:
+            return
+        close = markup.find("</script", found.end())
+        if close < 0:
+            return
+        yield found, markup[found.end() : close]
+        at, count = close, count + 1
 
 
 def _collapse(text: str) -> str:
@@ -668,16 +698,18 @@ def _embedded_text(markup: str) -> tuple[str, str] | None:
     """(source, text) of the longest article body the page embeds as data, if any."""
     found: list[tuple[str, str]] = []
     if "ld+json" in markup:
-        for block in _LD_JSON.findall(markup):
+        for _, block in _blocks(markup, _LD_JSON):
             data = _loads(block)
             found += [("json_ld", body) for body in _article_bodies(data)]
     if "__NEXT_DATA__" in markup or "__NUXT_DATA__" in markup:
-        for name, block in _SCRIPT_JSON.findall(markup):
+        for opener, block in _blocks(markup, _SCRIPT_JSON):
             data = _loads(block)
-            source = "next_data" if name == "__NEXT_DATA__" else "nuxt"
+            source = "next_data" if opener.group(1) == "__NEXT_DATA__" else "nuxt"
             found += [(source, body) for body in _bodies(data, data)]
     if "window.__" in markup:
-        for match in _STATE_ASSIGNMENT.finditer(markup):
+        for index, match in enumerate(_STATE_ASSIGNMENT.finditer(markup)):
+            if index >= _EMBEDDED_MAX:
+                break
             data = _raw_json(markup, match.end())
             source = "nuxt" if match.group(1) == "__NUXT__" else "initial_state"
             found += [(source, body) for body in _bodies(data, data)]
@@ -689,7 +721,7 @@ def _embedded_text(markup: str) -> tuple[str, str] | None:
 def _loads(text: str) -> Any:
     try:
         return json.loads(text.strip().removeprefix("<!--").removesuffix("-->"), strict=False)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         return None
 
 
@@ -702,7 +734,7 @@ def _raw_json(markup: str, at: int) -> Any:
             return json.loads(quoted, strict=False) if isinstance(quoted, str) else None
         if markup.startswith("{", at):
             return decoder.raw_decode(markup, at)[0]
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return None  # a function call or any other script: never evaluated
 
