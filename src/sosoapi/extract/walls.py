@@ -410,13 +410,10 @@ class Verdict:
     conditions: tuple[Reason, ...] = ()
     kind: str = "page"
 
-    @property
-    def is_wall(self) -> bool:
-        """True when the page is not the source's content at all (nothing is kept)."""
-        return any(r in _WALL_REASONS for r in self.conditions)
 
-
-_WALL_REASONS = frozenset(
+# The reasons a judgement gives when the page is not the source's content at all: the
+# reader keeps neither its text nor its URL as the source's.
+WALL_REASONS = frozenset(
     {Reason.ACCESS_DENIED, Reason.LOGIN_REQUIRED, Reason.NOT_FOUND, Reason.UNAVAILABLE}
 )
 
@@ -678,7 +675,7 @@ def _shell(view: _View, text: str) -> Verdict | None:
 
 
 def _asks_for_javascript(text: str) -> bool:
-    return bool(re.search(r"javascript", text, re.I)) and len(text) < SHELL_TEXT_MAX
+    return "javascript" in text.lower() and len(text) < SHELL_TEXT_MAX
 
 
 def _chrome(view: _View, text: str) -> Verdict | None:

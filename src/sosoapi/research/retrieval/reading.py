@@ -30,6 +30,7 @@ from sosoapi.extract.media import (
     parse_content_type,
 )
 from sosoapi.extract.types import CaptionFile, PageTracks
+from sosoapi.extract.walls import WALL_REASONS
 from sosoapi.research.offload import off_loop
 from sosoapi.research.retrieval.draft import Draft
 
@@ -37,10 +38,6 @@ Fetch = Callable[..., Awaitable[FetchOutcome]]
 T = TypeVar("T")
 CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | {"text/plain"}))
 PAGE_OR_CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | TEXT_TYPES))
-# What extract/walls.py settles a page as when it is not the source's content at all.
-WALL_REASONS = frozenset(
-    {Reason.ACCESS_DENIED, Reason.LOGIN_REQUIRED, Reason.NOT_FOUND, Reason.UNAVAILABLE}
-)
 
 
 async def fetch_judged(fetch: Fetch, url: str, accept: tuple[str, ...]) -> FetchOutcome:
