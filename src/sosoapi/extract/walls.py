@@ -90,7 +90,7 @@ VENDORS: tuple[Vendor, ...] = (
         # /cdn-cgi/challenge-platform/scripts/jsd/, which is on ordinary pages too), the
         # `cf-error-details` box of the "Attention Required" and 1020 block pages: observed
         # on served pages, and the selectors FlareSolverr (src/flaresolverr_service.py) and
-        # browserless (docs/CLOUDFLARE_SOLVER.md) wait on.
+        # browserless (its Cloudflare solver notes) wait on.
         markup=_re(
             r"window\._cf_chl_opt|__cf_chl_(?:f_)?tk="
             r"|id=[\"']?(?:challenge-(?:form|running|stage|error-text)|cf-error-details"
