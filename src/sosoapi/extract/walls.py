@@ -15,8 +15,9 @@ main-text extraction, and says what the page is:
 - a page whose only text is navigation or chrome -> no text (the reader says `no_text` or
   `metadata_only`).
 
-Every judgement needs the page to be nothing else: a vendor's markup or a phrase only
-counts when the page holds little other text, so an article about Cloudflare, a story
+Every judgement but one needs the page to be nothing else: a vendor's markup or a phrase
+only counts when the page holds little other text (the exception: a response header a
+vendor documents as sent on challenge answers only, such as `cf-mitigated: challenge`), so an article about Cloudflare, a story
 quoting a consent dialog or titled "Not found: ..." stays `ready` with its own text. The
 signals are tables below, each entry naming where it is documented or observed; the
 corpus in tests/data/walls (README there) holds a page for each, and bench/extraction.py
@@ -108,18 +109,20 @@ VENDORS: tuple[Vendor, ...] = (
     Vendor(
         "datadome",
         needles=("captcha-delivery.com", "var dd"),
-        # `x-datadome` / `x-dd-b` are set on answers of DataDome-protected sites
-        # (DataDome docs, "Response headers"; observed).
+        # `x-datadome` / `x-dd-b` are set on answers of DataDome-protected sites (observed
+        # on their answers; `x-datadome: protected` on ordinary pages too).
         vendor_headers=(("x-datadome", _ANY), ("x-dd-b", _ANY)),
-        # The interstitial and CAPTCHA pages load from captcha-delivery.com and start with
-        # `var dd={'rt':'c'|'i',...}` (DataDome docs, "CAPTCHA and Device Check pages").
+        # The interstitial and CAPTCHA pages load from captcha-delivery.com and carry
+        # `var dd={'rt':'c'|'i',...}` (observed on served pages; captcha-delivery.com is the
+        # host DataDome's docs name for its challenge pages).
         markup=_re(r"(?:geo|ct|c|i)\.captcha-delivery\.com|var\s+dd\s*=\s*\{\s*['\"]rt['\"]"),
     ),
     Vendor(
         "perimeterx",
         needles=("px-captcha", "captcha.px-", "_pxcaptcha"),
-        # HUMAN (PerimeterX) block page: `<div id="px-captcha">` and its captcha script
-        # from captcha.px-cdn.net / px-cloud.net (HUMAN docs, "Customizing the block page");
+        # HUMAN (PerimeterX) block page: `<div id="px-captcha">` (the element HUMAN's custom
+        # block page docs tell sites to keep) and its captcha script from captcha.px-cdn.net
+        # / px-cloud.net (observed);
         # not `window._pxAppId`, which the sensor snippet sets on every protected page.
         markup=_re(r"id=[\"']?px-captcha\b|captcha\.px-(?:cdn|cloud)\.net|_pxCaptcha"),
         titles=_re(r"^(?:access to this page has been denied\.?|human verification)$", re.I),
@@ -138,7 +141,7 @@ VENDORS: tuple[Vendor, ...] = (
     Vendor(
         "imperva",
         needles=("_incapsula_resource", "incapsula incident", "distil_r_"),
-        # `x-iinfo`, `x-cdn: Incapsula` (Imperva docs, "Imperva response headers").
+        # `x-iinfo`, `x-cdn: Incapsula|Imperva` (observed on answers through Imperva).
         vendor_headers=(("x-iinfo", _ANY), ("x-cdn", _re(r"incapsula|imperva", re.I))),
         # "Request unsuccessful. Incapsula incident ID" and its `/_Incapsula_Resource`
         # iframe (wafw00f plugins/incapsula.py; the resource's analytics script is on
@@ -207,10 +210,10 @@ CAPTCHA_TEXT_MAX = 600
 # ---------------------------------------------------------------------------------------
 # Consent and subscription walls.
 
-# Containers of consent-management platforms, as their embed docs and served pages name
-# them: OneTrust (#onetrust-consent-sdk, OneTrust developer docs), Usercentrics
-# (#usercentrics-root), Didomi (#didomi-host, Didomi SDK docs), Quantcast Choice
-# (.qc-cmp2-container), Sourcepoint (div[id^=sp_message_container_], Sourcepoint docs),
+# Containers of consent-management platforms, as their served pages name them (observed;
+# the ids sites restyle in the platforms' customisation guides): OneTrust
+# (#onetrust-consent-sdk), Usercentrics (#usercentrics-root), Didomi (#didomi-host),
+# Quantcast Choice (.qc-cmp2-container), Sourcepoint (div[id^=sp_message_container_]),
 # Cookiebot (#CybotCookiebotDialog), TrustArc (#truste-consent-track), consentmanager
 # (#cmpbox); then any element named for cookies or consent (observed on hand-made banners).
 _BANNER_SELECTOR = (
