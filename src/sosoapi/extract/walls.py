@@ -17,11 +17,11 @@ main-text extraction, and says what the page is:
 
 Every judgement but one needs the page to be nothing else: a vendor's markup or a phrase
 only counts when the page holds little other text (the exception: a response header a
-vendor documents as sent on challenge answers only, such as `cf-mitigated: challenge`), so an article about Cloudflare, a story
-quoting a consent dialog or titled "Not found: ..." stays `ready` with its own text. The
-signals are tables below, each entry naming where it is documented or observed; the
-corpus in tests/data/walls (README there) holds a page for each, and bench/extraction.py
-`--walls` counts false walls on the dev sets.
+vendor documents as sent on challenge answers only, such as `cf-mitigated: challenge`),
+so an article about Cloudflare, a story quoting a consent dialog or titled "Not found:
+..." stays `ready` with its own text. The signals are tables below, each entry naming
+where it is documented or observed; the corpus in tests/data/walls (README there) holds a
+page for each, and bench/extraction.py `--walls` counts false walls on the dev sets.
 """
 
 from __future__ import annotations
