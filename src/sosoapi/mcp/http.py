@@ -18,7 +18,13 @@ from typing import Any
 from mcp.server.auth.settings import AuthSettings
 from starlette.types import ASGIApp
 
-from sosoapi.mcp.bearer import McpBearerGate, StoreTokenVerifier, http_principal, http_token
+from sosoapi.mcp.bearer import (
+    McpBearerGate,
+    StoreTokenVerifier,
+    http_fixes,
+    http_principal,
+    http_token,
+)
 from sosoapi.mcp.door import McpDoor
 from sosoapi.mcp.server import build_server
 from sosoapi.research.service import ResearchService
@@ -68,6 +74,7 @@ def mcp_http(
 ) -> McpHttp:
     """MCP at `{base}/mcp`; `base` is how clients reach us (behind a proxy, say)."""
     limits = limits or McpLimits()
+    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
     server = build_server(
         research,
         transport="http",
@@ -75,6 +82,7 @@ def mcp_http(
         output_schemas=output_schemas,
         token_source=http_token,
         principal_source=http_principal,
+        fixes=http_fixes(metadata_url),
     )
     verifier = StoreTokenVerifier(research)
     app = server.streamable_http_app(
@@ -87,7 +95,6 @@ def mcp_http(
         token_verifier=verifier,
         auth_server_provider=oauth.provider,
     )
-    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
     door = McpDoor(
         oauth.wrap_routes(app),
         verifier,

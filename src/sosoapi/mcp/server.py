@@ -86,11 +86,13 @@ def build_server(
     token_source: TokenSource,
     principal_source: PrincipalSource = lambda: None,
     unauthenticated_hint: str = "",
+    fixes: Fixes = AUTH_FIXES,
 ) -> Server:
     """The MCP server; `unauthenticated_hint` is added to every refusal of the token.
 
     `principal_source` gives the token's principal when the transport already confirmed
-    it for this request (HTTP's bearer gate); otherwise each call authenticates.
+    it for this request (HTTP's bearer gate); otherwise each call authenticates. `fixes`
+    words a token refusal's fix for this transport's user (default: a stdio client's config).
     """
     tools = [
         types.Tool.model_validate(entry)
@@ -116,7 +118,7 @@ def build_server(
                 params.arguments or {},
                 lambda: _cancel_requested(ctx),
                 transport=transport,
-                fixes=AUTH_FIXES,
+                fixes=fixes,
                 verified=principal_source(),
             )
             return success_result(outcome, _requested_url(params.arguments))
