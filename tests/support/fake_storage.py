@@ -153,6 +153,7 @@ class FakeRetrievals:
         now: datetime,
         evidence_item: EvidenceWrite | None = None,
         outcome: tuple[str | None, str | None] = (None, None),
+        cause: str | None = None,
     ) -> Settled | None:
         record = self.rows.retrievals.get(retrieval_id)
         if record is None:
@@ -171,6 +172,7 @@ class FakeRetrievals:
             lease_owner=None,
             evidence_id=evidence_id,
             evidence_revision=revision,
+            cause=cause,
         )
         return Settled(evidence_id, revision)
 

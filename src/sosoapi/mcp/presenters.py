@@ -78,7 +78,7 @@ def _retrieval(
     if r.evidence:
         line += f"; evidence {r.evidence.evidence_id} revision {r.evidence.revision}"
     if res.status != "ready":
-        line += ". " + advice(res.reason, r.state, res.retry_after_seconds)
+        line += ". " + advice(res.reason, r.state, res.retry_after_seconds, res.cause)
         line = line.removesuffix(".")
     parts = [
         ("title", res.title or ""),

@@ -80,6 +80,7 @@ class RetrievalRecord:
     evidence_id: str | None
     evidence_revision: int | None
     source: str
+    cause: str | None = None  # which cause of the result's reason (contract/guidance.py)
 
 
 def from_row(cls: type, row: Any) -> Any:

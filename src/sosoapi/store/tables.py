@@ -245,6 +245,7 @@ oauth_authorizations = Table(
 
 retrievals.append_column(Column("status", String(16), nullable=True))
 retrievals.append_column(Column("reason", String(32), nullable=True))
+retrievals.append_column(Column("cause", String(40), nullable=True))  # 0013
 for _name, _columns in (
     ("ix_retrievals_workspace_created", ("created_at", "id")),
     ("ix_retrievals_workspace_status", ("status", "created_at", "id")),
