@@ -159,7 +159,7 @@ def test_the_readme_loopback_origin_recipe_retrieves_offline(tmp_path: Path) -> 
             created = cli(["init", "--json"], env)
             assert created.returncode == 0, created.stderr
             env["SOSOAPI_TOKEN"] = json.loads(created.stdout)["token"]
-            done = cli(["retrieve", urls[0]], env)
+            done = cli(["retrieve", urls[0], "--json"], env)
             assert done.returncode == 0, done.stderr
             retrieval = json.loads(done.stdout)["retrieval"]
             assert retrieval["state"] == "completed"

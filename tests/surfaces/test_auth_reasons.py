@@ -35,7 +35,17 @@ async def rest_status(base: str, token: str | None) -> tuple[int, str | None]:
 
 def mint(env: dict[str, str], *extra: str) -> dict:
     done = cli(
-        ["tokens", "create", "--workspace", env["WORKSPACE_ID"], "--role", "editor", *extra], env
+        [
+            "tokens",
+            "create",
+            "--workspace",
+            env["WORKSPACE_ID"],
+            "--role",
+            "editor",
+            "--json",
+            *extra,
+        ],
+        env,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

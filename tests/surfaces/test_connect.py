@@ -49,9 +49,9 @@ async def test_printed_stdio_block_runs_with_only_path(home: dict[str, str]) -> 
         whoami = await client.call_tool("sosoapi_whoami", {})
     assert whoami.is_error is False, whoami.content
     assert_valid_output("sosoapi_whoami", whoami.structured_content)
-    local = json.loads(cli(["workspaces", "list"], home).stdout)
+    local = json.loads(cli(["workspaces", "list", "--json"], home).stdout)
     assert [w["id"] for w in whoami.structured_content["workspaces"]] == [local[0]["id"]]
-    tokens = json.loads(cli(["tokens", "list"], home).stdout)
+    tokens = json.loads(cli(["tokens", "list", "--json"], home).stdout)
     assert tokens[-1]["label"] == "sosoapi connect claude-desktop"
 
 
@@ -88,7 +88,7 @@ def test_each_client_gets_its_own_format(home: dict[str, str]) -> None:
     server = remote["servers"]["sosoapi"]
     assert server["type"] == "http" and server["url"] == url
     token = server["headers"]["Authorization"].removeprefix("Bearer ")
-    minted = json.loads(cli(["tokens", "list"], home).stdout)
+    minted = json.loads(cli(["tokens", "list", "--json"], home).stdout)
     assert minted[-1]["label"] == "sosoapi connect vscode" and token.startswith("sosoapi_")
 
     before = len(minted)
@@ -98,7 +98,7 @@ def test_each_client_gets_its_own_format(home: dict[str, str]) -> None:
         connect(home, "--client", "claude-code", "--transport", "http", "--url", url, "--oauth")
     )
     assert code_oauth == ["claude", "mcp", "add", "--transport", "http", "sosoapi", url]
-    assert len(json.loads(cli(["tokens", "list"], home).stdout)) == before  # none minted
+    assert len(json.loads(cli(["tokens", "list", "--json"], home).stdout)) == before  # none minted
 
 
 def test_oauth_needs_http(home: dict[str, str]) -> None:

@@ -67,7 +67,7 @@ def test_init_makes_one_workspace_and_a_new_token_each_run(process_env: dict[str
     assert one["workspace_id"] == two["workspace_id"]
     assert one["token"] != two["token"]
     assert len(one["token"]) >= 43  # 256 random bits, url-safe
-    listed = json.loads(cli(["workspaces", "list"], process_env).stdout)
+    listed = json.loads(cli(["workspaces", "list", "--json"], process_env).stdout)
     assert [w["id"] for w in listed] == [one["workspace_id"]]
 
 
@@ -75,25 +75,35 @@ def test_cli_retrieve_prints_its_mutation_id_and_tokens_can_be_revoked(
     initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
 ) -> None:
     path = next(iter(pages))
-    done = cli(["retrieve", origin.url(path)], initialised)
+    done = cli(["retrieve", origin.url(path), "--json"], initialised)
     assert done.returncode == 0, done.stderr
     receipt = json.loads(done.stdout)
     assert_valid_output("sosoapi_research_evidence_retrieve", receipt)
     mutation_id = receipt["retrieval"]["mutation_id"]
     assert f"mutation_id: {mutation_id}" in done.stderr
-    replay = cli(["retrieve", origin.url(path), "--mutation-id", mutation_id], initialised)
+    replay = cli(
+        ["retrieve", origin.url(path), "--mutation-id", mutation_id, "--json"], initialised
+    )
     assert json.loads(replay.stdout) == receipt
     assert origin.hits[path] == 1
 
     minted = json.loads(
         cli(
-            ["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "editor"],
+            [
+                "tokens",
+                "create",
+                "--workspace",
+                initialised["WORKSPACE_ID"],
+                "--role",
+                "editor",
+                "--json",
+            ],
             initialised,
         ).stdout
     )
     as_editor = {**initialised, "SOSOAPI_TOKEN": minted["token"]}
     assert cli(["retrieve", origin.url(path)], as_editor).returncode == 0
-    listed = json.loads(cli(["tokens", "list"], initialised).stdout)
+    listed = json.loads(cli(["tokens", "list", "--json"], initialised).stdout)
     assert minted["token"] not in json.dumps(listed)  # only hashes are stored
     assert cli(["tokens", "revoke", minted["id"]], initialised).returncode == 0
     refused = cli(["retrieve", origin.url(path)], as_editor)
@@ -111,6 +121,7 @@ def test_cli_refusals_name_the_problem(initialised: dict[str, str]) -> None:
                 "--role",
                 "owner",
                 "--no-scope",
+                "--json",
             ],
             initialised,
         ).stdout
@@ -130,6 +141,7 @@ def test_cli_refusals_name_the_problem(initialised: dict[str, str]) -> None:
                 "owner",
                 "--expires-in",
                 "0.001",
+                "--json",
             ],
             initialised,
         ).stdout
@@ -139,7 +151,7 @@ def test_cli_refusals_name_the_problem(initialised: dict[str, str]) -> None:
         ["retrieve", "https://example.com/"], {**initialised, "SOSOAPI_TOKEN": expired["token"]}
     )
     assert refused.returncode == 2 and "expired" in refused.stderr
-    other = json.loads(cli(["workspaces", "create", "elsewhere"], initialised).stdout)
+    other = json.loads(cli(["workspaces", "create", "elsewhere", "--json"], initialised).stdout)
     refused = cli(["retrieve", "https://example.com/", "--workspace", other["id"]], initialised)
     assert refused.returncode == 2 and "not_found" in refused.stderr
     cli(["workspaces", "disable-research", initialised["WORKSPACE_ID"]], initialised)
@@ -154,7 +166,7 @@ def test_the_loop_from_a_shell(
     env = {**initialised, "SOSOAPI_UPLOAD_ROOTS": str(tmp_path)}
 
     def run(*args: str) -> dict:
-        done = cli(list(args), env)
+        done = cli([*args, "--json"], env)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 

@@ -89,9 +89,15 @@ def _json(value: Any) -> str:
 
 
 @main.command()
-@click.option("--client", type=click.Choice(CLIENTS), required=True)
 @click.option(
-    "--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True
+    "--client", type=click.Choice(CLIENTS), required=True, help="the MCP client to configure"
+)
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio: the client starts `sosoapi mcp`; http: it reaches a running `sosoapi serve`",
 )
 @click.option(
     "--url",

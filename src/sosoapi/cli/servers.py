@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8080, show_default=True, type=int)
+@click.option("--host", default="127.0.0.1", show_default=True, help="the address to listen on")
+@click.option("--port", default=8080, show_default=True, type=int, help="the port to listen on")
 @click.option(
     "--profile", type=click.Choice(PROFILES), default=None, help="default: SOSOAPI_PROFILE or full"
 )

@@ -45,11 +45,21 @@ def render(
     requested_url: str | None = None,
     language_match: LanguageMatch | None = None,
 ) -> str:
+    """The MCP `content` text: our line, then the third-party parts fenced."""
+    return content_text(*summary(output, corpus_revision, requested_url, language_match))
+
+
+def summary(
+    output: Wire,
+    corpus_revision: int | None = None,
+    requested_url: str | None = None,
+    language_match: LanguageMatch | None = None,
+) -> tuple[str, Parts]:
+    """Our one line and the third-party parts, unfenced: `render` fences them for a model,
+    the CLI prints them for a person."""
     if isinstance(output, RetrieveOutput):
-        line, parts = _retrieval(output, requested_url, language_match)
-    else:
-        line, parts = _PRESENTERS[type(output)](output, corpus_revision)
-    return content_text(line, parts)
+        return _retrieval(output, requested_url, language_match)
+    return _PRESENTERS[type(output)](output, corpus_revision)
 
 
 def _retrieval(
