@@ -374,6 +374,11 @@ class FakeAuth:
     def token_by_hash(self, token_hash: str) -> TokenRecord | None:
         return self.rows.tokens.get(token_hash)
 
+    def touch_token(self, token_id: str, now: datetime) -> None:
+        for token_hash, record in list(self.rows.tokens.items()):
+            if record.id == token_id:
+                self.rows.tokens[token_hash] = replace(record, last_used_at=now)
+
     def membership(self, workspace_id: str, user_id: str) -> tuple[WorkspaceRecord, str] | None:
         return self.rows.members.get((workspace_id, user_id))
 

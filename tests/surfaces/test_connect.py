@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import mcp
@@ -53,6 +54,51 @@ async def test_printed_stdio_block_runs_with_only_path(home: dict[str, str]) -> 
     assert [w["id"] for w in whoami.structured_content["workspaces"]] == [local[0]["id"]]
     tokens = json.loads(cli(["tokens", "list", "--json"], home).stdout)
     assert tokens[-1]["label"] == "sosoapi connect claude-desktop"
+    assert tokens[-1]["last_used_at"] is not None  # the whoami above used it
+
+
+def _live(home: dict[str, str], label: str) -> list[dict]:
+    listed = json.loads(cli(["tokens", "list", "--json"], home).stdout)
+    return [t for t in listed if t["label"] == label and not t["revoked"]]
+
+
+def test_connect_gives_each_client_one_agent_token(home: dict[str, str]) -> None:
+    """An editor with agent:research only, expiring by default; connecting again replaces
+    it (the secret is stored hashed, so it cannot be shown twice): tokens do not pile up."""
+    first = cli(["connect", "--client", "claude-desktop"], home)
+    assert first.returncode == 0, first.stderr
+    (token,) = _live(home, "sosoapi connect claude-desktop")
+    assert token["scopes"] == ["agent:research"]
+    assert token["roles"] == [{"workspace": "local", "role": "editor"}]
+    expires = datetime.fromisoformat(token["expires_at"]) - datetime.fromisoformat(
+        token["created_at"]
+    )
+    assert expires == timedelta(days=90)
+    assert f"Token {token['id']} for claude-desktop: role editor" in first.stderr
+
+    again = cli(["connect", "--client", "claude-desktop", "--expires-in", "12h"], home)
+    assert again.returncode == 0, again.stderr
+    (replacement,) = _live(home, "sosoapi connect claude-desktop")
+    assert replacement["id"] != token["id"] and f"replaces {token['id']}" in again.stderr
+    lasts = datetime.fromisoformat(replacement["expires_at"]) - datetime.fromisoformat(
+        replacement["created_at"]
+    )
+    assert lasts == timedelta(hours=12)
+    assert connect(home, "--client", "cursor", "--expires-in", "never")
+    (cursor,) = _live(home, "sosoapi connect cursor")
+    assert cursor["expires_at"] is None
+    assert len(_live(home, "sosoapi connect claude-desktop")) == 1  # cursor's is its own
+
+    refused = cli(["connect", "--client", "cursor", "--expires-in", "soon"], home)
+    assert refused.returncode == 2 and "--expires-in" in refused.stderr
+    assert len(_live(home, "sosoapi connect cursor")) == 1  # nothing minted or revoked
+
+    table = cli(["tokens", "list"], home)
+    assert table.returncode == 0, table.stderr
+    header, *rows = table.stdout.splitlines()
+    assert header.split() == ["id", "name", "kind", "role", "created", "expires", "last", "used"]
+    assert any(r.startswith(replacement["id"]) and "editor (local)" in r for r in rows)
+    assert any(r.startswith(token["id"]) and "revoked" in r for r in rows)
 
 
 async def test_unknown_token_on_stdio_names_the_database(

@@ -61,12 +61,20 @@ def test_sigkill_during_a_slow_read_is_unconfirmed_after_the_lease(
     assert origin.hits["/stall"] == 1
 
 
-def test_init_makes_one_workspace_and_a_new_token_each_run(process_env: dict[str, str]) -> None:
+def test_init_makes_one_workspace_and_says_so_when_run_again(
+    process_env: dict[str, str],
+) -> None:
     one = json.loads(cli(["init", "--json"], process_env).stdout)
+    assert len(one["token"]) >= 43 and one["existed"] is False  # 256 random bits, url-safe
+    again = cli(["init"], process_env)
+    assert again.returncode == 0, again.stderr
+    assert f"the local workspace {one['workspace_id']} exists" in again.stdout
+    assert "no token minted" in again.stdout and "sosoapi_" not in again.stdout
     two = json.loads(cli(["init", "--json"], process_env).stdout)
-    assert one["workspace_id"] == two["workspace_id"]
-    assert one["token"] != two["token"]
-    assert len(one["token"]) >= 43  # 256 random bits, url-safe
+    assert two == {"workspace_id": one["workspace_id"], "token": None, "existed": True}
+    assert len(json.loads(cli(["tokens", "list", "--json"], process_env).stdout)) == 1
+    three = json.loads(cli(["init", "--json", "--new-token"], process_env).stdout)
+    assert three["workspace_id"] == one["workspace_id"] and three["token"] != one["token"]
     listed = json.loads(cli(["workspaces", "list", "--json"], process_env).stdout)
     assert [w["id"] for w in listed] == [one["workspace_id"]]
 

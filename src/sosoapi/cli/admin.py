@@ -182,6 +182,7 @@ def tokens_list(as_json: bool) -> None:
     with admin_session() as admin:
         listed = admin.tokens()
         clients = admin.client_names()
+        roles = {t.user_id: admin.roles_of(t.user_id) for t in listed}
     rows = [
         {
             "id": t.id,
@@ -190,11 +191,13 @@ def tokens_list(as_json: bool) -> None:
             "scopes": sorted(t.scopes),
             "created_at": t.created_at.isoformat(),
             "expires_at": t.expires_at.isoformat() if t.expires_at else None,
+            "last_used_at": t.last_used_at.isoformat() if t.last_used_at else None,
             "revoked": t.revoked_at is not None,
             "kind": t.kind,
             "client_id": t.client_id,
             "client_name": clients.get(t.client_id or ""),
             "resource": t.resource,
+            "roles": [{"workspace": w, "role": r} for w, r in roles[t.user_id]],
         }
         for t in listed
     ]
@@ -205,15 +208,16 @@ def tokens_list(as_json: bool) -> None:
         [
             (
                 t.id,
-                clients.get(t.client_id or "") or t.label,
+                clients.get(t.client_id or "") or t.label or "-",
                 t.kind,
+                ", ".join(f"{r} ({w})" for w, r in roles[t.user_id]) or "-",
                 when(t.created_at),
-                when(t.expires_at) if t.expires_at else "never",
-                "revoked" if t.revoked_at else "",
+                "revoked" if t.revoked_at else when(t.expires_at) if t.expires_at else "never",
+                when(t.last_used_at) if t.last_used_at else "never",
             )
             for t in listed
         ],
-        ("id", "name", "kind", "created", "expires", "revoked"),
+        ("id", "name", "kind", "role", "created", "expires", "last used"),
     )
 
 

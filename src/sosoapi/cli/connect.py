@@ -1,7 +1,9 @@
 """`sosoapi connect`: print a client's config block, ready to paste.
 
 A stdio client starts `sosoapi mcp` with a minimal environment, so the block carries
-the absolute path of this installation's command, a freshly minted token, and
+the absolute path of this installation's command, the client's own agent token (an
+editor with `agent:research`, expiring in 90 days unless --expires-in; connecting the
+client again replaces it, so tokens never pile up), and
 `SOSOAPI_HOME` (and `SOSOAPI_DATABASE_URL` when set), so the server opens the database
 that minted the token. Over HTTP the block names the URL and the bearer header, or with
 `--oauth` the URL alone: the client signs the person in through the consent page.
@@ -18,10 +20,13 @@ from typing import Any
 
 import click
 
+from sosoapi.cli.admin import when
 from sosoapi.cli.common import admin_session, main, settings_from_env
+from sosoapi.cli.maintenance import parse_duration
 from sosoapi.clock import utcnow
 from sosoapi.store.settings import sqlite_url
 
+DEFAULT_EXPIRY = "90d"
 CLIENTS = ("claude-desktop", "claude-code", "vscode", "cursor", "inspector")
 NAME = "sosoapi"
 INSPECTOR = "@modelcontextprotocol/inspector"
@@ -106,16 +111,36 @@ def _json(value: Any) -> str:
     help="the /mcp URL of `sosoapi serve` (http only)",
 )
 @click.option("--oauth", is_flag=True, help="http: the URL alone; the client signs you in")
-def connect(client: str, transport: str, url: str, oauth: bool) -> None:
-    """Print the config block for an MCP client (mints a token for it unless --oauth)."""
+@click.option(
+    "--expires-in",
+    default=DEFAULT_EXPIRY,
+    show_default=True,
+    help="how long the client's token lasts (30d, 12h, 2w...) or `never`",
+)
+def connect(client: str, transport: str, url: str, oauth: bool, expires_in: str) -> None:
+    """Print the config block for an MCP client, with the client's own token (unless
+    --oauth): an editor in the local workspace, replacing the token an earlier connect
+    gave the same client."""
     if oauth and transport != "http":
         raise click.UsageError("--oauth needs --transport http (stdio has no sign-in)")
+    lifetime = None if expires_in == "never" else parse_duration(expires_in, "--expires-in")
+    if lifetime is not None and not lifetime:
+        raise click.BadParameter("a token must last longer than 0", param_hint="--expires-in")
     settings = settings_from_env()
     token = None
     if not oauth:
+        seconds = lifetime.total_seconds() if lifetime else None
         with admin_session() as admin:
-            _, minted = admin.init_local(utcnow(), label=f"sosoapi connect {client}")
+            minted, replaced = admin.agent_token(client, utcnow(), expires_in=seconds)
         token = minted.token
+        expiry = when(minted.record.expires_at) if minted.record.expires_at else "never"
+        click.echo(
+            f"Token {minted.record.id} for {client}: role editor, scope agent:research, "
+            f"expires {expiry}"
+            + (f"; replaces {', '.join(replaced)} (revoked)" if replaced else "")
+            + ".",
+            err=True,
+        )
     click.echo(WHERE[client], err=True)
     if transport == "http":
         click.echo(http_block(client, url, token))

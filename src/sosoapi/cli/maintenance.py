@@ -19,14 +19,14 @@ UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"
 DURATION = re.compile(r"^(\d+)([smhdw])$")
 
 
-def parse_duration(text: str) -> timedelta:
+def parse_duration(text: str, option: str = "--older-than") -> timedelta:
     """`30d`, `12h`, `90m`, `45s`, `2w` -> a timedelta; anything else is a usage error."""
     match = DURATION.match(text.strip())
     if not match:
         raise click.BadParameter(
             f"{text!r} is not a duration; write a whole number and a unit "
             "(s, m, h, d or w), e.g. 30d or 12h.",
-            param_hint="--older-than",
+            param_hint=option,
         )
     return timedelta(**{UNITS[match.group(2)]: int(match.group(1))})
 

@@ -100,11 +100,28 @@ def mcp_command(profile: str | None) -> None:
 
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="print {workspace_id, token} as JSON")
-def init(as_json: bool) -> None:
-    """Create the local workspace once and mint a new owner token (shown once)."""
+@click.option(
+    "--new-token",
+    is_flag=True,
+    help="the workspace exists: mint another owner token anyway (the old ones stay valid)",
+)
+def init(as_json: bool, new_token: bool) -> None:
+    """Create the local workspace and its owner token (shown once). Run again, it says the
+    workspace exists and mints nothing unless --new-token."""
     with admin_session() as admin:
+        existing = admin.local_workspace()
+        if existing is not None and not new_token:
+            if as_json:
+                emit({"workspace_id": existing.id, "token": None, "existed": True})
+            else:
+                click.echo(
+                    f"the local workspace {existing.id} exists (its database: "
+                    f"{settings_from_env().database_url}); no token minted. `sosoapi init "
+                    "--new-token` mints another owner token, `sosoapi tokens list` shows them."
+                )
+            return
         workspace, minted = admin.init_local(utcnow())
     if as_json:
-        emit({"workspace_id": workspace.id, "token": minted.token})
+        emit({"workspace_id": workspace.id, "token": minted.token, "existed": existing is not None})
     else:
         click.echo(f"workspace_id: {workspace.id}\ntoken (shown once): {minted.token}")

@@ -48,6 +48,7 @@ class TokenRecord:
     client_id: str | None = None
     resource: str | None = None
     grant_id: str | None = None
+    last_used_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,6 +76,7 @@ tokens = Table(
     Column("client_id", String(64), nullable=True),
     Column("resource", Text, nullable=True),
     Column("grant_id", String(ID), nullable=True, index=True),
+    _ts("last_used_at", nullable=True),  # 0013: to the minute (Guard.authenticate)
 )
 
 mutations = Table(
