@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import uuid
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -23,7 +24,13 @@ PATH_ONLY = {"PATH": os.environ["PATH"]}
 
 @pytest.fixture
 def home(tmp_path: Path) -> dict[str, str]:
-    return {"SOSOAPI_HOME": str(tmp_path / "home"), "SOSOAPI_LOG_LEVEL": "WARNING"}
+    """A data folder, and a HOME of its own (connect creates the default upload root)."""
+    (tmp_path / "user").mkdir()
+    return {
+        "SOSOAPI_HOME": str(tmp_path / "home"),
+        "SOSOAPI_LOG_LEVEL": "WARNING",
+        "HOME": str(tmp_path / "user"),
+    }
 
 
 def connect(env: dict[str, str], *args: str) -> str:
@@ -55,6 +62,67 @@ async def test_printed_stdio_block_runs_with_only_path(home: dict[str, str]) -> 
     tokens = json.loads(cli(["tokens", "list", "--json"], home).stdout)
     assert tokens[-1]["label"] == "sosoapi connect claude-desktop"
     assert tokens[-1]["last_used_at"] is not None  # the whoami above used it
+
+
+async def test_the_stdio_block_names_an_upload_root_that_works(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    """A client starts `sosoapi mcp` in `/`; the block's root makes uploads work there."""
+    done = cli(["connect", "--client", "claude-desktop"], home)
+    assert done.returncode == 0, done.stderr
+    block = json.loads(done.stdout)["mcpServers"]["sosoapi"]
+    root = Path(home["HOME"]) / "SosoAPI"  # no Documents folder in this HOME
+    assert block["env"]["SOSOAPI_UPLOAD_ROOTS"] == str(root) and root.is_dir()
+    assert f"Uploads: the client may read files you put in {root}" in done.stderr
+    (root / "notes.txt").write_text("Minutes of the harbour board, read from a local file.")
+    async with mcp.Client(only_path(block["command"], block["args"], block["env"])) as client:
+        whoami = await client.call_tool("sosoapi_whoami", {})
+        uploaded = await client.call_tool(
+            "sosoapi_research_evidence_upload",
+            {
+                "workspace_id": whoami.structured_content["workspaces"][0]["id"],
+                "mutation_id": str(uuid.uuid4()),
+                "path": str(root / "notes.txt"),
+                "kind": "url_text",
+            },
+        )
+    assert uploaded.is_error is False, uploaded.content
+    assert uploaded.structured_content["retrieval"]["result"]["status"] == "ready"
+
+    (Path(home["HOME"]) / "Documents").mkdir()
+    chosen = tmp_path / "papers"
+    chosen.mkdir()
+    picked = json.loads(connect(home, "--client", "cursor", "--upload-root", str(chosen)))
+    assert picked["mcpServers"]["sosoapi"]["env"]["SOSOAPI_UPLOAD_ROOTS"] == str(chosen)
+    default = json.loads(connect(home, "--client", "vscode"))["servers"]["sosoapi"]
+    assert default["env"]["SOSOAPI_UPLOAD_ROOTS"] == str(Path(home["HOME"]) / "Documents/SosoAPI")
+    for bad, problem in ((home["HOME"], "home directory"), (str(tmp_path / "nope"), "not an")):
+        refused = cli(["connect", "--client", "cursor", "--upload-root", bad], home)
+        assert refused.returncode == 2 and "--upload-root" in refused.stderr, refused.stderr
+        assert problem in refused.stderr
+
+
+async def test_a_missing_upload_root_is_a_tool_error_not_a_dead_server(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    block = json.loads(connect(home, "--client", "claude-desktop"))["mcpServers"]["sosoapi"]
+    missing = tmp_path / "not-made-yet"
+    env = {**block["env"], "SOSOAPI_UPLOAD_ROOTS": str(missing)}
+    async with mcp.Client(only_path(block["command"], block["args"], env)) as client:
+        whoami = await client.call_tool("sosoapi_whoami", {})  # the server started
+        assert whoami.is_error is False, whoami.content
+        refused = await client.call_tool(
+            "sosoapi_research_evidence_upload",
+            {
+                "workspace_id": whoami.structured_content["workspaces"][0]["id"],
+                "mutation_id": str(uuid.uuid4()),
+                "path": str(missing / "notes.txt"),
+                "kind": "url_text",
+            },
+        )
+    assert refused.is_error is True
+    text = refused.content[0].text
+    assert f"SOSOAPI_UPLOAD_ROOTS names '{missing}'" in text and "not an existing directory" in text
 
 
 def _live(home: dict[str, str], label: str) -> list[dict]:

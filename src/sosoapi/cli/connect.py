@@ -89,6 +89,33 @@ def http_block(client: str, url: str, token: str | None) -> str:
     return _json({"mcpServers": {NAME: remote}})
 
 
+def default_upload_root() -> Path:
+    """Where a stdio client's uploads come from unless --upload-root: a SosoAPI folder in
+    the user's Documents (or in the home directory when there is no Documents)."""
+    documents = Path.home() / "Documents"
+    return (documents if documents.is_dir() else Path.home()) / "SosoAPI"
+
+
+def upload_root_for(given: Path | None) -> Path:
+    """The absolute upload root for the block, created when it is the default. A client
+    starts `sosoapi mcp` in `/`, so without one uploads would be off."""
+    root = (given or default_upload_root()).expanduser().absolute()
+    broad = {Path("/"), Path.home().absolute()}
+    if root in broad:
+        raise click.BadParameter(
+            f"{root} is the whole disk or the home directory; name a folder that holds only "
+            "the files to upload",
+            param_hint="--upload-root",
+        )
+    if given is None:
+        root.mkdir(parents=True, exist_ok=True)
+    elif not root.is_dir():
+        raise click.BadParameter(
+            f"{root} is not an existing directory; create it first", param_hint="--upload-root"
+        )
+    return root
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, indent=2)
 
@@ -117,13 +144,28 @@ def _json(value: Any) -> str:
     show_default=True,
     help="how long the client's token lasts (30d, 12h, 2w...) or `never`",
 )
-def connect(client: str, transport: str, url: str, oauth: bool, expires_in: str) -> None:
+@click.option(
+    "--upload-root",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="stdio: the folder the client may upload files from (default: ~/Documents/SosoAPI, "
+    "or ~/SosoAPI without a Documents folder; created)",
+)
+def connect(
+    client: str,
+    transport: str,
+    url: str,
+    oauth: bool,
+    expires_in: str,
+    upload_root: Path | None,
+) -> None:
     """Print the config block for an MCP client, with the client's own token (unless
     --oauth): an editor in the local workspace, replacing the token an earlier connect
     gave the same client."""
     if oauth and transport != "http":
         raise click.UsageError("--oauth needs --transport http (stdio has no sign-in)")
     lifetime = None if expires_in == "never" else parse_duration(expires_in, "--expires-in")
+    uploads = upload_root_for(upload_root) if transport == "stdio" else None
     if lifetime is not None and not lifetime:
         raise click.BadParameter("a token must last longer than 0", param_hint="--expires-in")
     settings = settings_from_env()
@@ -152,6 +194,9 @@ def connect(client: str, transport: str, url: str, oauth: bool, expires_in: str)
             )
         return
     env = {"SOSOAPI_TOKEN": token or "", "SOSOAPI_HOME": str(settings.home.absolute())}
+    if uploads is not None:
+        env["SOSOAPI_UPLOAD_ROOTS"] = str(uploads)
+        click.echo(f"Uploads: the client may read files you put in {uploads}", err=True)
     if settings.database_url != sqlite_url(settings.home):  # a shared database: name it too
         env["SOSOAPI_DATABASE_URL"] = settings.database_url
     click.echo(stdio_block(client, command_path(), env))
