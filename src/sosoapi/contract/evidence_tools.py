@@ -34,6 +34,7 @@ class Snippet(Wire):
     end: Offset
     start_ms: Millis | None
     end_ms: Millis | None
+    field: Literal["text", "description"] = "text"  # which field the offsets are into
 
 
 class SearchResult(Wire):

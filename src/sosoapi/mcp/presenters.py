@@ -139,8 +139,19 @@ def _evidence(output: EvidenceGetOutput, _: int | None) -> tuple[str, Parts]:
 @presenter(EvidenceListOutput)
 def _evidence_list(output: EvidenceListOutput, _: int | None) -> tuple[str, Parts]:
     line = _page_line(len(output.items), "evidence items", output.next_cursor) + "."
-    titles = "\n".join(f"{i.id} r{i.latest_revision}: {i.title or ''}" for i in output.items)
+    titles = "\n".join(
+        _named(i.id, i.latest_revision, i.kind, i.source_url, i.title) for i in output.items
+    )
     return line, [("titles", titles)]
+
+
+def _named(
+    evidence_id: object, revision: int, kind: str, source_url: str | None, title: str | None
+) -> str:
+    """One evidence as a reader tells it apart: its kind and source (or that it was
+    uploaded), then its title; a caption file or an upload has none."""
+    source = source_url or "an uploaded file"
+    return f"{evidence_id} r{revision} {kind} {source}: {title or '(no title)'}"
 
 
 @presenter(ProjectOutput)
@@ -185,11 +196,14 @@ def _search(output: SearchOutput, _: int | None) -> tuple[str, Parts]:
     line = _page_line(len(output.results), "results", output.next_cursor)
     rows = "; ".join(f"{r.evidence_id} r{r.revision} score {r.score:g}" for r in output.results)
     snippets = "\n".join(
-        f"{r.evidence_id} r{r.revision} [{s.start}:{s.end}] {s.text}"
+        f"{r.evidence_id} r{r.revision} "
+        f"{'description ' if s.field == 'description' else ''}[{s.start}:{s.end}] {s.text}"
         for r in output.results
         for s in r.snippets
     )
-    titles = "\n".join(f"{r.evidence_id} r{r.revision}: {r.title or ''}" for r in output.results)
+    titles = "\n".join(
+        _named(r.evidence_id, r.revision, r.kind, r.source_url, r.title) for r in output.results
+    )
     return f"{line}: {rows or 'no matches'}.", [("titles", titles), ("snippets", snippets)]
 
 
