@@ -11,7 +11,8 @@ run, the floor: the same URLs fetched by a plain httpx client and run through ou
 in a process pool sized to the machine, with no service around them.
 
     .venv/bin/python bench/load.py [--clients 16] [--calls 160] [--hosts 64] [--workers 2]
-                                   [--pages dev|tests] [--baseline REV]
+                                   [--pages dev|tests] [--baseline REV] [--stores sqlite,postgres]
+                                   [--cpu-rounds N]
 
 Every row first makes one uncounted call per host name (robots.txt, connections, the
 parsing processes started). `--baseline` (default: main when issue 14 was filed) adds a
@@ -35,6 +36,7 @@ import functools
 import gzip
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -113,7 +115,17 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--calls", type=int, default=160, help="retrievals per row")
     parser.add_argument("--hosts", type=int, default=64, help="host names the origin serves")
-    parser.add_argument("--workers", type=int, default=2, help="processes in the multi row")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="processes in the multi row (0: no such row)"
+    )
+    parser.add_argument("--stores", default="sqlite,postgres", help="the stores to run rows on")
+    parser.add_argument(
+        "--cpu-rounds",
+        type=int,
+        default=0,
+        help="instead of the table: N rounds of this checkout's and the baseline's one-process "
+        "rows, alternated, and the median CPU per call of each (for a busy machine)",
+    )
     parser.add_argument("--pages", choices=("dev", "tests"), default=None)
     parser.add_argument(
         "--baseline",
@@ -356,24 +368,30 @@ def main() -> None:
             "SOSOAPI_ROBOTS_CACHE_SECONDS": "3600",
         }
         paths = list(routes)
+        if args.cpu_rounds:
+            cpu_rounds(args, origin, hosts, paths, env_base)
+            return
         with ProcessPoolExecutor(default_workers()) as pool:
             rows.append(floor_row(origin, urls_for(origin, hosts, paths, args.calls), args, pool))
-        for store in ("sqlite", "postgres"):
-            for label, extra in (
-                ("1 process", ()),
-                (f"{args.workers} processes", ("--workers", str(args.workers))),
-            ):
+        stores = args.stores.split(",")
+        layouts = [("1 process", ())]
+        if args.workers:
+            layouts.append((f"{args.workers} processes", ("--workers", str(args.workers))))
+        for store in stores:
+            for label, extra in layouts:
                 urls = fresh_urls(origin, hosts, paths, args.calls)
                 rows.append(store_row(store, label, env_base, urls, args, extra))
-        bases = {}
+        bases: dict[str, float] = {}
+        base_cpu: dict[str, dict] = {}
         if args.baseline:
             with checkout(args.baseline) as source:
                 env = {**env_base, "PYTHONPATH": str(source)}
                 label = f"1 process at {args.baseline}"
-                for store in ("sqlite", "postgres"):
+                for store in stores:
                     urls = fresh_urls(origin, hosts, paths, args.calls)
                     rows.append(store_row(store, label, env, urls, args, ()))
                     bases[store] = rows[-1]["per_s"]
+                    base_cpu[store] = rows[-1]["cpu_ms"]
     floor = rows[0]["per_s"]
     print(
         f"load: {args.clients} MCP clients, {args.calls} retrievals per row, "
@@ -400,6 +418,64 @@ def main() -> None:
     for r in rows:
         for error in r["errors"]:
             print(f"  {r['row']}: {error}")
+    print_cpu_against_baseline(rows, base_cpu)
+
+
+def cpu_rounds(
+    args: argparse.Namespace, origin: HTTPSOrigin, hosts: list[str], paths: list[str], env: dict
+) -> None:
+    """This checkout's and the baseline's one-process rows, alternated round by round (the
+    baseline first in every other round), so drift in the machine's load falls on both;
+    then each store's median server and whole-tree CPU per call, and their ratio."""
+    seen: dict[tuple[str, str], list[dict]] = {}
+    with checkout(args.baseline) as source:
+        envs = {"now": env, "base": {**env, "PYTHONPATH": str(source)}}
+        for round_number in range(args.cpu_rounds):
+            order = ("now", "base") if round_number % 2 == 0 else ("base", "now")
+            for store in args.stores.split(","):
+                for which in order:
+                    urls = fresh_urls(origin, hosts, paths, args.calls)
+                    found = store_row(store, which, envs[which], urls, args, ())
+                    seen.setdefault((store, which), []).append(found["cpu_ms"])
+                    cpu, errors = found["cpu_ms"], len(found["errors"])
+                    print(f"round {round_number + 1} {store} {which}: {cpu} errors={errors}")
+    for store in args.stores.split(","):
+        medians = {
+            which: {
+                part: statistics.median(
+                    sum(c.get(k) or 0.0 for k in keys) for c in seen[(store, which)]
+                )
+                for part, keys in (("server", ("server",)), ("tree", ("server", "parse", "db")))
+            }
+            for which in ("now", "base")
+        }
+        now, base = medians["now"], medians["base"]
+        print(
+            f"{store}: median of {args.cpu_rounds} rounds, {args.calls} calls each: server "
+            f"{now['server']:.2f} ms/call against {base['server']:.2f} at {args.baseline} "
+            f"({now['server'] / base['server']:.2f}x); whole tree {now['tree']:.2f} against "
+            f"{base['tree']:.2f} ({now['tree'] / base['tree']:.2f}x)"
+        )
+
+
+def print_cpu_against_baseline(rows: list[dict], base_cpu: dict[str, dict]) -> None:
+    """Each one-process row's CPU per call against the baseline's on its store: the server
+    process alone (parsing excluded: it runs in the parse pool) and the whole tree (server,
+    parsing and, on PostgreSQL, the database)."""
+    for r in rows:
+        base = base_cpu.get(r.get("store"))
+        if not base or not r["row"].endswith("1 process"):
+            continue
+        cpu = r["cpu_ms"]
+        tree, base_tree = (
+            sum(c.get(k) or 0.0 for k in ("server", "parse", "db")) for c in (cpu, base)
+        )
+        server = cpu["server"] / base["server"]
+        print(
+            f"{r['row']}: server {cpu['server']:.2f} ms/call = {server:.2f}x "
+            f"the baseline's {base['server']:.2f}; whole tree {tree:.2f} ms/call = "
+            f"{tree / base_tree:.2f}x the baseline's {base_tree:.2f}"
+        )
 
 
 def _below_children(process: psutil.Process) -> list[psutil.Process]:

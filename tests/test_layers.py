@@ -7,10 +7,12 @@ Imports point inward (surfaces -> research -> egress, extract, store, auth -> co
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+_DOC_CITE = re.compile(r"\bdocs/[\w./-]+\.md\b")
 PACKAGE = SRC / "sosoapi"
 
 
@@ -85,6 +87,37 @@ def test_inner_layers_do_not_import_outer_ones() -> None:
     assert _importers("sosoapi.contract", "sosoapi.egress") == []
 
 
+def test_the_store_runs_sql_only() -> None:
+    """The store is handed typed values (passages cut by the use case before the write):
+    it imports nothing that reads, fetches or judges content; of `contract` only the
+    vocabulary and the error base."""
+    for other in ("sosoapi.extract", "sosoapi.egress", "sosoapi.auth", "sosoapi.research"):
+        assert _importers("sosoapi.store", other) == [], other
+    contract = {
+        n
+        for module, names in _imports().items()
+        if module.startswith("sosoapi.store")
+        for n in names
+        if n.startswith("sosoapi.contract.")
+    }
+    modules = {n for n in contract if n in _imports()}
+    assert modules <= {"sosoapi.contract.vocabulary", "sosoapi.contract.errors"}, modules
+
+
+def test_migrations_keep_their_own_frozen_copies() -> None:
+    """A migration does tomorrow what it did the day it was written: it imports nothing
+    of the project but its own folder (never the running store's or extractor's code)."""
+    versions = "sosoapi.store.migrations.versions"
+    seen = {
+        n
+        for module, names in _imports().items()
+        if module.startswith(versions)
+        for n in names
+        if n.startswith("sosoapi")
+    }
+    assert seen and all(n.startswith("sosoapi.store.migrations.") for n in seen), sorted(seen)
+
+
 def test_only_the_command_line_imports_the_composition_root() -> None:
     """`app.py` wires everything; the surfaces take what they need as arguments."""
     importers = _importers("sosoapi", "sosoapi.app")
@@ -118,6 +151,13 @@ def test_docs_and_docstrings_cite_only_files_in_the_repository() -> None:
         if word in path.read_text("utf-8")
     ]
     assert cited == []
+    missing = sorted(
+        f"{path.relative_to(SRC.parent)}: {name}"
+        for path in files
+        for name in set(_DOC_CITE.findall(path.read_text("utf-8")))
+        if not (SRC.parent / name).exists()
+    )
+    assert missing == []
 
 
 def test_no_import_circle_in_src() -> None:

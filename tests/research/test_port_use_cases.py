@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import anyio
 import pytest
 
 from sosoapi.auth.permission import Access, Guard
@@ -160,6 +161,44 @@ async def test_a_lost_lease_is_judged_unconfirmed_on_replay(
     clock.now += timedelta(seconds=31)
     judged = await service.retrieve(request, "token-1")
     assert judged.retrieval.state == State.UNCONFIRMED and judged.retrieval.result is None
+
+
+async def test_a_read_with_a_free_slot_is_claimed_leased_and_one_queued_is_acquired_later(
+    storage: FakeStorage, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A free slot: the claim itself is the lease (one write, no `acquire`). Every slot
+    taken: the receipt is claimed `pending`, and its worker acquires it when one frees."""
+    acquired: list[str] = []
+    acquire = storage.retrievals.acquire
+
+    def counted(retrieval_id: str, owner: str, lease_seconds: float) -> Any:
+        acquired.append(retrieval_id)
+        return acquire(retrieval_id, owner, lease_seconds)
+
+    monkeypatch.setattr(storage.retrievals, "acquire", counted)
+    release = anyio.Event()
+    texts = {URL: "The first read.", "https://news.example/second": "The second read."}
+
+    async def read(kind: str, url: str, language: str | None) -> RetrieveResult:
+        if url == URL:
+            await release.wait()
+        return page(texts[url], url)
+
+    settings = ReceiptSettings(max_concurrent_retrievals=1, wait_budget_seconds=0.05)
+    service = ReceiptService(storage.retrievals, read, settings, clock)
+    async with held_open(service.running()):
+        first_request = retrieve_input()
+        first = await service.retrieve(first_request, "token-1")
+        assert first.retrieval.state == State.RUNNING  # leased at its claim
+        second_request = retrieve_input("https://news.example/second")
+        second = await service.retrieve(second_request, "token-1")
+        assert second.retrieval.state == State.PENDING  # the one slot is taken
+        release.set()
+        with anyio.fail_after(5):
+            await service.workers.drained()
+        done = [await service.retrieve(r, "token-1") for r in (first_request, second_request)]
+    assert [d.retrieval.state for d in done] == [State.COMPLETED, State.COMPLETED]
+    assert acquired == [str(second.retrieval.id)]
 
 
 def _call(model: type[Wire], **arguments: Any) -> Call[Any]:

@@ -10,9 +10,10 @@ from datetime import UTC, datetime
 import pytest
 import sqlalchemy as sa
 
-from sosoapi.store import search_repo
 from sosoapi.store.database import Database
-from sosoapi.store.search_repo import SearchRepository, index_revision
+from sosoapi.store.migrations import search_index_0010
+from sosoapi.store.migrations.search_index_0010 import index_revision
+from sosoapi.store.search_repo import SearchRepository
 
 # What 0003-0009 turned text into before indexing: the soft hyphen kept, a word split.
 BEFORE_0010 = str.maketrans({"<": " ", ">": " ", "&": " ", "\x00": " "})
@@ -47,7 +48,7 @@ def test_revisions_with_soft_hyphens_are_indexed_again(
     db.migrate("0009")
     ws, hyphenated, plain = (str(uuid.uuid4()) for _ in range(3))
     with monkeypatch.context() as patch, db.write() as conn:
-        patch.setattr(search_repo, "_SEARCH_FORM", BEFORE_0010)
+        patch.setattr(search_index_0010, "_SEARCH_FORM", BEFORE_0010)
         conn.execute(
             sa.text(
                 "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "

@@ -93,10 +93,14 @@ class FakeRetrievals:
         language: str | None,
         valid_until: datetime,
         source: str = "url",
+        lease: tuple[str, float] | None = None,
     ) -> RetrievalRecord | None:
         if (key.workspace_id, key.mutation_id) in self.storage.state.mutations:
             return None
         self.storage.mutations.claim(key)
+        owner, expires = (
+            (None, None) if lease is None else (lease[0], self._now() + timedelta(seconds=lease[1]))
+        )
         record = RetrievalRecord(
             retrieval_id,
             key.workspace_id,
@@ -104,12 +108,12 @@ class FakeRetrievals:
             kind,
             url,
             language,
-            State.PENDING,
+            State.PENDING if lease is None else State.RUNNING,
             key.created_at,
             None,
             valid_until,
-            None,
-            None,
+            owner,
+            expires,
             None,
             None,
             None,

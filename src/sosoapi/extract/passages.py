@@ -71,6 +71,20 @@ def text_passages(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+# PostgreSQL's text-search parser reads `<...>` as markup and `&...;` as entities: it
+# drops `<a href=...>` whole and every word after `<script>` up to `</script>`. Our text is
+# already plain, so these are the source's own characters; as word separators (which is
+# what SQLite's unicode61 makes of them) both stores index the same words. NUL: refused.
+# A soft hyphen (U+00AD) is an invisible hyphenation hint inside a word (German pages set
+# `Baro&shy;lo`); both stores would split the word there, so it goes.
+_SEARCH_FORM = str.maketrans({"<": " ", ">": " ", "&": " ", "\x00": " ", "\u00ad": None})
+
+
+def searchable(text: str) -> str:
+    """The form of a passage or a query phrase that both stores tokenize alike."""
+    return fold_diacritics(text).translate(_SEARCH_FORM)
+
+
 def fold_diacritics(text: str) -> str:
     """NFKC, then marks removed (NFKD without combining characters, recomposed).
 

@@ -67,7 +67,11 @@ class RetrievalsRepo(Protocol):
         language: str | None,
         valid_until: datetime,
         source: str = "url",
-    ) -> RetrievalRecord | None: ...
+        lease: tuple[str, float] | None = None,
+    ) -> RetrievalRecord | None:
+        """Claim the key with a `pending` receipt, or with `lease` (owner, seconds) a
+        `running` one under that lease; None when the key exists."""
+
     def retrieval_by_id(self, retrieval_id: str) -> RetrievalRecord | None: ...
     def acquire(
         self, retrieval_id: str, owner: str, lease_seconds: float
@@ -107,6 +111,9 @@ class EvidenceRepo(Protocol):
 
 
 class SearchIndex(Protocol):
+    """Ranked matching over the passages a revision was written with; `phrases` come in
+    the search form (`extract.passages.searchable`), as the passages were stored."""
+
     def search(
         self,
         workspace_id: str,

@@ -195,8 +195,23 @@ class StoreUnavailable(SosoapiError):
 
 
 @dataclass(frozen=True, slots=True)
+class PassageRecord:
+    """One searchable passage of a revision: where it stands in the revision's text (title
+    and description passages stand at 0:0), a caption cue's times, and its `body` already
+    in the search form both stores tokenize alike (`extract.passages.searchable`)."""
+
+    part: str
+    start: int
+    end: int
+    start_ms: int | None
+    end_ms: int | None
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
 class EvidenceWrite:
-    """What a settled retrieval asks to be recorded as evidence."""
+    """What a settled retrieval asks to be recorded as evidence: the content as stored
+    (canonical JSON) and its passages, cut by the use case before the write begins."""
 
     workspace_id: str
     identity: str
@@ -205,6 +220,7 @@ class EvidenceWrite:
     language: str | None
     digest: str
     content: str
+    passages: tuple[PassageRecord, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

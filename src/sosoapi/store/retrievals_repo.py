@@ -8,7 +8,7 @@ sharing a database never judge each other's live work.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Any
 
@@ -62,6 +62,14 @@ _SET_EVIDENCE = (
 )
 
 
+def _insert_running(db: Database) -> Any:
+    """A receipt inserted already leased: its lease runs from the database clock."""
+    lease = db_time(db, bindparam("lease", type_=Float))
+    return (
+        retrievals.insert().values(lease_expires_at=lease).returning(retrievals.c.lease_expires_at)
+    )
+
+
 def _acquire(db: Database) -> Any:
     return (
         update(retrievals)
@@ -104,9 +112,15 @@ class RetrievalRepository:
         language: str | None,
         valid_until: datetime,
         source: str = "url",
+        lease: tuple[str, float] | None = None,
     ) -> RetrievalRecord | None:
-        """Insert the mutation and its pending receipt together: the receipt as stored, or
-        None when the key exists."""
+        """Insert the mutation and its receipt together: the receipt as stored, or None when
+        the key exists.
+
+        Without `lease` the receipt is `pending`. With `lease` (owner, seconds) it is
+        claimed `running` under that owner's lease, for an instance that starts the read at
+        once: one write transaction where claim then acquire would take two.
+        """
         record = RetrievalRecord(
             id=retrieval_id,
             workspace_id=key.workspace_id,
@@ -114,11 +128,11 @@ class RetrievalRepository:
             kind=kind,
             url=url,
             language=language,
-            state=State.PENDING,
+            state=State.PENDING if lease is None else State.RUNNING,
             created_at=key.created_at,
             settled_at=None,
             valid_until=valid_until,
-            lease_owner=None,
+            lease_owner=None if lease is None else lease[0],
             lease_expires_at=None,
             result=None,
             evidence_id=None,
@@ -128,10 +142,17 @@ class RetrievalRepository:
         try:
             with self.db.write() as conn:
                 conn.execute(_INSERT_MUTATION, mutation_values(key))
-                conn.execute(_INSERT_RETRIEVAL, asdict(record))
+                if lease is None:
+                    conn.execute(_INSERT_RETRIEVAL, asdict(record))
+                    return record
+                values = asdict(record)
+                del values["lease_expires_at"]
+                expires = conn.execute(
+                    self.db.prepared(_insert_running), {**values, "lease": lease[1]}
+                ).scalar_one()
         except IntegrityError:
             return None
-        return record
+        return replace(record, lease_expires_at=expires)
 
     def retrieval(self, workspace_id: str, mutation_id: str) -> RetrievalRecord | None:
         query = select(retrievals).where(keyed(retrievals, workspace_id, mutation_id))

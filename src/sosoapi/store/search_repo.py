@@ -1,12 +1,13 @@
-"""Full-text search over evidence passages, in the store itself.
+"""Full-text search over evidence passages, in the store itself: SQL only.
 
-Each evidence revision is cut into passages (`extract.passages`) when it is written, in
-the same transaction. SQLite keeps them in an FTS5 table (`porter unicode61
-remove_diacritics 2`, ranked by bm25); PostgreSQL in a `tsvector` column with a GIN
-index, each passage stemmed with the configuration of its evidence's declared language
-where PostgreSQL has one and `simple` otherwise, plus its `simple` (unstemmed, no stop
-words) form, so every word SQLite finds is found here too (ranked by `ts_rank`). Both are fed the
-same NFKC text with marks removed, so the same words match on both.
+A revision's passages arrive cut and in search form (`research/evidence/passages.py`,
+before the write transaction begins) and are inserted with the revision. SQLite keeps
+them in an FTS5 table (`porter unicode61 remove_diacritics 2`, ranked by bm25);
+PostgreSQL in a `tsvector` column with a GIN index, each passage stemmed with the
+configuration of its evidence's declared language where PostgreSQL has one and `simple`
+otherwise, plus its `simple` (unstemmed, no stop words) form, so every word SQLite finds
+is found here too (ranked by `ts_rank`). Both are fed the same NFKC text with marks
+removed, so the same words match on both; query phrases arrive in that form too.
 
 SQL text is assembled only from this module's constant fragments (hence the S608
 waivers); every value is a bound parameter.
@@ -17,16 +18,13 @@ passage. A revision's score is its best passage's.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
 
-from sosoapi.extract.passages import cue_spans, fold_diacritics, text_passages
 from sosoapi.store.database import Database
-from sosoapi.store.records import SearchHit, SnippetSpan
+from sosoapi.store.records import PassageRecord, SearchHit, SnippetSpan
 
 SNIPPETS = 3
 _KEY = "p.evidence_id || ':' || CAST(p.revision AS VARCHAR(12))"
@@ -64,50 +62,11 @@ PG_CONFIGS = {
     "yi": "yiddish",
 }
 CONFIGS = sorted({*PG_CONFIGS.values(), "simple"})
-FTS5_DDL = (
-    "CREATE VIRTUAL TABLE evidence_fts USING fts5(body, content='', "
-    "tokenize='porter unicode61 remove_diacritics 2')"
-)
-PG_DDL = (
-    "ALTER TABLE evidence_passages ADD COLUMN tsv tsvector NOT NULL DEFAULT ''::tsvector",
-    "CREATE INDEX ix_evidence_passages_tsv ON evidence_passages USING gin (tsv)",
-)
 
 
 def pg_config(language: str | None) -> str:
     primary = (language or "").split("-")[0].lower()
     return PG_CONFIGS.get(primary, "simple")
-
-
-@dataclass(frozen=True, slots=True)
-class PassageRow:
-    part: str
-    start: int
-    end: int
-    start_ms: int | None
-    end_ms: int | None
-    body: str
-
-
-def passages_of(content: dict[str, Any]) -> list[PassageRow]:
-    """A stored result's title, description and text passages (cues for captions)."""
-    body = content.get("text") or ""
-    rows = [
-        PassageRow(part, 0, 0, None, None, content[part])
-        for part in ("title", "description")
-        if content.get(part)
-    ]
-    segments = [(s["text"], s["start_ms"], s["end_ms"]) for s in content.get("segments") or []]
-    if segments:
-        for cue in cue_spans(body, segments):
-            rows.append(
-                PassageRow(
-                    "text", cue.start, cue.end, cue.start_ms, cue.end_ms, body[cue.start : cue.end]
-                )
-            )
-    else:
-        rows += [PassageRow("text", a, b, None, None, body[a:b]) for a, b in text_passages(body)]
-    return rows
 
 
 _PG_INSERT = (
@@ -128,27 +87,18 @@ _SQLITE_NEXT_ID = text("SELECT coalesce(max(id), 0) + 1 FROM evidence_passages")
 _SQLITE_FTS_INSERT = "INSERT INTO evidence_fts (rowid, body) VALUES (?, ?)"
 
 
-# PostgreSQL's text-search parser reads `<...>` as markup and `&...;` as entities: it
-# drops `<a href=...>` whole and every word after `<script>` up to `</script>`. Our text is
-# already plain, so these are the source's own characters; as word separators (which is
-# what SQLite's unicode61 makes of them) both stores index the same words. NUL: refused.
-# A soft hyphen (U+00AD) is an invisible hyphenation hint inside a word (German pages set
-# `Baro&shy;lo`); both stores would split the word there, so it goes.
-_SEARCH_FORM = str.maketrans({"<": " ", ">": " ", "&": " ", "\x00": " ", "\u00ad": None})
-
-
-def searchable(text: str) -> str:
-    """The form of a passage or a query phrase that both stores tokenize alike."""
-    return fold_diacritics(text).translate(_SEARCH_FORM)
-
-
-def index_revision(conn: Connection, evidence_id: str, revision: int, content: str) -> None:
-    """Index one stored revision inside the caller's transaction."""
-    data = json.loads(content)
-    config = pg_config((data.get("provenance") or {}).get("language"))
-    passages = passages_of(data)
+def index_revision(
+    conn: Connection,
+    evidence_id: str,
+    revision: int,
+    language: str | None,
+    passages: Sequence[PassageRecord],
+) -> None:
+    """Index one revision's passages (cut and in search form already) in the caller's
+    transaction."""
     if not passages:
         return
+    config = pg_config(language)
     # The driver's own executemany on both stores: per-row parameter handling in
     # SQLAlchemy cost more than the inserts (a page has dozens of passages).
     if conn.dialect.name != "sqlite":
@@ -163,7 +113,7 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
                 "end_ms": row.end_ms,
                 "config": config,
                 "regconfig": config,  # one parameter, one type: the column's is text
-                "body": searchable(row.body),
+                "body": row.body,
             }
             for row in passages
         ]
@@ -178,12 +128,12 @@ def index_revision(conn: Connection, evidence_id: str, revision: int, content: s
             for n, r in numbered
         ],
     )
-    conn.exec_driver_sql(_SQLITE_FTS_INSERT, [(n, searchable(r.body)) for n, r in numbered])
+    conn.exec_driver_sql(_SQLITE_FTS_INSERT, [(n, r.body) for n, r in numbered])
 
 
 def _fts5_query(phrases: Sequence[str]) -> str:
     """Every phrase quoted (quotes doubled), so no query text is read as FTS5 syntax."""
-    return " ".join('"' + searchable(p).replace('"', '""') + '"' for p in phrases)
+    return " ".join('"' + p.replace('"', '""') + '"' for p in phrases)
 
 
 class SearchRepository:
@@ -258,7 +208,7 @@ class SearchRepository:
             text(
                 f"SELECT DISTINCT CAST({each} AS text) FROM unnest(CAST(:configs AS text[])) c"  # noqa: S608
             ),
-            {"configs": CONFIGS, **{f"p{i}": searchable(p) for i, p in enumerate(phrases)}},
+            {"configs": CONFIGS, **{f"p{i}": p for i, p in enumerate(phrases)}},
         ).scalars()
         kept = sorted(f for f in forms if f)
         return " | ".join(f"( {f} )" for f in kept)

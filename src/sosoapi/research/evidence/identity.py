@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from sosoapi.contract.models import RetrieveResult
+from sosoapi.research.evidence.passages import passages_of
 from sosoapi.store.records import EvidenceWrite
 
 DEFAULT_PORTS = {"https": 443, "http": 80}
@@ -86,4 +87,5 @@ def evidence_write(workspace_id: str, result: RetrieveResult) -> EvidenceWrite |
         language=provenance.language,
         digest=digest,
         content=canonical_json(result.wire()),
+        passages=passages_of(result),
     )

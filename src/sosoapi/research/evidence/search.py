@@ -18,6 +18,7 @@ import anyio
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchResult, Snippet
 from sosoapi.contract.models import RetrieveResult
+from sosoapi.extract.passages import searchable
 from sosoapi.research.evidence.scope import corpus_pins, only_with
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import CorporaRepo, SearchIndex
@@ -149,7 +150,7 @@ class EvidenceSearch:
         hits, more = await anyio.to_thread.run_sync(
             lambda: self.index.search(
                 call.workspace_id,
-                phrases,
+                [searchable(p) for p in phrases],
                 kind=request.kind,
                 pins=pins,
                 offset=offset,

@@ -68,6 +68,22 @@ class FairSlots:
         lane = self._lanes.get(workspace_id)
         return lane.waiting if lane else 0
 
+    def hold_now(self, workspace_id: str) -> bool:
+        """Turn `workspace_id`'s reserved place into a held slot at once, if one is free, the
+        workspace is under its share and no one is waiting (so no turn is jumped); False
+        leaves the reservation as it was. A held slot is given back with `release`."""
+        lane = self._lanes[workspace_id]
+        if not self._free or self._turns or lane.holding >= self.per_workspace:
+            return False
+        lane.waiting -= 1
+        lane.holding += 1
+        self._free -= 1
+        return True
+
+    def release(self, workspace_id: str) -> None:
+        """Give back a slot taken with `hold_now`."""
+        self._release(workspace_id)
+
     @asynccontextmanager
     async def slot(self, workspace_id: str, *, reserved: bool = False) -> AsyncIterator[None]:
         """Hold one slot for `workspace_id` while the block runs."""

@@ -100,20 +100,23 @@ class ReceiptService:
     ) -> RetrieveOutput:
         key = new_mutation(TOOL, request.model_dump(mode="json"), token_id, self.clock())
         reserved = await self._reserve(key)
-        slots = self.workers.slots
+        # A free slot now: claim the receipt already leased to this instance (one write
+        # transaction instead of claim, then acquire) and start reading in that slot.
+        held = reserved and self.workers.accepting and self.workers.slots.hold_now(key.workspace_id)
+        lease = (self.owner, self.settings.lease_seconds) if held else None
         try:
             record, created = await anyio.to_thread.run_sync(
-                self._claim_or_load, key, request.kind, request.url, request.language, "url"
+                self._claim_or_load, key, request.kind, request.url, request.language, "url", lease
             )
         except BaseException:
-            if reserved:
-                slots.unreserve(key.workspace_id)
+            self._give_back(key.workspace_id, reserved, held)
             raise
-        if created:
+        if created and held:
+            self.workers.start_leased(record)
+        elif created:
             self.workers.start(record.id, key.workspace_id if reserved else None)
         else:
-            if reserved:
-                slots.unreserve(key.workspace_id)
+            self._give_back(key.workspace_id, reserved, held)
             if record.state in OPEN_STATES:
                 record = await self._judge_on_replay(record)
         try:
@@ -142,10 +145,24 @@ class ReceiptService:
                 raise
             return False
 
+    def _give_back(self, workspace_id: str, reserved: bool, held: bool) -> None:
+        """Return the queue place or the slot a call took when it starts no work."""
+        if held:
+            self.workers.slots.release(workspace_id)
+        elif reserved:
+            self.workers.slots.unreserve(workspace_id)
+
     def _claim_or_load(
-        self, key: NewMutation, kind: str, url: str, language: str | None, source: str
+        self,
+        key: NewMutation,
+        kind: str,
+        url: str,
+        language: str | None,
+        source: str,
+        lease: tuple[str, float] | None = None,
     ) -> tuple[RetrievalRecord, bool]:
-        """Claim the key with a pending receipt, or load the receipt it already has."""
+        """Claim the key with a receipt (pending, or running under `lease`), or load the
+        receipt it already has."""
         repo = self.retrievals
         existing, record = repo.lookup(key.workspace_id, key.mutation_id)
         if existing is None:
@@ -154,7 +171,7 @@ class ReceiptService:
             )
             retrieval_id = str(uuid.uuid4())
             created = repo.claim_retrieval(
-                key, retrieval_id, kind, url, language, valid_until, source
+                key, retrieval_id, kind, url, language, valid_until, source, lease
             )
             if created is not None:
                 return created, True

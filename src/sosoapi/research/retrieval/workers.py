@@ -98,6 +98,22 @@ class ReceiptWorkers:
         self._running[retrieval_id] = scope
         self._tg.start_soon(self._work, retrieval_id, scope, reserved_for)
 
+    @property
+    def accepting(self) -> bool:
+        return self._tg is not None and self._accepting
+
+    def start_leased(self, record: RetrievalRecord) -> None:
+        """Start the read of a receipt claimed already leased to this instance, in the slot
+        its claim took (`FairSlots.hold_now`). Claimed while accepting, it runs even if a
+        stop began since: running work finishes within the grace, as any other."""
+        if self._tg is None:  # the service stopped: the lease runs out and is judged
+            self.slots.release(record.workspace_id)
+            log.warning("retrieval not started: service stopped id=%s", record.id)
+            return
+        scope = anyio.CancelScope()
+        self._running[record.id] = scope
+        self._tg.start_soon(self._work_leased, record, scope)
+
     async def load(self, retrieval_id: str) -> RetrievalRecord:
         record = await anyio.to_thread.run_sync(self.retrievals.retrieval_by_id, retrieval_id)
         assert record is not None
@@ -136,12 +152,30 @@ class ReceiptWorkers:
     async def _work(
         self, retrieval_id: str, scope: anyio.CancelScope, reserved_for: str | None
     ) -> None:
+        async def work() -> None:
+            workspace_id = reserved_for or (await self.load(retrieval_id)).workspace_id
+            async with self.slots.slot(workspace_id, reserved=reserved_for is not None):
+                if self._accepting:
+                    await self.run_leased(retrieval_id)
+
+        await self._guarded(retrieval_id, scope, work)
+
+    async def _work_leased(self, record: RetrievalRecord, scope: anyio.CancelScope) -> None:
+        async def work() -> None:
+            try:
+                await self._run(record, self.reader)
+            finally:
+                self.slots.release(record.workspace_id)
+
+        await self._guarded(record.id, scope, work)
+
+    async def _guarded(
+        self, retrieval_id: str, scope: anyio.CancelScope, work: Callable[[], Awaitable[None]]
+    ) -> None:
+        """Run one receipt's work; whatever happens, its waiters wake."""
         try:
             with scope:
-                workspace_id = reserved_for or (await self.load(retrieval_id)).workspace_id
-                async with self.slots.slot(workspace_id, reserved=reserved_for is not None):
-                    if self._accepting:
-                        await self.run_leased(retrieval_id)
+                await work()
         except StoreUnavailable:  # stays pending (or leased): the sweep resumes or judges it
             log.warning("retrieval worker stopped: store unavailable id=%s", retrieval_id)
         except Exception:
@@ -157,13 +191,16 @@ class ReceiptWorkers:
         record = await anyio.to_thread.run_sync(
             self.retrievals.acquire, retrieval_id, self.owner, self.settings.lease_seconds
         )
-        if record is None:
-            return
+        if record is not None:
+            await self._run(record, reader or self.reader)
+
+    async def _run(self, record: RetrievalRecord, reader: Reader) -> None:
+        """Read a receipt this instance holds the lease of, renewing it, then settle."""
         log.info("retrieval running id=%s kind=%s", record.id, record.kind)
         results: list[RetrieveResult] = []
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._renew, retrieval_id, tg.cancel_scope)
-            results.append(await self._read(record, reader or self.reader))
+            tg.start_soon(self._renew, record.id, tg.cancel_scope)
+            results.append(await self._read(record, reader))
             tg.cancel_scope.cancel()
         if results:
             await self._settle(record, results[0])

@@ -1,7 +1,7 @@
 """Evidence search: a passage table with FTS5 (SQLite) or tsvector + GIN (PostgreSQL).
 
-Indexes every evidence revision already stored, with the same code that indexes a new
-revision when it is written.
+Indexes every evidence revision already stored, with the index form of revision 0010
+(`migrations/search_index_0010.py`, a frozen copy: migrations never call today's code).
 
 Revision ID: 0003
 Revises: 0002
@@ -10,7 +10,7 @@ Revises: 0002
 import sqlalchemy as sa
 from alembic import op
 
-from sosoapi.store.search_repo import FTS5_DDL, PG_DDL, index_revision
+from sosoapi.store.migrations.search_index_0010 import FTS5_DDL, PG_DDL, index_revision
 
 revision = "0003"
 down_revision = "0002"

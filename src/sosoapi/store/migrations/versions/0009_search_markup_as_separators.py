@@ -3,7 +3,8 @@
 PostgreSQL's text-search parser took those characters in evidence text for markup and
 entities, so words after a literal `<script>` in a source went unindexed; SQLite's
 tokenizer already separated words at them. Revisions indexed before this migration are
-indexed again with the same code that indexes a new revision. SQLite has nothing to redo.
+indexed again with the index form of revision 0010 (a frozen
+copy). SQLite has nothing to redo.
 
 Revision ID: 0009
 Revises: 0008
@@ -12,7 +13,7 @@ Revises: 0008
 import sqlalchemy as sa
 from alembic import op
 
-from sosoapi.store.search_repo import index_revision
+from sosoapi.store.migrations.search_index_0010 import index_revision
 
 revision = "0009"
 down_revision = "0008"

@@ -5,7 +5,7 @@ stores split words there, so `Baro&shy;lo` was indexed as `Baro` and `lo` and a 
 for `Barolo` missed it. Only revisions holding one change. PostgreSQL re-indexes just
 those; SQLite's index is contentless FTS5, whose rows can only be removed with the exact
 values first inserted, so there the whole index is rebuilt (once, and only when such a
-revision exists), with the same code that indexes a new revision.
+revision exists), with the index form of this revision (`migrations/search_index_0010.py`, frozen).
 
 Revision ID: 0010
 Revises: 0009
@@ -14,7 +14,7 @@ Revises: 0009
 import sqlalchemy as sa
 from alembic import op
 
-from sosoapi.store.search_repo import FTS5_DDL, index_revision
+from sosoapi.store.migrations.search_index_0010 import FTS5_DDL, index_revision
 
 revision = "0010"
 down_revision = "0009"

@@ -1,0 +1,35 @@
+"""A revision's searchable passages, cut from the typed result before anything is written.
+
+The use case cuts them (the store only runs SQL): the title and description as passages of
+their own, then the text's passages, which are a caption's cues or a page's lines and
+windows (`extract.passages`). Each body is in the search form both stores tokenize alike.
+"""
+
+from __future__ import annotations
+
+from sosoapi.contract.models import RetrieveResult
+from sosoapi.extract.passages import cue_spans, searchable, text_passages
+from sosoapi.store.records import PassageRecord
+
+
+def passages_of(result: RetrieveResult) -> tuple[PassageRecord, ...]:
+    body = result.text
+    rows = [
+        PassageRecord(part, 0, 0, None, None, searchable(value))
+        for part, value in (("title", result.title), ("description", result.description))
+        if value
+    ]
+    if result.segments:
+        segments = [(s.text, s.start_ms, s.end_ms) for s in result.segments]
+        rows += [
+            PassageRecord(
+                "text", c.start, c.end, c.start_ms, c.end_ms, searchable(body[c.start : c.end])
+            )
+            for c in cue_spans(body, segments)
+        ]
+    else:
+        rows += [
+            PassageRecord("text", a, b, None, None, searchable(body[a:b]))
+            for a, b in text_passages(body)
+        ]
+    return tuple(rows)
