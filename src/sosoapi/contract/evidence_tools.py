@@ -64,6 +64,15 @@ class QuoteInput(Wire):
     quote: Annotated[str, Field(min_length=1, max_length=2_000)]
 
 
+class QuoteDifference(Wire):
+    """A run of words that differs: the quote's words, the source's at [start, end)."""
+
+    quote: Annotated[str, Field(max_length=2_000)]
+    text: Annotated[str, Field(max_length=20_000)]
+    start: Offset
+    end: Offset
+
+
 class QuoteMatch(Wire):
     evidence_id: UUIDStr
     revision: Revision
@@ -74,6 +83,7 @@ class QuoteMatch(Wire):
     segment_index: Index | None
     start_ms: Millis | None
     end_ms: Millis | None
+    differences: Annotated[list[QuoteDifference], Field(max_length=50)] = []
 
 
 class QuoteOutput(Wire):

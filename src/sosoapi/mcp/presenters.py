@@ -218,7 +218,12 @@ def _quote(output: QuoteOutput, _: int | None) -> tuple[str, Parts]:
     line = f"Verdict {output.verdict}: {len(output.matches)} matches"
     line += f"; {label}: {where}." if where else "."
     passages = "\n".join(f"[{m.start}:{m.end}] {m.text}" for m in found)
-    return line, [("passages", passages)]
+    differs = "\n".join(
+        f"[{d.start}:{d.end}] quote {d.quote!r}, source {d.text!r}"
+        for m in found
+        for d in m.differences
+    )
+    return line, [("passages", passages), ("differences", differs)]
 
 
 @presenter(DiffOutput)

@@ -14,6 +14,12 @@ space.
 against the passage of the same length that fits it best), so a few words changed,
 dropped or added still match; below it the verdict is `absent` and that passage is the
 `closest`.
+
+The reported passage spans the whole aligned passage of the source, through the words
+that differ: the character alignment is widened, word by word, to the source words that
+stand where the quote's first and last words stand (a quote ending "until the autumn"
+reports "until the summer", not "until the "), and `differences` names each run of
+words that differs (the quote's words, the source's words and their offsets).
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from difflib import Match, SequenceMatcher
 from functools import lru_cache
 from typing import Literal
 
@@ -37,6 +44,7 @@ MAX_MATCHES = 20
 _BUCKET = 32
 _CANDIDATES = 3
 _WORD = re.compile(r"\w{3,}")
+_ANY_WORD = re.compile(r"\w+")
 _VOTERS = 16
 _MAX_HITS = 64
 _SHORT = 256
@@ -205,12 +213,25 @@ def normalized_quote(quote: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Difference:
+    """A run of words where the quote and the source differ: the quote's words (empty when
+    the source has words the quote lacks), and the source's at [start, end) of the
+    original text (start == end when the quote adds words the source lacks)."""
+
+    quote: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
 class Found:
-    """A passage of the original text: [start, end) and how similar it is to the quote."""
+    """A passage of the original text: [start, end), how similar it is to the quote, and
+    (approximate passages) the runs of words that differ."""
 
     start: int
     end: int
     similarity: float
+    differences: tuple[Difference, ...] = field(default=())
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,8 +312,79 @@ def _aligned(quote: str, norm: Normalized, text: str) -> Found | None:
     end = min(end, len(hay))
     if end <= start:
         return None
+    start, end, differences = _through_words(quote, norm, start, end)
     start, end = _word_bounds(text, *norm.span(start, end))
-    return Found(start, end, round(score / 100, 4))
+    return Found(start, end, round(score / 100, 4), differences)
+
+
+def _words(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[str, int, int]]:
+    return [(m.group(), m.start(), m.end()) for m in _ANY_WORD.finditer(text, lo, hi or len(text))]
+
+
+def _chained(blocks: list[Match], inside: list[int]) -> list[Match]:
+    """The matching word blocks that make one passage: those touching the aligned span,
+    and their neighbours whose gap in the source is at most the quote's gap plus two
+    (a word the quote adds or drops), never a lone word further away."""
+    touching = [i for i, b in enumerate(blocks) if b.b <= inside[-1] and b.b + b.size > inside[0]]
+    if not touching:
+        return []
+    lo, hi = touching[0], touching[-1]
+    while lo > 0 and _near(blocks[lo - 1], blocks[lo]):
+        lo -= 1
+    while hi + 1 < len(blocks) and _near(blocks[hi], blocks[hi + 1]):
+        hi += 1
+    return blocks[lo : hi + 1]
+
+
+def _near(before: Match, after: Match) -> bool:
+    gap_quote = after.a - (before.a + before.size)
+    gap_source = after.b - (before.b + before.size)
+    return 0 <= gap_source <= gap_quote + 2
+
+
+def _through_words(
+    quote: str, norm: Normalized, start: int, end: int
+) -> tuple[int, int, tuple[Difference, ...]]:
+    """Widen the aligned span [start, end) of the normalised text to the source words that
+    stand where the quote's first and last words stand, and name the runs that differ.
+
+    A character alignment drops a differing word at an edge (it costs less to leave it
+    out); aligning words (difflib) around the span finds the counterpart words instead.
+    """
+    hay = norm.text
+    quoted = [w for w, _, _ in _words(quote)]
+    if not quoted:
+        return start, end, ()
+    margin = len(quote) // 2 + 16
+    around = _words(hay, max(0, start - margin), min(len(hay), end + margin))
+    inside = [i for i, (_, a, b) in enumerate(around) if a < end and b > start]
+    if not inside:
+        return start, end, ()
+    matcher = SequenceMatcher(None, quoted, [w for w, _, _ in around], autojunk=False)
+    blocks = _chained([b for b in matcher.get_matching_blocks() if b.size], inside)
+    if not blocks:
+        return start, end, ()
+    first, last = blocks[0], blocks[-1]
+    lead = first.a  # quote words before the first word in common
+    trail = len(quoted) - (last.a + last.size)  # and after the last
+    lo = max(0, first.b - lead)
+    hi = min(len(around), last.b + last.size + trail)
+    passage = around[lo:hi]
+    matcher = SequenceMatcher(None, quoted, [w for w, _, _ in passage], autojunk=False)
+    differences: list[Difference] = []
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        if b2 > b1:  # source words stand here: their original span
+            at, until = norm.span(passage[b1][1], passage[b2 - 1][2])
+        else:  # the quote adds words: an empty span where they would stand
+            at = until = (
+                norm.span(passage[b1 - 1][1], passage[b1 - 1][2])[1]
+                if b1
+                else (norm.span(passage[0][1], passage[0][2])[0])
+            )
+        differences.append(Difference(" ".join(quoted[a1:a2]), at, until))
+    return min(start, passage[0][1]), max(end, passage[-1][2]), tuple(differences)
 
 
 def find_quote(text: str, quote: str, norm: Normalized | None = None) -> Finding:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import anyio
 
 from sosoapi.contract.errors import invalid_input
-from sosoapi.contract.evidence_tools import QuoteInput, QuoteMatch, QuoteOutput
+from sosoapi.contract.evidence_tools import QuoteDifference, QuoteInput, QuoteMatch, QuoteOutput
 from sosoapi.extract.passages import cue_spans
 from sosoapi.research.algorithms.quote_match import Found, cues_of, find_quote, rank
 from sosoapi.research.evidence.scope import (
@@ -42,6 +42,12 @@ def _match(stored: StoredRevision, found: Found) -> QuoteMatch:
         segment_index=index,
         start_ms=first.start_ms if first else None,
         end_ms=last.end_ms if last else None,
+        differences=[
+            QuoteDifference(
+                quote=d.quote, text=content.text[d.start : d.end], start=d.start, end=d.end
+            )
+            for d in found.differences[:50]
+        ],
     )
 
 
