@@ -83,7 +83,7 @@ class QuoteMatch(Wire):
     segment_index: Index | None
     start_ms: Millis | None
     end_ms: Millis | None
-    differences: Annotated[list[QuoteDifference], Field(max_length=50)] = []
+    differences: Annotated[list[QuoteDifference], Field(max_length=50, default_factory=list)]
 
 
 class QuoteOutput(Wire):
