@@ -84,6 +84,10 @@ class QuoteMatch(Wire):
     start_ms: Millis | None
     end_ms: Millis | None
     differences: Annotated[list[QuoteDifference], Field(max_length=50, default_factory=list)]
+    # the speaker labels of the cues the passage touches (ignored when matching)
+    speakers: Annotated[
+        list[Annotated[str, Field(max_length=200)]], Field(max_length=1_000, default_factory=list)
+    ]
 
 
 class QuoteOutput(Wire):

@@ -15,11 +15,10 @@ against the passage of the same length that fits it best), so a few words change
 dropped or added still match; below it the verdict is `absent` and that passage is the
 `closest`.
 
-The reported passage spans the whole aligned passage of the source, through the words
-that differ: the character alignment is widened, word by word, to the source words that
-stand where the quote's first and last words stand (a quote ending "until the autumn"
-reports "until the summer", not "until the "), and `differences` names each run of
-words that differs (the quote's words, the source's words and their offsets).
+A caption cue's speaker label ("Jane Whitaker: ") is not spoken words: the quote is also
+judged without the labels, so it matches a WebVTT copy as it matches the SubRip one.
+
+An approximate passage runs through the words that differ (`quote_words`).
 """
 
 from __future__ import annotations
@@ -30,13 +29,12 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from difflib import Match, SequenceMatcher
 from functools import lru_cache
 from typing import Literal
 
 from rapidfuzz import fuzz
 
-from sosoapi.extract.passages import Cue
+from sosoapi.research.algorithms.quote_words import Difference, through_words
 
 Verdict = Literal["exact", "normalized", "approximate", "absent"]
 APPROXIMATE_THRESHOLD = 0.85
@@ -44,7 +42,6 @@ MAX_MATCHES = 20
 _BUCKET = 32
 _CANDIDATES = 3
 _WORD = re.compile(r"\w{3,}")
-_ANY_WORD = re.compile(r"\w+")
 _VOTERS = 16
 _MAX_HITS = 64
 _SHORT = 256
@@ -195,32 +192,30 @@ def _blocks(text: str, special: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def normalize(text: str) -> Normalized:
-    """The normalised form of `text` with its offset map (runs of spaces kept as one)."""
+def normalize(text: str, skip: Sequence[tuple[int, int]] = ()) -> Normalized:
+    """The normalised form of `text` with its offset map (runs of spaces kept as one);
+    the spans in `skip` (sorted, apart) are left out, as if they were not there."""
     folding = _folding(text)
     out = _Builder()
     at = 0
-    for start, end in _blocks(text, folding.special):
-        out.add(_plain(text[at:start], folding), at, start, True)
-        out.add(_fold(text[start:end]), start, end, False)
-        at = end
-    out.add(_plain(text[at:], folding), at, len(text), True)
+    for skip_start, skip_end in [*skip, (len(text), len(text))]:
+        _fold_into(out, text, at, skip_start, folding)
+        at = max(at, skip_end)
     return out.build()
+
+
+def _fold_into(out: _Builder, text: str, lo: int, hi: int, folding: _Folding) -> None:
+    piece = text[lo:hi]
+    at = 0
+    for start, end in _blocks(piece, folding.special):
+        out.add(_plain(piece[at:start], folding), lo + at, lo + start, True)
+        out.add(_fold(piece[start:end]), lo + start, lo + end, False)
+        at = end
+    out.add(_plain(piece[at:], folding), lo + at, hi, True)
 
 
 def normalized_quote(quote: str) -> str:
     return normalize(quote).text.strip(" ")
-
-
-@dataclass(frozen=True, slots=True)
-class Difference:
-    """A run of words where the quote and the source differ: the quote's words (empty when
-    the source has words the quote lacks), and the source's at [start, end) of the
-    original text (start == end when the quote adds words the source lacks)."""
-
-    quote: str
-    start: int
-    end: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,104 +307,38 @@ def _aligned(quote: str, norm: Normalized, text: str) -> Found | None:
     end = min(end, len(hay))
     if end <= start:
         return None
-    start, end, differences = _through_words(quote, norm, start, end)
+    start, end, differences = through_words(quote, norm.text, norm.span, start, end)
     start, end = _word_bounds(text, *norm.span(start, end))
     return Found(start, end, round(score / 100, 4), differences)
 
 
-def _words(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[str, int, int]]:
-    return [(m.group(), m.start(), m.end()) for m in _ANY_WORD.finditer(text, lo, hi or len(text))]
+def find_quote(
+    text: str,
+    quote: str,
+    norm: Normalized | None = None,
+    ignorable: Sequence[tuple[int, int]] = (),
+) -> Finding:
+    """Judge `quote` against `text` (pass `norm` when the text's form is already built).
 
-
-def _chained(blocks: list[Match], inside: list[int]) -> list[Match]:
-    """The matching word blocks that make one passage: those touching the aligned span,
-    and their neighbours whose gap in the source is at most the quote's gap plus two
-    (a word the quote adds or drops), never a lone word further away."""
-    touching = [i for i, b in enumerate(blocks) if b.b <= inside[-1] and b.b + b.size > inside[0]]
-    if not touching:
-        return []
-    lo, hi = touching[0], touching[-1]
-    while lo > 0 and _near(blocks[lo - 1], blocks[lo]):
-        lo -= 1
-    while hi + 1 < len(blocks) and _near(blocks[hi], blocks[hi + 1]):
-        hi += 1
-    return blocks[lo : hi + 1]
-
-
-def _near(before: Match, after: Match) -> bool:
-    gap_quote = after.a - (before.a + before.size)
-    gap_source = after.b - (before.b + before.size)
-    return 0 <= gap_source <= gap_quote + 2
-
-
-def _through_words(
-    quote: str, norm: Normalized, start: int, end: int
-) -> tuple[int, int, tuple[Difference, ...]]:
-    """Widen the aligned span [start, end) of the normalised text to the source words that
-    stand where the quote's first and last words stand, and name the runs that differ.
-
-    A character alignment drops a differing word at an edge (it costs less to leave it
-    out); aligning words (difflib) around the span finds the counterpart words instead.
+    `ignorable` spans (a caption cue's speaker label) may be left out: the quote is
+    judged against the text with them and, failing that, without them, so quoting what
+    was said matches whether or not the copy names the speaker.
     """
-    hay = norm.text
-    quoted = [w for w, _, _ in _words(quote)]
-    if not quoted:
-        return start, end, ()
-    margin = len(quote) // 2 + 16
-    around = _words(hay, max(0, start - margin), min(len(hay), end + margin))
-    inside = [i for i, (_, a, b) in enumerate(around) if a < end and b > start]
-    if not inside:
-        return start, end, ()
-    matcher = SequenceMatcher(None, quoted, [w for w, _, _ in around], autojunk=False)
-    blocks = _chained([b for b in matcher.get_matching_blocks() if b.size], inside)
-    if not blocks:
-        return start, end, ()
-    first, last = blocks[0], blocks[-1]
-    lead = first.a  # quote words before the first word in common
-    trail = len(quoted) - (last.a + last.size)  # and after the last
-    lo = max(0, first.b - lead)
-    hi = min(len(around), last.b + last.size + trail)
-    passage = around[lo:hi]
-    matcher = SequenceMatcher(None, quoted, [w for w, _, _ in passage], autojunk=False)
-    differences: list[Difference] = []
-    for op, a1, a2, b1, b2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
-        if b2 > b1:  # source words stand here: their original span
-            at, until = norm.span(passage[b1][1], passage[b2 - 1][2])
-        else:  # the quote adds words: an empty span where they would stand
-            at = until = (
-                norm.span(passage[b1 - 1][1], passage[b1 - 1][2])[1]
-                if b1
-                else (norm.span(passage[0][1], passage[0][2])[0])
-            )
-        differences.append(Difference(" ".join(quoted[a1:a2]), at, until))
-    return min(start, passage[0][1]), max(end, passage[-1][2]), tuple(differences)
-
-
-def find_quote(text: str, quote: str, norm: Normalized | None = None) -> Finding:
-    """Judge `quote` against `text` (pass `norm` when the text's form is already built)."""
     exact = _occurrences(text, quote)
     if exact:
         return Finding("exact", tuple(Found(s, s + len(quote), 1.0) for s in exact))
-    norm = norm or normalize(text)
     wanted = normalized_quote(quote)
     if not wanted:
         return Finding("absent", ())
-    spans = [norm.span(s, s + len(wanted)) for s in _occurrences(norm.text, wanted)]
-    if spans:
-        return Finding("normalized", tuple(Found(a, b, 1.0) for a, b in spans))
-    passage = _aligned(wanted, norm, text)
+    forms = [norm or normalize(text)]
+    if ignorable:
+        forms.append(normalize(text, ignorable))
+    for form in forms:
+        spans = [form.span(s, s + len(wanted)) for s in _occurrences(form.text, wanted)]
+        if spans:
+            return Finding("normalized", tuple(Found(a, b, 1.0) for a, b in spans))
+    aligned = [p for p in (_aligned(wanted, form, text) for form in forms) if p is not None]
+    passage = max(aligned, key=lambda p: p.similarity, default=None)
     if passage is not None and passage.similarity >= APPROXIMATE_THRESHOLD:
         return Finding("approximate", (passage,))
     return Finding("absent", (), passage)
-
-
-def cues_of(cues: Sequence[Cue], start: int, end: int) -> tuple[int, Cue, Cue] | None:
-    """(index of the first cue, first cue, last cue) that the passage [start, end) touches."""
-    if not cues:
-        return None
-    ends = [c.end for c in cues]
-    first = min(bisect_right(ends, start), len(cues) - 1)
-    last = min(bisect_right(ends, max(end - 1, start)), len(cues) - 1)
-    return first, cues[first], cues[max(last, first)]
