@@ -359,6 +359,7 @@ class FakeReview:
                 and where.state in (None, r.state)
                 and where.status in (None, result.status if result else None)
                 and where.reason in (None, result.reason if result else None)
+                and (not where.url_contains or where.url_contains in r.url)
             )
 
         rows = sorted(filter(kept, self.rows.retrievals.values()), key=lambda r: r.created_at)

@@ -162,6 +162,7 @@ class RetrievalFilter:
     state: str | None = None
     status: str | None = None
     reason: str | None = None
+    url_contains: str | None = None  # the asked URL holds this text (case as typed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,8 @@ class ReviewRepository:
         ):
             if value is not None:
                 query = query.where(column == value)
+        if where.url_contains:
+            query = query.where(retrievals.c.url.contains(where.url_contains, autoescape=True))
         with self.db.read() as conn:
             rows = conn.execute(
                 page(query, retrievals.c.created_at, retrievals.c.id, cursor, limit)
