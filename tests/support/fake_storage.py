@@ -20,6 +20,7 @@ from sosoapi.contract.vocabulary import OPEN_STATES, State
 from sosoapi.store.records import (
     EvidenceListRow,
     EvidenceRevisionRecord,
+    EvidenceUses,
     EvidenceWrite,
     MutationRecord,
     NewMutation,
@@ -364,6 +365,9 @@ class FakeReview:
 
         rows = sorted(filter(kept, self.rows.retrievals.values()), key=lambda r: r.created_at)
         return rows[::-1][:limit], None
+
+    def uses(self, workspace_id: str, evidence_id: str) -> EvidenceUses:
+        return EvidenceUses((), ())  # projects and corpora are tested on the real stores
 
     def retrieval(self, workspace_id: str, retrieval_id: str) -> RetrievalRecord | None:
         record = self.rows.retrievals.get(retrieval_id)

@@ -683,3 +683,19 @@ async def test_retrievals_filter_by_url_text_and_the_favicon(
     icon = await client.get("/console/favicon.svg")
     assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
     assert icon.content.startswith(b"<svg")
+
+
+async def test_evidence_links_back_to_the_projects_and_corpora_that_use_it(
+    seeded: Seeded, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    await sign_in(client, token)
+    base = f"/console/workspaces/{ws}"
+    ref = seeded.plain["evidence"]
+    html = await get(client, f"{base}/evidence/{ref['evidence_id']}?revision=2")
+    page = assert_inert(html)
+    hrefs = [a["href"] for a in page.links()]
+    assert f"{base}/projects/{seeded.project_id}" in hrefs
+    assert f"{base}/corpora/{seeded.corpus_id}?revision=1" in hrefs
+    assert f"{base}/evidence/{ref['evidence_id']}?revision=1" in hrefs  # the pinned one
+    assert f"project {HOSTILE_TITLE}" in page.words and "pinning revision 1" in page.words

@@ -18,6 +18,7 @@ from sosoapi.store.records import (
     CorpusRow,
     EvidenceListRow,
     EvidenceRevisionRecord,
+    EvidenceUses,
     EvidenceWrite,
     MutationRecord,
     NewMutation,
@@ -142,6 +143,7 @@ class ReviewRows(Protocol):
         self, workspace_id: str, *, where: RetrievalFilter, cursor: str | None, limit: int
     ) -> tuple[list[RetrievalRecord], str | None]: ...
     def retrieval(self, workspace_id: str, retrieval_id: str) -> RetrievalRecord | None: ...
+    def uses(self, workspace_id: str, evidence_id: str) -> EvidenceUses: ...
 
 
 class Members(Protocol):

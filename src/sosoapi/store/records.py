@@ -156,6 +156,16 @@ class SearchHit:
 
 
 @dataclass(frozen=True, slots=True)
+class EvidenceUses:
+    """Where one evidence is used: (project id, title) of each project that references it,
+    and (corpus id, corpus revision, evidence revision pinned, project title) of each
+    sealed corpus revision that pins it."""
+
+    projects: tuple[tuple[str, str], ...]
+    corpora: tuple[tuple[str, int, int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class RetrievalFilter:
     """Each field None means "any"."""
 

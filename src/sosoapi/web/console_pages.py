@@ -100,9 +100,9 @@ class ConsolePages:
             evidence_id=request.path_params["evidence_id"],
             revision=_revision(request),
         )
-        return self._show(
-            request, "evidence.html", "evidence", evidence=outcome.of(EvidenceGetOutput).evidence
-        )
+        shown = outcome.of(EvidenceGetOutput).evidence
+        uses = await self.review.uses(principal, request.path_params["workspace_id"], str(shown.id))
+        return self._show(request, "evidence.html", "evidence", evidence=shown, uses=uses)
 
     async def evidence_diff(self, request: Request, principal: Principal) -> Response:
         compared = await self.review.compare(

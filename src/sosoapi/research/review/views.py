@@ -31,7 +31,12 @@ from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
 from sosoapi.research.retrieval.receipt import receipt_of
 from sosoapi.research.service import ResearchService
-from sosoapi.store.records import RetrievalFilter, RetrievalRecord, WorkspaceCounts
+from sosoapi.store.records import (
+    EvidenceUses,
+    RetrievalFilter,
+    RetrievalRecord,
+    WorkspaceCounts,
+)
 
 LATEST = 10
 FILTERS: dict[str, tuple[str, ...]] = {
@@ -157,6 +162,13 @@ class Review:
             return found
 
         return await anyio.to_thread.run_sync(load)
+
+    async def uses(self, principal: Principal, workspace_id: str, evidence_id: str) -> EvidenceUses:
+        """The projects and sealed corpus revisions of the workspace that use the evidence."""
+        access = await self._read(principal, workspace_id)
+        return await anyio.to_thread.run_sync(
+            self.rows.uses, access.workspace.id, evidence_id.lower()
+        )
 
     async def project_titles(
         self, principal: Principal, workspace_id: str, ids: list[str]
