@@ -9,12 +9,19 @@ CPU time per page is measured for every extractor in the same run. Usage:
 
     .venv/bin/python bench/extraction.py [--limit N] [--only ours,trafilatura,...]
                                          [--half even|odd] [--sets NAME,...]
+    .venv/bin/python bench/extraction.py --walls [--limit N] [--half even|odd] [--sets ...]
 
 Every run prints the even- and odd-indexed pages of cases.json apart, then all pages: the
 rules and thresholds of our extractor are tuned on the even half only, so the odd half is
 the held-out check. `--half` prints one of them. The extractors take turns page by page,
 so the CPU ratios against trafilatura come from the same moments of machine load. Halves
 are taken within each set (even- and odd-indexed rows of its cases.json).
+
+`--walls` counts false walls instead: every page goes through the reader (status and
+reason as a retrieval settles them, from a 200 answer) with extract/walls.py's step and
+without it, taking turns page by page; a page that is `ready` without the step and not
+`ready` with it is a false wall (the dev sets hold real articles only). It prints both
+runs' F1 and CPU per page and every page the step changed.
 
 The data folder is $SOSOAPI_BENCH_DATA (default ../shared/data from the project root).
 "ours" is the shipped pipeline (its default main-text extractor), "ours-lexbor" the same
@@ -40,6 +47,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
@@ -290,18 +298,99 @@ def merged(a: Score, b: Score) -> Score:
     )
 
 
+def _read(case: Case, walls: bool) -> tuple[str, str, str]:
+    """(status/reason, text, judgement) of one page as a retrieval settles it from a 200."""
+    import asyncio
+    import functools
+
+    from sosoapi.egress.types import FetchOutcome
+    from sosoapi.research.retrieval import reading
+
+    url = case.url or f"https://bench.test/{case.name}"
+    seen: list[str] = []
+
+    def extract(*args: Any, **kwargs: Any) -> Any:
+        document = extract_text_document(*args, **kwargs, walls=walls)
+        seen.append(document.judgement if document else "none")
+        return document
+
+    async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
+        return FetchOutcome(
+            None, final_url=url, status_code=200, body=case.body, content_type="text/html"
+        )
+
+    async def inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return functools.partial(fn, *args, **kwargs)()  # this thread: the CPU is the page's
+
+    reading.extract_text_document = extract  # type: ignore[assignment]
+    reading.off_loop = inline  # type: ignore[assignment]
+    result = asyncio.run(reading.read_source(fetch, "url_text", url, None))
+    settled = f"{result.status}/{result.reason}" if result.reason else str(result.status)
+    return settled, result.text, seen[0] if seen else "none"
+
+
+@dataclass(slots=True)
+class _Reader:
+    """One run of the reader (with or without the wall step) and what it settled."""
+
+    walls: bool
+    last: tuple[str, str, str] = ("", "", "")
+
+    def __call__(self, case: Case) -> str:
+        self.last = _read(case, self.walls)
+        return self.last[1]
+
+
+def count_walls(dataset: str, cases: list[Case], only: str | None) -> None:
+    """Print the false walls of one dev set: `ready` without the wall step, and with it a
+    wall (blocked, unavailable, empty); a `ready` page that became `partial` is listed apart
+    (a subscriber teaser: read those pages to see whether the text really stops there)."""
+    runs = {"without walls": _Reader(False), "with walls": _Reader(True)}
+    scores = {label: Score() for label in runs}
+    ready = dict.fromkeys(runs, 0)
+    false_walls: list[str] = []
+    teasers: list[str] = []
+    judged: Counter[str] = Counter()
+    for index, case in enumerate(cases):
+        if only and ("even" if index % 2 == 0 else "odd") != only:
+            continue
+        for label, reader in runs.items():
+            score_page(reader, case, scores[label])
+            ready[label] += reader.last[0] == "ready"
+        before, (after, _, judgement) = runs["without walls"].last[0], runs["with walls"].last
+        if judgement != "page":
+            judged[judgement] += 1
+        if before == "ready" and after.startswith("partial"):
+            teasers.append(f"{case.name} ({after}, {judgement})")
+        elif before == "ready" and after != "ready":
+            false_walls.append(f"{case.name} ({after}, {judgement})")
+    print(f"{dataset}{', ' + only + ' half' if only else ''}: {scores['with walls'].pages} pages")
+    print(f"{'run':<16}{'ready':>7}{'F1':>8}{'CPU ms/page':>13}")
+    for label, score in scores.items():
+        print(f"{label:<16}{ready[label]:>7}{score.f1():>8.4f}{score.ms_per_page():>13.2f}")
+    print(f"false walls: {len(false_walls)}" + "".join(f"\n  {n}" for n in false_walls))
+    print(f"ready -> partial: {len(teasers)}" + "".join(f"\n  {n}" for n in teasers))
+    print("judged other than 'page': " + (", ".join(f"{k} {v}" for k, v in judged.items()) or "-"))
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="score the first N pages only")
     parser.add_argument("--only", default=",".join(EXTRACTORS), help="comma-separated names")
     parser.add_argument("--half", choices=("even", "odd"), help="print one half only")
     parser.add_argument("--sets", default=",".join(DATASETS), help="comma-separated dev sets")
+    parser.add_argument("--walls", action="store_true", help="count false walls (see above)")
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
     data = Path(os.environ.get("SOSOAPI_BENCH_DATA", ROOT.parent / "shared" / "data"))
     names = [name.strip() for name in args.only.split(",") if name.strip()]
     for dataset in [name.strip() for name in args.sets.split(",") if name.strip()]:
-        score_dataset(dataset, load_cases(data, args.limit, dataset), names, args.half)
+        cases = load_cases(data, args.limit, dataset)
+        if args.walls:
+            count_walls(dataset, cases, args.half)
+        else:
+            score_dataset(dataset, cases, names, args.half)
 
 
 def score_dataset(dataset: str, cases: list[Case], names: list[str], only: str | None) -> None:

@@ -112,7 +112,54 @@ async def test_status_outcomes(
     outcome = await make_egress().fetch(origin.url(f"/status/{status}"), accept=HTML)
     assert (outcome.reason, outcome.retry_after_seconds) == (reason, retry_after)
     assert outcome.status_code == status
-    assert outcome.body == b""
+    # The error page is kept only where a bot defence may have sent a challenge.
+    assert outcome.body == (b"no" if status in (403, 429, 503) else b"")
+    for name, value in headers.items():
+        assert outcome.header(name.lower()) == value
+
+
+async def test_an_error_page_is_kept_bounded_with_every_header(
+    origin: HTTPSOrigin, make_egress: MakeEgress
+) -> None:
+    """A challenge answer (here 405, AWS WAF's CAPTCHA status) keeps its first 64 KiB and
+    its headers, gzip or not, so the reader can tell a challenge from an outage."""
+    page = b"<html><body>" + b"x" * 200_000 + b"</body></html>"
+    origin.routes["/captcha"] = Route(
+        gzip.compress(page),
+        status=405,
+        headers={"Content-Encoding": "gzip", "x-amzn-waf-action": "captcha", "X-Two": "a"},
+    )
+    outcome = await make_egress().fetch(origin.url("/captcha"), accept=HTML)
+    assert outcome.reason == "unavailable" and outcome.status_code == 405
+    assert outcome.body == page[: 64 * 1024]
+    assert outcome.header("x-amzn-waf-action") == "captcha"
+    assert outcome.header("x-two") == "a" and outcome.header("content-encoding") == "gzip"
+
+
+async def test_a_slow_error_page_does_not_hold_the_retrieval(
+    origin: HTTPSOrigin, make_egress: MakeEgress
+) -> None:
+    """A 503 whose page drips in is settled with what arrived within ERROR_BODY_SECONDS."""
+
+    def slow(handler: BaseHTTPRequestHandler) -> None:
+        handler.send_response(503)
+        handler.send_header("Content-Type", "text/html")
+        handler.send_header("Content-Length", "100000")
+        handler.end_headers()
+        for _ in range(100):
+            try:
+                handler.wfile.write(b"a")
+                handler.wfile.flush()
+            except OSError:
+                return
+            time.sleep(0.1)
+
+    origin.routes["/slow-503"] = slow
+    started = time.monotonic()
+    outcome = await make_egress().fetch(origin.url("/slow-503"), accept=HTML)
+    assert outcome.reason == "unavailable"
+    assert 1.5 < time.monotonic() - started < 6
+    assert 0 < len(outcome.body) < 100
 
 
 async def test_retry_after_http_date(origin: HTTPSOrigin, make_egress: MakeEgress) -> None:

@@ -28,17 +28,28 @@ REASONS: dict[Reason, tuple[str, str]] = {
         "check the URL returns the page or file itself, not a download wrapper",
     ),
     Reason.ACCESS_DENIED: (
-        "the origin refused the request (401/403)",
-        "use a page that is public without signing in",
+        "the origin refused the request (403, robots.txt), or answered with a bot-defence"
+        " challenge or block page (Cloudflare, DataDome, a CAPTCHA, any status); nothing was kept",
+        "retrying will not get past it: use another copy of the source (the publisher's"
+        " feed, an archive, a press release) or ask a person to open it in a browser",
     ),
     Reason.LOGIN_REQUIRED: (
-        "the origin answered with a login wall",
-        "use a public copy of the source",
+        "the origin answered with a login, consent or subscription wall instead of the"
+        " content; nothing was kept",
+        "use a public copy of the source (an archive, the publisher's feed or press"
+        " release); a wall does not go away on retry",
     ),
-    Reason.NO_TEXT: ("the page has no main text to extract", "try the article's own URL"),
+    Reason.NO_TEXT: (
+        "the page has no main text in its HTML: it is navigation only, or a script shell"
+        " whose text only a browser builds (this server never runs scripts)",
+        "try the article's own URL, a print or AMP version, or its feed; a script shell"
+        " needs a browser",
+    ),
     Reason.METADATA_ONLY: (
-        "only the title and description could be read",
-        "use the result as metadata, or find a page with the full text",
+        "only the title and description could be read: the HTML carries no text of its own"
+        " (often a page built by scripts)",
+        "use the result as metadata only, never as the source's text; for the text, find a"
+        " print, AMP or feed version, or open the page in a browser",
     ),
     Reason.NO_CAPTIONS: (
         "the page declares no published caption file",
@@ -49,8 +60,10 @@ REASONS: dict[Reason, tuple[str, str]] = {
         "point to a well-formed .vtt or .srt file",
     ),
     Reason.NOT_FOUND: (
-        "the origin answered 404 or 410, or its host name does not exist",
-        "check the URL",
+        'the origin answered 404 or 410 (or a "page not found" page served as success),'
+        " or its host name does not exist",
+        "check the URL for typos, search the site for the page's new address, or use an"
+        " archived copy; retrying the same URL will not help",
     ),
     Reason.RATE_LIMITED: (
         "the origin (or this server's politeness limit) asked to slow down",
@@ -81,8 +94,10 @@ REASONS: dict[Reason, tuple[str, str]] = {
         "retry with another `language`, or without one",
     ),
     Reason.SOURCE_PARTIAL: (
-        "the origin sent an incomplete body",
-        "retry with a new mutation_id later",
+        "the origin sent an incomplete body: the connection broke early, or the page is a"
+        " subscriber article that stops at its teaser",
+        "use the partial text as what it is; retry with a new mutation_id later if the"
+        " connection broke, find a free copy for the rest of a subscriber article",
     ),
     Reason.TIMEOUT: ("the origin did not answer in time", "retry with a new mutation_id later"),
     Reason.CANCELLED: (
@@ -94,7 +109,7 @@ REASONS: dict[Reason, tuple[str, str]] = {
         "ask the operator to check SOSOAPI_EGRESS_PROXY and the network",
     ),
     Reason.UNAVAILABLE: (
-        "the origin failed (5xx or a broken connection)",
+        "the origin failed (5xx, a server error page served as success, or a broken connection)",
         "retry with a new mutation_id later",
     ),
 }

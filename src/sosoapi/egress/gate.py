@@ -40,7 +40,14 @@ from sosoapi.egress.resolver import (
 from sosoapi.egress.robots import ACCEPT as ROBOTS_ACCEPT
 from sosoapi.egress.robots import Robots
 from sosoapi.egress.settings import EgressSettings
-from sosoapi.egress.statuses import REDIRECT_STATUSES, clamp_retry_after, reason_for_status
+from sosoapi.egress.statuses import (
+    CHALLENGE_STATUSES,
+    ERROR_BODY_MAX,
+    ERROR_BODY_SECONDS,
+    REDIRECT_STATUSES,
+    clamp_retry_after,
+    reason_for_status,
+)
 from sosoapi.egress.types import FetchOutcome, IPAddress
 from sosoapi.egress.urls import Target, join_location
 
@@ -288,13 +295,19 @@ class Egress:
             "content_type": header("content-type"),
             "content_language": header("content-language"),
             "retrieved_at": retrieved_at,
+            "headers": _all_headers(response.headers),
         }
         if not 200 <= status < 300:
             reason, retry_after = reason_for_status(status, header("retry-after"))
             cause = None
             if reason == Reason.UNAVAILABLE:
                 cause = Cause.ORIGIN_ERROR if status >= 500 else Cause.ORIGIN_STATUS
-            return FetchOutcome(reason, retry_after_seconds=retry_after, cause=cause, **common)
+            error_page = (
+                await _error_body(response, header) if status in CHALLENGE_STATUSES else b""
+            )
+            return FetchOutcome(
+                reason, retry_after_seconds=retry_after, body=error_page, cause=cause, **common
+            )
         if not media_accepted(header("content-type"), accept):
             return FetchOutcome(Reason.UNSUPPORTED_MEDIA, **common)
         try:
@@ -317,6 +330,34 @@ async def _read_body(response: httpcore.Response, body: BoundedBody, declared: i
     except (httpcore.RemoteProtocolError, httpcore.ReadError):
         return True
     return declared is not None and body.raw_bytes < declared
+
+
+async def _error_body(response: httpcore.Response, header: Callable[[str], str | None]) -> bytes:
+    """The first ERROR_BODY_MAX bytes of an error page, within ERROR_BODY_SECONDS; what
+    arrived when the origin stalls, breaks or sends an unreadable coding (never raises)."""
+    try:
+        body = BoundedBody(header("content-encoding"), ERROR_BODY_MAX)
+    except UnsupportedEncoding:
+        return b""
+    try:
+        async with asyncio.timeout(ERROR_BODY_SECONDS):
+            await _read_body(response, body, None)
+    except (
+        TimeoutError,
+        DecodingFailed,
+        httpcore.TimeoutException,
+        httpcore.NetworkError,
+        httpcore.ProtocolError,
+    ):
+        pass
+    return body.body
+
+
+def _all_headers(headers: list[tuple[bytes, bytes]]) -> tuple[tuple[str, str], ...]:
+    """Every response header once, lower-case name, repeats joined as `_header_reader` does."""
+    read = _header_reader(headers)
+    names = dict.fromkeys(k.decode("latin-1").lower() for k, _ in headers)
+    return tuple((name, read(name) or "") for name in names)
 
 
 def _header_reader(headers: list[tuple[bytes, bytes]]) -> Callable[[str], str | None]:

@@ -12,6 +12,13 @@ from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 MIN_RETRY_AFTER = 1
 MAX_RETRY_AFTER = 86_400
+# Statuses a bot defence answers its challenge and block pages with (Cloudflare 403/429/503,
+# AWS WAF's CAPTCHA 405, DataDome, PerimeterX, Akamai, Imperva and Sucuri 403): their body is
+# read (bounded, ERROR_BODY_MAX) so `extract/walls.py` can tell a challenge from a real
+# refusal or outage. Every other non-2xx answer is settled from its status alone.
+CHALLENGE_STATUSES = frozenset({403, 405, 429, 503})
+ERROR_BODY_MAX = 64 * 1024
+ERROR_BODY_SECONDS = 2.0  # a slow error body is not worth the retrieval's deadline
 
 _REASONS: dict[int, Reason] = {
     401: Reason.LOGIN_REQUIRED,

@@ -31,6 +31,11 @@ class FetchOutcome:
     the prefix received: the caller reports `source_partial`). `content_type` is the
     Content-Type header as sent (None when absent: sniff). `robots_disallowed` marks an
     `access_denied` decided by the origin's robots.txt, not by the origin's answer.
+
+    `headers` are the final response's headers (names lower-case, repeats joined by ", ").
+    With a reason from a status a bot defence uses (403, 405, 429, 503), `body` holds the
+    first 64 KiB of the error page, so the reader can tell a challenge page from a real
+    refusal or outage; for any other reason it is empty.
     """
 
     reason: Reason | None
@@ -45,3 +50,8 @@ class FetchOutcome:
     retrieved_at: datetime | None = None
     robots_disallowed: bool = False  # access_denied because robots.txt disallows the URL
     cause: Cause | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+
+    def header(self, name: str) -> str | None:
+        """One response header by lower-case name, None when absent."""
+        return next((value for key, value in self.headers if key == name), None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Mapping
 from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser
@@ -21,6 +22,7 @@ from sosoapi.extract.limits import TEXT_MAX, cut_at_paragraph_end
 from sosoapi.extract.media import HTML_TYPES
 from sosoapi.extract.text_plain import normalize_plain_text
 from sosoapi.extract.types import TextDocument
+from sosoapi.extract.walls import Page, judge
 
 _MARKUP_START = re.compile(
     r"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*"
@@ -45,11 +47,17 @@ def extract_text_document(
     content_language: str | None,
     url: str | None = None,
     extractor: MainTextExtractor = DEFAULT_EXTRACTOR,
+    status: int | None = 200,
+    headers: Mapping[str, str] | None = None,
+    walls: bool = True,
 ) -> TextDocument | None:
     """Extract a TextDocument, or None when the bytes do not decode as text.
 
     `media_type` None means sniff: markup is read as HTML, anything else as plain text.
     `extractor` picks the main-text algorithm; metadata, bounds and limits are shared.
+    An HTML page is judged once (`walls.judge`, with the response's `status` and
+    `headers`) for what it is not: a challenge, a consent wall, a soft 404, a script
+    shell or chrome; `walls=False` skips that (only the bench's before/after count does).
     """
     is_html = media_type in HTML_TYPES if media_type is not None else _looks_like_markup(body)
     text = decode_bytes(body, charset, html=is_html)
@@ -57,7 +65,10 @@ def extract_text_document(
         return None
     if not is_html:
         return _plain_document(text, content_language)
-    return _html_document(text, content_language=content_language, url=url, extractor=extractor)
+    page = Page(markup=text, status=status, headers=headers or {})
+    return _html_document(
+        page, content_language=content_language, url=url, extractor=extractor, walls=walls
+    )
 
 
 def _plain_document(text: str, content_language: str | None) -> TextDocument:
@@ -72,13 +83,30 @@ def _plain_document(text: str, content_language: str | None) -> TextDocument:
 
 
 def _html_document(
-    markup: str, *, content_language: str | None, url: str | None, extractor: MainTextExtractor
+    page: Page,
+    *,
+    content_language: str | None,
+    url: str | None,
+    extractor: MainTextExtractor,
+    walls: bool,
 ) -> TextDocument:
-    bounded = bound_markup(close_runaway_title(markup))
+    bounded = bound_markup(close_runaway_title(page.markup))
     tree = LexborHTMLParser(bounded.markup, scripting=True)
     meta = read_metadata(tree, content_language=content_language, url=url)
-    text, limited = cut_at_paragraph_end(_main_text(tree, bounded.markup, url, extractor), TEXT_MAX)
-    conditions = tuple(
+
+    def main_text() -> str:
+        return _main_text(tree, bounded.markup, url, extractor)
+
+    if walls:
+        seen = Page(
+            markup=bounded.markup, title=meta.title, status=page.status, headers=page.headers
+        )
+        verdict = judge(seen, main_text)
+        found, judged, judgement = verdict.text, verdict.conditions, verdict.kind
+    else:
+        found, judged, judgement = main_text(), (), "page"
+    text, limited = cut_at_paragraph_end(found, TEXT_MAX)
+    conditions = judged + tuple(
         name
         for name, hit in (
             (Reason.TEXT_LIMITED, limited),
@@ -92,6 +120,7 @@ def _html_document(
         description=meta.description,
         language=meta.language,
         conditions=conditions,
+        judgement=judgement,
     )
 
 

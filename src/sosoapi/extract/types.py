@@ -16,13 +16,18 @@ CaptionFormat = Literal["webvtt", "subrip"]
 
 @dataclass(frozen=True, slots=True)
 class TextDocument:
-    """Main text and metadata of one HTML, XHTML or plain-text response."""
+    """Main text and metadata of one HTML, XHTML or plain-text response.
+
+    `judgement` says what `extract/walls.py` found the page to be ("page" for the source's
+    own content; "challenge:cloudflare", "consent", "soft_404", "embedded:json_ld", ...).
+    """
 
     text: str
     title: str | None
     description: str | None
     language: str | None
     conditions: tuple[Reason, ...] = ()
+    judgement: str = "page"
 
 
 @dataclass(frozen=True, slots=True)

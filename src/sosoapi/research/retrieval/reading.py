@@ -7,6 +7,7 @@ nothing unbuilt is reported as success.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
 
@@ -29,6 +30,7 @@ from sosoapi.extract.media import (
     parse_content_type,
 )
 from sosoapi.extract.types import CaptionFile, PageTracks
+from sosoapi.extract.walls import WALL_REASONS
 from sosoapi.research.offload import off_loop
 from sosoapi.research.retrieval.draft import Draft
 
@@ -36,6 +38,31 @@ Fetch = Callable[..., Awaitable[FetchOutcome]]
 T = TypeVar("T")
 CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | {"text/plain"}))
 PAGE_OR_CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | TEXT_TYPES))
+
+
+async def fetch_judged(fetch: Fetch, url: str, accept: tuple[str, ...]) -> FetchOutcome:
+    """Fetch `url`; an error answer whose page is a bot-defence challenge (a 503 or 429
+    Cloudflare challenge, a 405 AWS WAF CAPTCHA) is `access_denied`: retrying will not
+    help. Any other error keeps the reason its status gave."""
+    outcome = await fetch(url, accept=accept)
+    if outcome.reason is None or not outcome.body:
+        return outcome
+    if outcome.reason == Reason.ACCESS_DENIED:
+        return outcome
+    media, charset = parse_content_type(outcome.content_type)
+    document = await off_loop(
+        extract_text_document,
+        outcome.body,
+        media_type=media,
+        charset=charset,
+        content_language=outcome.content_language,
+        url=outcome.final_url,
+        status=outcome.status_code,
+        headers=dict(outcome.headers),
+    )
+    if document is None or Reason.ACCESS_DENIED not in document.conditions:
+        return outcome
+    return replace(outcome, reason=Reason.ACCESS_DENIED, retry_after_seconds=None)
 
 
 def _failed(draft: Draft, outcome: FetchOutcome) -> bool:
@@ -65,7 +92,7 @@ def _read_body(draft: Draft, outcome: FetchOutcome) -> None:
 
 async def read_url_text(fetch: Fetch, url: str, language: str | None) -> Draft:
     draft = Draft(kind="url_text")
-    outcome = await fetch(url, accept=tuple(sorted(TEXT_TYPES)))
+    outcome = await fetch_judged(fetch, url, tuple(sorted(TEXT_TYPES)))
     if _failed(draft, outcome):
         return draft
     _read_body(draft, outcome)
@@ -77,10 +104,16 @@ async def read_url_text(fetch: Fetch, url: str, language: str | None) -> Draft:
         charset=charset,
         content_language=outcome.content_language,
         url=outcome.final_url,
+        status=outcome.status_code,
+        headers=dict(outcome.headers),
     )
     if document is None:
         draft.source_url = None
         return draft.add(Reason.UNSUPPORTED_CONTENT)
+    wall = next((r for r in document.conditions if r in WALL_REASONS), None)
+    if wall is not None:  # a challenge, consent wall or soft 404: not the source's content
+        draft.source_url = draft.mime_type = None
+        return draft.add(wall)
     if is_login_wall(outcome.body, document.text, outcome.final_url, outcome.final_url != url):
         draft.source_url = None  # the wall is not the source's content
         return draft.add(Reason.LOGIN_REQUIRED)
@@ -109,7 +142,7 @@ def _classify_text(draft: Draft) -> None:
 async def read_captions(fetch: Fetch, url: str, language: str | None) -> Draft:
     """A caption file, read directly or through the chosen `<track>` of an HTML page."""
     draft = Draft(kind="published_captions")
-    outcome = await fetch(url, accept=PAGE_OR_CAPTION_ACCEPT)
+    outcome = await fetch_judged(fetch, url, PAGE_OR_CAPTION_ACCEPT)
     if _failed(draft, outcome):
         return draft
     media, _ = parse_content_type(outcome.content_type)
@@ -180,7 +213,7 @@ async def _follow_track(
         if found.tracks:
             draft.add(Reason.LANGUAGE_MISMATCH)
         return None, None
-    return await fetch(track.src, accept=CAPTION_ACCEPT), normalize_language(track.srclang)
+    return await fetch_judged(fetch, track.src, CAPTION_ACCEPT), normalize_language(track.srclang)
 
 
 def _tracks_of(body: bytes, charset: str | None, base_url: str) -> PageTracks:
