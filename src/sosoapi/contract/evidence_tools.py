@@ -34,6 +34,7 @@ class Snippet(Wire):
     end: Offset
     start_ms: Millis | None
     end_ms: Millis | None
+    field: Literal["text", "description"] = "text"  # which field the offsets are into
 
 
 class SearchResult(Wire):
@@ -63,6 +64,15 @@ class QuoteInput(Wire):
     quote: Annotated[str, Field(min_length=1, max_length=2_000)]
 
 
+class QuoteDifference(Wire):
+    """A run of words that differs: the quote's words, the source's at [start, end)."""
+
+    quote: Annotated[str, Field(max_length=2_000)]
+    text: Annotated[str, Field(max_length=20_000)]
+    start: Offset
+    end: Offset
+
+
 class QuoteMatch(Wire):
     evidence_id: UUIDStr
     revision: Revision
@@ -73,6 +83,11 @@ class QuoteMatch(Wire):
     segment_index: Index | None
     start_ms: Millis | None
     end_ms: Millis | None
+    differences: Annotated[list[QuoteDifference], Field(max_length=50, default_factory=list)]
+    # the speaker labels of the cues the passage touches (ignored when matching)
+    speakers: Annotated[
+        list[Annotated[str, Field(max_length=200)]], Field(max_length=1_000, default_factory=list)
+    ]
 
 
 class QuoteOutput(Wire):

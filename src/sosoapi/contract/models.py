@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Final, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr
 
 from sosoapi.contract.vocabulary import Reason, State, Status
 
@@ -102,6 +102,18 @@ class RetrieveResult(Wire):
     reason: Reason | None
     warnings: Annotated[list[Reason], Field(max_length=10)]
     retry_after_seconds: Annotated[int, Field(ge=1, le=86_400)] | None
+    # Not a field: which of the reason's causes it was (contract/guidance.py CAUSES). The
+    # published schema has no place for it, so the receipt keeps it in a column of its own.
+    _cause: str | None = PrivateAttr(default=None)
+
+    @property
+    def cause(self) -> str | None:
+        return self._cause
+
+    def with_cause(self, cause: str | None) -> RetrieveResult:
+        """This result, naming the cause of its reason (set once, while it is built)."""
+        self._cause = cause
+        return self
 
 
 class EvidenceRef(Wire):

@@ -19,7 +19,13 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
-from sosoapi.mcp.bearer import McpBearerGate, StoreTokenVerifier, http_principal, http_token
+from sosoapi.mcp.bearer import (
+    McpBearerGate,
+    StoreTokenVerifier,
+    http_fixes,
+    http_principal,
+    http_token,
+)
 from sosoapi.mcp.door import McpDoor
 from sosoapi.mcp.server import build_server
 from sosoapi.research.service import ResearchService
@@ -69,6 +75,7 @@ def mcp_http(
 ) -> McpHttp:
     """MCP at `{base}/mcp`; `base` is how clients reach us (behind a proxy, say)."""
     limits = limits or McpLimits()
+    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
     server = build_server(
         research,
         transport="http",
@@ -76,6 +83,7 @@ def mcp_http(
         output_schemas=output_schemas,
         token_source=http_token,
         principal_source=http_principal,
+        fixes=http_fixes(metadata_url),
     )
     verifier = StoreTokenVerifier(research)
     app = server.streamable_http_app(
@@ -92,7 +100,6 @@ def mcp_http(
         token_verifier=verifier,
         auth_server_provider=oauth.provider,
     )
-    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
     door = McpDoor(
         oauth.wrap_routes(app),
         verifier,

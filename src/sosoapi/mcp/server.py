@@ -20,6 +20,7 @@ from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.catalog import Transport, callable_on, listed_tools
 from sosoapi.contract.errors import ErrorCode, ServiceError
+from sosoapi.contract.models import RetrieveOutput
 from sosoapi.incidents import incident
 from sosoapi.mcp.presenters import render
 from sosoapi.research.operation import Outcome
@@ -30,6 +31,7 @@ TokenSource = Callable[[], str | None]
 PrincipalSource = Callable[[], Principal | None]
 CORPUS_REVISION_META = "sosoapi/corpus_revision"
 LANGUAGE_MATCH_META = "sosoapi/language_match"
+CAUSE_META = "sosoapi/cause"
 # An MCP user fixes the token where the client starts or reaches this server.
 AUTH_FIXES: Fixes = {
     NoToken: "set SOSOAPI_TOKEN in this server's `env` in your MCP client config "
@@ -68,6 +70,9 @@ def success_result(outcome: Outcome, requested_url: str | None = None) -> types.
     if outcome.language_match is not None:
         found = outcome.language_match
         meta[LANGUAGE_MATCH_META] = {"asked": found.asked, "matched": found.matched, "by": found.by}
+    cause = retrieval_cause(outcome.output)
+    if cause is not None:
+        meta[CAUSE_META] = cause
     text = render(outcome.output, outcome.corpus_revision, requested_url, outcome.language_match)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
@@ -75,6 +80,13 @@ def success_result(outcome: Outcome, requested_url: str | None = None) -> types.
         is_error=False,
         _meta=meta or None,
     )
+
+
+def retrieval_cause(output: object) -> str | None:
+    """Which cause of a receipt's reason it was (the published result has no field)."""
+    if isinstance(output, RetrieveOutput) and output.retrieval.result is not None:
+        return output.retrieval.result.cause
+    return None
 
 
 def build_server(
@@ -86,11 +98,13 @@ def build_server(
     token_source: TokenSource,
     principal_source: PrincipalSource = lambda: None,
     unauthenticated_hint: str = "",
+    fixes: Fixes = AUTH_FIXES,
 ) -> Server:
     """The MCP server; `unauthenticated_hint` is added to every refusal of the token.
 
     `principal_source` gives the token's principal when the transport already confirmed
-    it for this request (HTTP's bearer gate); otherwise each call authenticates.
+    it for this request (HTTP's bearer gate); otherwise each call authenticates. `fixes`
+    words a token refusal's fix for this transport's user (default: a stdio client's config).
     """
     tools = [
         types.Tool.model_validate(entry)
@@ -116,7 +130,7 @@ def build_server(
                 params.arguments or {},
                 lambda: _cancel_requested(ctx),
                 transport=transport,
-                fixes=AUTH_FIXES,
+                fixes=fixes,
                 verified=principal_source(),
             )
             return success_result(outcome, _requested_url(params.arguments))

@@ -8,12 +8,15 @@ is absent, the closest passage.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Sequence
+
 import anyio
 
 from sosoapi.contract.errors import invalid_input
-from sosoapi.contract.evidence_tools import QuoteInput, QuoteMatch, QuoteOutput
-from sosoapi.extract.passages import cue_spans
-from sosoapi.research.algorithms.quote_match import Found, cues_of, find_quote, rank
+from sosoapi.contract.evidence_tools import QuoteDifference, QuoteInput, QuoteMatch, QuoteOutput
+from sosoapi.extract.passages import Cue, Speaker, cue_spans, speakers
+from sosoapi.research.algorithms.quote_match import Found, find_quote, rank
 from sosoapi.research.evidence.scope import (
     StoredRevision,
     corpus_pins,
@@ -27,11 +30,30 @@ from sosoapi.research.ports import CorporaRepo, EvidenceRepo
 MAX_REPORTED = 50
 
 
+def cues_of(cues: Sequence[Cue], start: int, end: int) -> tuple[int, Cue, Cue] | None:
+    """(index of the first cue, first cue, last cue) that the passage [start, end) touches."""
+    if not cues:
+        return None
+    ends = [c.end for c in cues]
+    first = min(bisect_right(ends, start), len(cues) - 1)
+    last = min(bisect_right(ends, max(end - 1, start)), len(cues) - 1)
+    return first, cues[first], cues[max(last, first)]
+
+
+def _labels(stored: StoredRevision) -> list[Speaker]:
+    content = stored.content
+    segments = [(s.text, s.start_ms, s.end_ms) for s in content.segments]
+    return speakers(content.text, cue_spans(content.text, segments)) if segments else []
+
+
 def _match(stored: StoredRevision, found: Found) -> QuoteMatch:
     content = stored.content
     segments = [(s.text, s.start_ms, s.end_ms) for s in content.segments]
-    where = cues_of(cue_spans(content.text, segments), found.start, found.end)
+    cues = cue_spans(content.text, segments)
+    where = cues_of(cues, found.start, found.end)
     index, first, last = where if where else (None, None, None)
+    touched = {c.start for c in cues if c.start < found.end and c.end > found.start}
+    named = [label.name for label in speakers(content.text, cues) if label.start in touched]
     return QuoteMatch(
         evidence_id=stored.evidence_id,
         revision=stored.revision,
@@ -42,12 +64,29 @@ def _match(stored: StoredRevision, found: Found) -> QuoteMatch:
         segment_index=index,
         start_ms=first.start_ms if first else None,
         end_ms=last.end_ms if last else None,
+        speakers=list(dict.fromkeys(named)),
+        differences=[
+            QuoteDifference(
+                quote=d.quote, text=content.text[d.start : d.end], start=d.start, end=d.end
+            )
+            for d in found.differences[:50]
+        ],
     )
 
 
 def judge(revisions: list[StoredRevision], quote: str) -> QuoteOutput:
     """The best verdict over the revisions, its matches, and the closest passage if absent."""
-    findings = [(stored, find_quote(stored.content.text, quote)) for stored in revisions]
+    findings = [
+        (
+            stored,
+            find_quote(
+                stored.content.text,
+                quote,
+                ignorable=[(label.start, label.end) for label in _labels(stored)],
+            ),
+        )
+        for stored in revisions
+    ]
     best = max((f.verdict for _, f in findings), key=rank, default="absent")
     matches = [
         _match(stored, found)

@@ -66,7 +66,32 @@ def decode_cursor(cursor: str | None, fingerprint: str) -> int:
         ) from None
 
 
-def _result(hit: SearchHit) -> SearchResult:
+DESCRIPTION_SNIPPET = 300  # code points of a description shown when only it matched
+
+
+def description_snippet(description: str | None, phrases: list[str]) -> Snippet | None:
+    """When no passage of the text matched, the description may have: a snippet of it
+    around the first query word it holds (an exact slice, offsets into the description)."""
+    if not description:
+        return None
+    folded = description.casefold()
+    words = [w.casefold() for phrase in phrases for w in re.findall(r"\w+", phrase)]
+    at = min((i for i in (folded.find(w) for w in words) if i >= 0), default=-1)
+    if at < 0:
+        return None
+    start = max(0, at - DESCRIPTION_SNIPPET // 3)
+    end = min(len(description), start + DESCRIPTION_SNIPPET)
+    return Snippet(
+        text=description[start:end],
+        start=start,
+        end=end,
+        start_ms=None,
+        end_ms=None,
+        field="description",
+    )
+
+
+def _result(hit: SearchHit, phrases: list[str]) -> SearchResult:
     content = RetrieveResult.model_validate_json(hit.content)
     snippets = [
         Snippet(
@@ -79,6 +104,9 @@ def _result(hit: SearchHit) -> SearchResult:
         for s in hit.snippets
         if s.end > s.start
     ]
+    if not snippets:
+        described = description_snippet(content.description, phrases)
+        snippets = [described] if described else []
     return SearchResult(
         evidence_id=hit.evidence_id,
         revision=hit.revision,
@@ -130,4 +158,6 @@ class EvidenceSearch:
         following = offset + len(hits)
         more = more and following <= MAX_SEARCH_OFFSET
         next_cursor = encode_search(following, fingerprint) if more else None
-        return Outcome(SearchOutput(results=[_result(h) for h in hits], next_cursor=next_cursor))
+        return Outcome(
+            SearchOutput(results=[_result(h, phrases) for h in hits], next_cursor=next_cursor)
+        )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from sosoapi.contract.guidance import cause_of
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
 from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
 from sosoapi.research.retrieval.ranking import Condition, decide, status_of
@@ -31,6 +32,7 @@ class Draft:
     language: str | None = None
     conditions: list[Condition] = field(default_factory=list)
     retry_after_seconds: int | None = None
+    cause: str | None = None  # the first fetch failure's cause (egress FetchOutcome.cause)
 
     def add(self, reason: Reason, *, usable: bool = False) -> Draft:
         status = status_of(reason, usable=usable, captions=self.kind == "published_captions")
@@ -40,7 +42,7 @@ class Draft:
     def finish(self, settled_at: datetime) -> RetrieveResult:
         status, reason, warnings = decide(self.conditions)
         keep_content = status in (Status.READY, Status.PARTIAL, Status.EMPTY)
-        return RetrieveResult(
+        result = RetrieveResult(
             kind=self.kind,
             status=status,
             text=self.text if status in (Status.READY, Status.PARTIAL) else "",
@@ -64,3 +66,4 @@ class Draft:
                 else None
             ),
         )
+        return result.with_cause(cause_of(reason, self.cause))

@@ -75,6 +75,7 @@ def _failed(draft: Draft, outcome: FetchOutcome) -> bool:
             return True
         return False
     draft.add(outcome.reason)
+    draft.cause = draft.cause or outcome.cause
     if outcome.reason == Reason.RATE_LIMITED:
         draft.retry_after_seconds = outcome.retry_after_seconds
     return True

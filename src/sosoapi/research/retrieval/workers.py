@@ -240,13 +240,15 @@ class ReceiptWorkers:
                 now,
                 item,
                 outcome=(result.status, result.reason),
+                cause=result.cause,
             )
         )
         log.info(
-            "retrieval settled id=%s status=%s reason=%s kept=%s",
+            "retrieval settled id=%s status=%s reason=%s cause=%s kept=%s",
             record.id,
             result.status,
             result.reason,
+            result.cause,
             settled is not None,
         )
         settling = self._settled.get(record.id)
@@ -259,6 +261,7 @@ class ReceiptWorkers:
                 lease_owner=None,
                 evidence_id=settled.evidence_id,
                 evidence_revision=settled.evidence_revision,
+                cause=result.cause,
             )
             settling.result = result
 
