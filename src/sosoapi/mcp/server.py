@@ -21,7 +21,9 @@ from sosoapi.auth.tokens import Principal
 from sosoapi.contract.catalog import Transport, callable_on, listed_tools
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.incidents import incident
+from sosoapi.mcp import completions, resources
 from sosoapi.mcp.presenters import render
+from sosoapi.mcp.prompts import ICON, PROMPTS, get_prompt
 from sosoapi.research.operation import Outcome
 from sosoapi.research.service import ResearchService
 
@@ -61,7 +63,14 @@ def _requested_url(arguments: dict[str, Any] | None) -> str | None:
     return url if isinstance(url, str) else None
 
 
-def success_result(outcome: Outcome, requested_url: str | None = None) -> types.CallToolResult:
+def _workspace(arguments: dict[str, Any] | None) -> str | None:
+    workspace_id = (arguments or {}).get("workspace_id")
+    return workspace_id if isinstance(workspace_id, str) else None
+
+
+def success_result(
+    outcome: Outcome, requested_url: str | None = None, workspace_id: str | None = None
+) -> types.CallToolResult:
     meta: dict[str, Any] = {}
     if outcome.corpus_revision is not None:
         meta[CORPUS_REVISION_META] = outcome.corpus_revision
@@ -69,8 +78,10 @@ def success_result(outcome: Outcome, requested_url: str | None = None) -> types.
         found = outcome.language_match
         meta[LANGUAGE_MATCH_META] = {"asked": found.asked, "matched": found.matched, "by": found.by}
     text = render(outcome.output, outcome.corpus_revision, requested_url, outcome.language_match)
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
+    content += resources.links(outcome, workspace_id)
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
+        content=content,
         structured_content=outcome.output.wire(),
         is_error=False,
         _meta=meta or None,
@@ -119,7 +130,9 @@ def build_server(
                 fixes=AUTH_FIXES,
                 verified=principal_source(),
             )
-            return success_result(outcome, _requested_url(params.arguments))
+            return success_result(
+                outcome, _requested_url(params.arguments), _workspace(params.arguments)
+            )
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)
             if error.code == ErrorCode.UNAUTHENTICATED and unauthenticated_hint:
@@ -133,13 +146,55 @@ def build_server(
                 types.INTERNAL_ERROR, failure.message, {"incident_id": failure.incident_id}
             ) from None
 
+    async def as_caller(tool: str, arguments: dict[str, Any]) -> Outcome:
+        """A tool run for a resource read or a completion: the same checks as a call."""
+        return await research.call(
+            tool,
+            token_source(),
+            arguments,
+            transport=transport,
+            fixes=AUTH_FIXES,
+            verified=principal_source(),
+        )
+
+    async def on_list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        # Evidence is addressed through the templates; listing it all would be unbounded.
+        return types.ListResourcesResult(resources=[])
+
+    async def on_list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=resources.templates())
+
+    async def on_read_resource(
+        ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await resources.read(str(params.uri), as_caller)
+
+    async def on_completion(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+        return await completions.complete(as_caller, params)
+
+    async def on_list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=PROMPTS)
+
+    async def on_get_prompt(
+        ctx: Any, params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        return get_prompt(params)
+
     return Server(
         "sosoapi-research",
         version=__version__,
+        title="SosoAPI Research",
         instructions=INSTRUCTIONS,
+        icons=[ICON],
         # The listing is the same for every caller: the SDK checks `Mcp-Param-*` headers
         # against this lookup instead of running tools/list before every call.
         get_tool_input_schema=input_schemas.get,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        on_list_resources=on_list_resources,
+        on_list_resource_templates=on_list_templates,
+        on_read_resource=on_read_resource,
+        on_completion=on_completion,
+        on_list_prompts=on_list_prompts,
+        on_get_prompt=on_get_prompt,
     )
