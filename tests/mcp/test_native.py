@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -284,3 +285,66 @@ async def test_prompts_and_icon(
     assert info is not None and info.title == "SosoAPI Research"
     assert info.icons and info.icons[0].src.startswith("data:image/svg+xml;base64,")
     assert capabilities.prompts and capabilities.resources and capabilities.completions
+
+
+def drip(body: bytes, pieces: int, pause: float) -> Any:
+    """A handler that sends `body` with its length, in `pieces` over `pieces * pause` s."""
+
+    def handle(request: Any) -> None:
+        request.send_response(200)
+        request.send_header("Content-Type", "text/html; charset=utf-8")
+        request.send_header("Content-Length", str(len(body)))
+        request.end_headers()
+        step = -(-len(body) // pieces)
+        for start in range(0, len(body), step):
+            request.wfile.write(body[start : start + step])
+            request.wfile.flush()
+            time.sleep(pause)
+
+    return handle
+
+
+async def progress_of_a_slow_read(
+    client: mcp.Client, origin: HTTPSOrigin, ws: str, meta: Any = None
+) -> tuple[list[tuple[float, float | None, str | None]], types.CallToolResult]:
+    """Retrieve a page dripped over about two seconds, with and without a progress token."""
+    origin.routes["/drip"] = drip(long_page("Drip"), 20, 0.1)
+    heard: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append((progress, total, message))
+
+    arguments = {"workspace_id": ws, "url": origin.url("/drip"), "kind": "url_text"}
+    result = await client.call_tool(
+        P + "evidence_retrieve",
+        {**arguments, "mutation_id": str(uuid.uuid4())},
+        progress_callback=on_progress,
+        meta=meta,
+    )
+    return heard, result
+
+
+def assert_progress(heard: list[tuple[float, float | None, str | None]], seconds: float) -> None:
+    messages = [m or "" for _, _, m in heard]
+    assert any(m.startswith("reading: ") and " of " in m for m in messages), messages
+    assert messages[-1] == "stored" and heard[-1][0] == heard[-1][1] == 100.0
+    assert [p for p, _, _ in heard] == sorted({p for p, _, _ in heard})  # strictly rising
+    assert len(heard) <= 4 * seconds + 3  # a few a second at most
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_progress_during_a_slow_read_and_none_without_a_token(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    ws, token = owner
+    async with mcp.Client(server_for(application, token)) as client:
+        started = time.monotonic()
+        # in-process the SDK passes no token of its own: the call names one, as on the wire
+        heard, result = await progress_of_a_slow_read(client, origin, ws, {"progress_token": 7})
+        seconds = time.monotonic() - started
+        assert result.structured_content["retrieval"]["state"] == "completed"
+        assert_progress(heard, seconds)
+        # without a token nothing is sent, though the dispatcher could deliver it
+        silent, quiet = await progress_of_a_slow_read(client, origin, ws)
+        assert quiet.structured_content["retrieval"]["state"] == "completed"
+        assert silent == []

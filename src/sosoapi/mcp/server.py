@@ -23,6 +23,7 @@ from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.incidents import incident
 from sosoapi.mcp import completions, resources
 from sosoapi.mcp.presenters import render
+from sosoapi.mcp.progress import Send, forwarding
 from sosoapi.mcp.prompts import ICON, PROMPTS, get_prompt
 from sosoapi.research.operation import Outcome
 from sosoapi.research.service import ResearchService
@@ -51,6 +52,13 @@ def _cancel_requested(ctx: Any) -> bool:
     outbound = getattr(getattr(ctx, "session", None), "_request_outbound", None)
     event = getattr(outbound, "cancel_requested", None)
     return bool(event is not None and event.is_set())
+
+
+def _progress_sender(ctx: Any) -> Send | None:
+    """The context's progress reporter when the request carries a `progressToken`."""
+    meta = getattr(ctx, "meta", None) or {}
+    session = getattr(ctx, "session", None)
+    return session.report_progress if session and meta.get("progress_token") is not None else None
 
 
 def error_result(error: ServiceError) -> types.CallToolResult:
@@ -121,15 +129,17 @@ def build_server(
                 "tools/list to see the tools offered.",
             )
         try:
-            outcome = await research.call(
-                params.name,
-                token_source(),
-                params.arguments or {},
-                lambda: _cancel_requested(ctx),
-                transport=transport,
-                fixes=AUTH_FIXES,
-                verified=principal_source(),
-            )
+            async with forwarding(_progress_sender(ctx)) as progress:
+                outcome = await research.call(
+                    params.name,
+                    token_source(),
+                    params.arguments or {},
+                    lambda: _cancel_requested(ctx),
+                    transport=transport,
+                    fixes=AUTH_FIXES,
+                    verified=principal_source(),
+                    progress=progress,
+                )
             return success_result(
                 outcome, _requested_url(params.arguments), _workspace(params.arguments)
             )

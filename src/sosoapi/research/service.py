@@ -39,6 +39,7 @@ from sosoapi.contract.models import (
     WhoamiWorkspace,
 )
 from sosoapi.contract.schemas import validate_input
+from sosoapi.progress import Listener
 from sosoapi.research.corpora.projects import ProjectService
 from sosoapi.research.corpora.sealing import CorpusService
 from sosoapi.research.evidence.diffs import RevisionDiff
@@ -122,11 +123,13 @@ class ResearchService:
         transport: Transport = "http",
         fixes: Fixes | None = None,
         verified: Principal | None = None,
+        progress: Listener | None = None,
     ) -> Outcome:
         """Authenticate, validate, authorise and run `tool`; raise `ServiceError` if no result.
 
         `fixes` words an auth refusal's fix for the calling surface's user. `verified` is
         `token`'s principal when the surface authenticated this same request already.
+        `progress` hears a retrieval's steps as it goes (other tools ignore it).
         """
         operation = self.operations.get(tool)
         if operation is None or not callable_on(tool, transport):
@@ -134,7 +137,9 @@ class ResearchService:
                 f"Unknown tool `{tool}` on {transport}; list the tools this server offers."
             )
         principal = verified or await self.authenticate(token, fixes)
-        return await self.call_as(principal, tool, arguments, cancel_requested, fixes=fixes)
+        return await self.call_as(
+            principal, tool, arguments, cancel_requested, fixes=fixes, progress=progress
+        )
 
     async def call_as(
         self,
@@ -144,13 +149,14 @@ class ResearchService:
         cancel_requested: Callable[[], bool] = lambda: False,
         *,
         fixes: Fixes | None = None,
+        progress: Listener | None = None,
     ) -> Outcome:
         """`call` for a caller already authenticated (a console session's token)."""
         operation = self.operations[tool]
         with answering_store_faults():
             try:
                 call = await anyio.to_thread.run_sync(
-                    self._admit, operation, principal, arguments, cancel_requested
+                    self._admit, operation, principal, arguments, cancel_requested, progress
                 )
             except AuthRefused as refused:
                 raise refused.service_error(fixes) from None
@@ -162,6 +168,7 @@ class ResearchService:
         principal: Principal,
         arguments: Any,
         cancel_requested: Callable[[], bool],
+        progress: Listener | None = None,
     ) -> Call[Any]:
         """The checks of docs/product.md ("Authentication and permission") after
         authentication; the one parse of the input, after validation against the contract
@@ -172,11 +179,13 @@ class ResearchService:
         if operation.action is not None:
             workspace_id = str(request.workspace_id)  # type: ignore[attr-defined]
             access = self.guard.check(principal, workspace_id, operation.action)
-        return Call(principal, access, request, arguments, cancel_requested)
+        return Call(principal, access, request, arguments, cancel_requested, progress)
 
     async def _retrieve(self, call: Call[RetrieveInput]) -> Outcome:
         request = call.input
-        output = await self.receipts.retrieve(request, call.token_id, call.cancel_requested)
+        output = await self.receipts.retrieve(
+            request, call.token_id, call.cancel_requested, call.progress
+        )
         return retrieval_outcome(output, request.language)
 
     async def _upload(self, call: Call[UploadInput]) -> Outcome:
