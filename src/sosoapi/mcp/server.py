@@ -55,10 +55,17 @@ def _cancel_requested(ctx: Any) -> bool:
 
 
 def _progress_sender(ctx: Any) -> Send | None:
-    """The context's progress reporter when the request carries a `progressToken`."""
+    """The request's progress reporter, when it carries a `progressToken` and its answer
+    can carry notifications (a legacy HTTP session's JSON answer cannot: `streaming`)."""
     meta = getattr(ctx, "meta", None) or {}
     session = getattr(ctx, "session", None)
-    return session.report_progress if session and meta.get("progress_token") is not None else None
+    if session is None or meta.get("progress_token") is None:
+        return None
+    outbound = getattr(session, "_request_outbound", None)
+    framed = getattr(outbound, "message_metadata", None)
+    if not getattr(framed, "can_send_request", True):
+        return None
+    return session.report_progress  # type: ignore[no-any-return]
 
 
 def error_result(error: ServiceError) -> types.CallToolResult:
