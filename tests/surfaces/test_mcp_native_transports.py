@@ -10,6 +10,7 @@ import json
 import os
 import time
 
+import anyio
 import httpx2
 import mcp
 import mcp.types as types
@@ -25,6 +26,8 @@ from tests.mcp.test_native import (
     progress_of_a_slow_read,
     seed,
 )
+from tests.mcp.test_tasks import CreatedTask, TasksClient, slow_call, task_call
+from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin
 from tests.support.services import SOSOAPI, ServeProcess
@@ -86,3 +89,40 @@ async def test_native_features_over_streamable_http(
         transport = streamable_http_client(served.base + "/mcp", http_client=http)
         async with mcp.Client(transport, mode=mode) as client:
             await native(client, initialised["WORKSPACE_ID"], origin)
+
+
+async def task_to_result(client: mcp.Client, ws: str, origin: HTTPSOrigin) -> None:
+    arguments = slow_call(origin, ws)
+    task = await client.session.call_tool(RETRIEVE, arguments, allow_claimed=True)
+    assert isinstance(task, CreatedTask) and task.status == "working"
+    seen = await task_call(client.session, "tasks/get", task.task_id)
+    with anyio.fail_after(20):
+        while seen["status"] == "working":
+            await anyio.sleep(0.3)
+            seen = await task_call(client.session, "tasks/get", task.task_id)
+    assert seen["status"] == "completed"
+    assert seen["result"]["structuredContent"]["retrieval"]["id"] == task.task_id
+    cancelled = await client.session.call_tool(
+        RETRIEVE, slow_call(origin, ws, "/slower"), allow_claimed=True
+    )
+    assert isinstance(cancelled, CreatedTask)
+    await task_call(client.session, "tasks/cancel", cancelled.task_id)
+    assert (await task_call(client.session, "tasks/get", cancelled.task_id))["status"] == (
+        "cancelled"
+    )
+
+
+async def test_tasks_over_stdio(initialised: dict[str, str], origin: HTTPSOrigin) -> None:
+    env = {**os.environ, **initialised, "SOSOAPI_WAIT_BUDGET_SECONDS": "0.5"}
+    params = StdioServerParameters(command=SOSOAPI, args=["mcp"], env=env)
+    async with mcp.Client(params, mode="auto", extensions=[TasksClient()]) as client:
+        await task_to_result(client, initialised["WORKSPACE_ID"], origin)
+
+
+async def test_tasks_over_streamable_http(initialised: dict[str, str], origin: HTTPSOrigin) -> None:
+    with ServeProcess({**initialised, "SOSOAPI_WAIT_BUDGET_SECONDS": "0.5"}) as server:
+        headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+            transport = streamable_http_client(server.base + "/mcp", http_client=http)
+            async with mcp.Client(transport, mode="auto", extensions=[TasksClient()]) as client:
+                await task_to_result(client, initialised["WORKSPACE_ID"], origin)

@@ -25,6 +25,7 @@ from sosoapi.mcp import completions, resources
 from sosoapi.mcp.presenters import render
 from sosoapi.mcp.progress import Send, forwarding
 from sosoapi.mcp.prompts import ICON, PROMPTS, get_prompt
+from sosoapi.mcp.tasks import Tasks, declared
 from sosoapi.research.operation import Outcome
 from sosoapi.research.service import ResearchService
 
@@ -128,7 +129,14 @@ def build_server(
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def caller() -> Principal:
+        return principal_source() or await research.authenticate(token_source(), AUTH_FIXES)
+
+    tasks = Tasks(research, caller, success_result)
+
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
+        """The tool's result, or a task (a dict the SDK passes on) for a retrieval still
+        open after the wait budget when the request declared the Tasks extension."""
         if not callable_on(params.name, transport):  # the MCP specification: -32602
             raise MCPError(
                 types.INVALID_PARAMS,
@@ -147,6 +155,8 @@ def build_server(
                     verified=principal_source(),
                     progress=progress,
                 )
+            if declared(ctx) and (task := tasks.created(outcome, await caller())):
+                return task
             return success_result(
                 outcome, _requested_url(params.arguments), _workspace(params.arguments)
             )
@@ -197,7 +207,7 @@ def build_server(
     ) -> types.GetPromptResult:
         return get_prompt(params)
 
-    return Server(
+    server = Server(
         "sosoapi-research",
         version=__version__,
         title="SosoAPI Research",
@@ -215,3 +225,5 @@ def build_server(
         on_list_prompts=on_list_prompts,
         on_get_prompt=on_get_prompt,
     )
+    tasks.install(server)
+    return server

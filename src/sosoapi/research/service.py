@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 
 from sosoapi.auth.errors import AuthRefused, Fixes
-from sosoapi.auth.permission import Guard
+from sosoapi.auth.permission import Action, Guard
 from sosoapi.auth.tokens import Principal
 from sosoapi.clock import utcnow
 from sosoapi.contract.catalog import Transport, callable_on
@@ -32,6 +32,7 @@ from sosoapi.contract.models import (
     ProjectSourcesInput,
     ProjectUpdateInput,
     RetrieveInput,
+    RetrieveOutput,
     RetrieveResult,
     UploadInput,
     WhoamiInput,
@@ -39,6 +40,7 @@ from sosoapi.contract.models import (
     WhoamiWorkspace,
 )
 from sosoapi.contract.schemas import validate_input
+from sosoapi.contract.vocabulary import OPEN_STATES
 from sosoapi.progress import Listener
 from sosoapi.research.corpora.projects import ProjectService
 from sosoapi.research.corpora.sealing import CorpusService
@@ -49,6 +51,7 @@ from sosoapi.research.evidence.search import EvidenceSearch
 from sosoapi.research.faults import answering_store_faults
 from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.ports import Storage
+from sosoapi.research.retrieval.receipt import receipt_of
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.retrieval.uploads import check_upload, read_upload
 
@@ -180,6 +183,33 @@ class ResearchService:
             workspace_id = str(request.workspace_id)  # type: ignore[attr-defined]
             access = self.guard.check(principal, workspace_id, operation.action)
         return Call(principal, access, request, arguments, cancel_requested, progress)
+
+    async def receipt(
+        self,
+        principal: Principal,
+        workspace_id: str,
+        retrieval_id: str,
+        *,
+        cancel: bool = False,
+        fixes: Fixes | None = None,
+    ) -> RetrieveOutput:
+        """One receipt by id, as it stands (no wait), for a member of its workspace; with
+        `cancel`, an open one is settled `cancelled` first (a writer's explicit cancel)."""
+        action: Action = "write" if cancel else "read"
+        with answering_store_faults():
+            try:
+                await anyio.to_thread.run_sync(self.guard.check, principal, workspace_id, action)
+            except AuthRefused as refused:
+                raise refused.service_error(fixes) from None
+            record = await self.receipts.by_id(workspace_id, retrieval_id)
+            if record is None:
+                raise not_found(
+                    f"No retrieval {retrieval_id[:64]} in workspace {workspace_id[:64]}."
+                )
+            if cancel and record.state in OPEN_STATES:
+                await self.receipts.cancel(record.id)
+                record = await self.receipts.workers.load(record.id)
+            return receipt_of(record)
 
     async def _retrieve(self, call: Call[RetrieveInput]) -> Outcome:
         request = call.input

@@ -223,6 +223,11 @@ class ReceiptService:
             self.workers.start(record.id)  # uploads are local: never resumed
         return await self.workers.load(record.id)
 
+    async def by_id(self, workspace_id: str, retrieval_id: str) -> RetrievalRecord | None:
+        """The receipt `retrieval_id` if it belongs to `workspace_id` (else None)."""
+        record = await anyio.to_thread.run_sync(self.retrievals.retrieval_by_id, retrieval_id)
+        return record if record is not None and record.workspace_id == workspace_id else None
+
     async def cancel(self, retrieval_id: str) -> None:
         """Settle an open receipt as `cancelled` (its creator's MCP cancellation)."""
         self.workers.cancel_work(retrieval_id)
