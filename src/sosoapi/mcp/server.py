@@ -3,6 +3,9 @@
 `tools/list` shows the tools of the chosen profile and transport, with `outputSchema`
 only when SOSOAPI_OUTPUT_SCHEMAS=1; every call returns `structuredContent`, and a call
 that produces no result returns `isError` with a text naming the problem and the fix.
+Resources, completions, prompts, progress and tasks are wired here from their own modules
+(`resources`, `completions`, `prompts`, `progress`, `tasks`); each runs the tools as the
+caller, so the one permission check decides what any of them shows.
 """
 
 from __future__ import annotations
