@@ -153,7 +153,6 @@ async def test_reading_evidence_windows_fences_and_caches(
         assert read.contents[0].meta["lastModified"] == corpus["sealed_at"]
 
 
-@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 async def test_a_resource_read_passes_the_permission_check(
     application: Application, owner: tuple[str, str], origin: HTTPSOrigin
 ) -> None:
@@ -213,7 +212,6 @@ async def test_results_link_the_revisions_they_name(
     assert links(quoted) == [evidence_uri(ws, first, 1)]
 
 
-@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 async def test_completions_are_scoped_prefixed_and_capped(
     application: Application, owner: tuple[str, str], origin: HTTPSOrigin
 ) -> None:

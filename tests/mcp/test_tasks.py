@@ -25,7 +25,6 @@ from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
 
-pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 ANY = TypeAdapter(dict[str, Any])
 
 
