@@ -51,6 +51,7 @@ from sosoapi.egress.statuses import (
 )
 from sosoapi.egress.types import FetchOutcome, IPAddress
 from sosoapi.egress.urls import Target, join_location
+from sosoapi.progress import Step, listening, report
 
 log = logging.getLogger("sosoapi.egress")
 
@@ -186,8 +187,10 @@ class Egress:
         return outcome
 
     async def _fetch_robots(self, url: str) -> FetchOutcome:
-        """robots.txt through this same gate, inside the asking fetch's deadline."""
-        return await self._follow(url, ROBOTS_ACCEPT, _Progress(), robots=False)
+        """robots.txt through this same gate, inside the asking fetch's deadline; its own
+        connection and bytes are not the source's, so they are not reported as progress."""
+        with listening(_unreported):
+            return await self._follow(url, ROBOTS_ACCEPT, _Progress(), robots=False)
 
     async def _follow(
         self, url: str, accept: tuple[str, ...], progress: _Progress, *, robots: bool = True
@@ -199,6 +202,7 @@ class Egress:
             progress.url = judged.url
             crawl_delay = None
             if robots and self._robots is not None:
+                report("robots")
                 verdict = await self._robots.verdict(f"https://{judged.authority}", judged.url)
                 if not verdict.allowed:
                     if verdict.failure is None:
@@ -210,6 +214,7 @@ class Egress:
                         cause=verdict.cause,
                     )
                 crawl_delay = verdict.crawl_delay
+            report("connecting")
             answer = await self._hop(judged, accept, progress, crawl_delay)
             if isinstance(answer, FetchOutcome):
                 return answer
@@ -335,6 +340,10 @@ class Egress:
         )
 
 
+def _unreported(step: Step) -> None:
+    return None
+
+
 async def _read_body(response: httpcore.Response, body: BoundedBody, declared: int | None) -> bool:
     """Stream into `body` until done or capped; True when the origin sent less than it
     promised (connection closed early against Content-Length or chunked framing)."""
@@ -342,6 +351,7 @@ async def _read_body(response: httpcore.Response, body: BoundedBody, declared: i
         async for chunk in response.aiter_stream():
             if body.feed(chunk):
                 return False
+            report("reading", body.raw_bytes, declared)
     except (httpcore.RemoteProtocolError, httpcore.ReadError):
         return True
     return declared is not None and body.raw_bytes < declared

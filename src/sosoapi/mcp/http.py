@@ -3,7 +3,8 @@ the SDK's authorization-server endpoints over our OAuth provider.
 
 Layers, outermost first: `McpBearerGate` (401 naming what is wrong with the token; a
 refused token's sessions are closed), `McpDoor` (the research scope, sessions per user),
-`ClientSecretHasher` (client secrets compared as hashes), the SDK's app.
+`ClientSecretHasher` (client secrets compared as hashes), `ProgressStreams` (an SSE answer
+for a call that asks for progress, JSON for everything else), the SDK's app.
 The HTTP server (`api`) mounts this app beside its routes; the two never import each
 other, the command that serves (`cli/servers.py`) puts them together.
 """
@@ -28,6 +29,7 @@ from sosoapi.mcp.bearer import (
 )
 from sosoapi.mcp.door import McpDoor
 from sosoapi.mcp.server import build_server
+from sosoapi.mcp.streaming import streaming
 from sosoapi.research.service import ResearchService
 
 
@@ -101,7 +103,7 @@ def mcp_http(
         auth_server_provider=oauth.provider,
     )
     door = McpDoor(
-        oauth.wrap_routes(app),
+        oauth.wrap_routes(streaming(app, server.session_manager)),
         verifier,
         server.session_manager,
         resource_metadata=metadata_url,
