@@ -15,7 +15,7 @@ import logging
 import os
 import ssl
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -47,7 +47,7 @@ from sosoapi.egress.statuses import (
     clamp_retry_after,
     reason_for_status,
 )
-from sosoapi.egress.types import FetchOutcome, IPAddress
+from sosoapi.egress.types import FetchOutcome, Hop, IPAddress
 from sosoapi.egress.urls import Target, join_location
 
 log = logging.getLogger("sosoapi.egress")
@@ -64,6 +64,7 @@ class _Progress:
 @dataclass(frozen=True, slots=True)
 class _Redirect:
     location: str
+    hop: Hop
 
 
 def build_ssl_context(ca_bundle: str | None) -> ssl.SSLContext:
@@ -169,6 +170,7 @@ class Egress:
     async def _follow(
         self, url: str, accept: tuple[str, ...], progress: _Progress, *, robots: bool = True
     ) -> FetchOutcome:
+        hops: list[Hop] = []
         for _hop in range(self._settings.max_redirects + 1):
             judged = judge_url(url, self._settings)
             if isinstance(judged, str):
@@ -188,7 +190,8 @@ class Egress:
                 crawl_delay = verdict.crawl_delay
             answer = await self._hop(judged, accept, progress, crawl_delay)
             if isinstance(answer, FetchOutcome):
-                return answer
+                return replace(answer, hops=(*hops, *answer.hops)) if hops else answer
+            hops.append(answer.hop)
             url = join_location(judged, answer.location)
         return FetchOutcome(Reason.UNAVAILABLE, final_url=progress.url)
 
@@ -210,7 +213,7 @@ class Egress:
             ):
                 progress.waiting_for_slot = False
                 with pinned(Pin(target.host, target.port, admitted)):
-                    return await self._request(target, accept)
+                    return await self._request(target, accept, admitted)
         except Exception as exc:
             reason = reason_for_error(exc)
             if reason is None:
@@ -233,7 +236,9 @@ class Egress:
             return Reason.UNSAFE_URL
         return addresses[0]
 
-    async def _request(self, target: Target, accept: tuple[str, ...]) -> FetchOutcome | _Redirect:
+    async def _request(
+        self, target: Target, accept: tuple[str, ...], ip: IPAddress
+    ) -> FetchOutcome | _Redirect:
         settings = self._settings
         url = httpcore.URL(
             scheme=b"https",
@@ -261,20 +266,22 @@ class Egress:
             extensions={"timeout": timeouts},
         ) as response:
             retrieved_at = utcnow()
-            return await self._answer(target, accept, response, retrieved_at)
+            hop = _hop_of(target, ip, retrieved_at, headers, response)
+            return await self._answer(target, accept, response, hop)
 
     async def _answer(
         self,
         target: Target,
         accept: tuple[str, ...],
         response: httpcore.Response,
-        retrieved_at: datetime,
+        hop: Hop,
     ) -> FetchOutcome | _Redirect:
         status = response.status
+        retrieved_at = hop.at
         header = _header_reader(response.headers)
         location = header("location")
         if status in REDIRECT_STATUSES and location:
-            return _Redirect(location)
+            return _Redirect(location, hop)
         common: dict[str, Any] = {
             "final_url": target.url,
             "status_code": status,
@@ -282,6 +289,7 @@ class Egress:
             "content_language": header("content-language"),
             "retrieved_at": retrieved_at,
             "headers": _all_headers(response.headers),
+            "hops": (hop,),
         }
         if not 200 <= status < 300:
             reason, retry_after = reason_for_status(status, header("retry-after"))
@@ -296,9 +304,33 @@ class Egress:
         except UnsupportedEncoding:
             return FetchOutcome(Reason.UNAVAILABLE, **common)
         short = await _read_body(response, body, _content_length(header("content-length")))
+        common["hops"] = (replace(hop, body=body.raw_body, body_truncated=body.truncated),)
         return FetchOutcome(
             None, body=body.body, truncated=body.truncated, short_body=short, **common
         )
+
+
+def _hop_of(
+    target: Target,
+    ip: IPAddress,
+    at: datetime,
+    sent: list[tuple[bytes, bytes]],
+    response: httpcore.Response,
+) -> Hop:
+    """The exchange as it went over the wire (its body is added once read)."""
+    extensions = response.extensions
+    return Hop(
+        url=target.url,
+        ip=str(ip),
+        at=at,
+        request_headers=tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in sent),
+        status=response.status,
+        reason_phrase=bytes(extensions.get("reason_phrase", b"")).decode("latin-1"),
+        http_version=bytes(extensions.get("http_version", b"HTTP/1.1")).decode("latin-1"),
+        response_headers=tuple(
+            (k.decode("latin-1"), _decode_header(v)) for k, v in response.headers
+        ),
+    )
 
 
 async def _read_body(response: httpcore.Response, body: BoundedBody, declared: int | None) -> bool:

@@ -32,7 +32,6 @@ from sosoapi.contract.models import (
     ProjectSourcesInput,
     ProjectUpdateInput,
     RetrieveInput,
-    RetrieveResult,
     UploadInput,
     WhoamiInput,
     WhoamiOutput,
@@ -48,6 +47,7 @@ from sosoapi.research.evidence.search import EvidenceSearch
 from sosoapi.research.faults import answering_store_faults
 from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.ports import Storage
+from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.retrieval.uploads import check_upload, read_upload
 
@@ -182,7 +182,7 @@ class ResearchService:
     async def _upload(self, call: Call[UploadInput]) -> Outcome:
         request = call.input
 
-        async def reader(kind: str, path: str, language: str | None) -> RetrieveResult:
+        async def reader(kind: str, path: str, language: str | None) -> Captured:
             return await read_upload(path, kind, language, self.max_upload_bytes, self.upload_roots)
 
         output = await self.receipts.upload(

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, func, select, update
 
+from sosoapi.store.captures_repo import write_captures
 from sosoapi.store.database import Database
 from sosoapi.store.pages import page, split
 from sosoapi.store.records import EvidenceListRow, EvidenceRevisionRecord, EvidenceWrite, utc
@@ -56,6 +57,7 @@ def record_revision(
         _MOVE_LATEST, {"evidence_id": evidence_id, "revision": revision, "updated_at": now}
     )
     index_revision(conn, evidence_id, revision, item.language, item.passages)
+    write_captures(db, conn, evidence_id, revision, item.captures)
     return evidence_id, revision
 
 

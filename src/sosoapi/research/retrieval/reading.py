@@ -32,6 +32,7 @@ from sosoapi.extract.media import (
 from sosoapi.extract.types import CaptionFile, PageTracks
 from sosoapi.extract.walls import WALL_REASONS
 from sosoapi.research.offload import off_loop
+from sosoapi.research.retrieval.captures import Captured, Recorder
 from sosoapi.research.retrieval.draft import Draft
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
@@ -252,3 +253,10 @@ async def read_source(
     reader = read_url_text if kind == "url_text" else read_captions
     draft = await reader(fetch, url, language)
     return draft.finish(settled_at())
+
+
+async def read_captured(fetch: Fetch, kind: str, url: str, language: str | None) -> Captured:
+    """`read_source`, keeping the exchanges it read as captures (uploads: the file)."""
+    recorder = Recorder(fetch)
+    result = await read_source(recorder, kind, url, language)
+    return Captured(result, recorder.captures(url))
