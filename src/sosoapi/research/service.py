@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 
@@ -40,6 +40,7 @@ from sosoapi.contract.models import (
 from sosoapi.contract.schemas import validate_input
 from sosoapi.research.corpora.projects import ProjectService
 from sosoapi.research.corpora.sealing import CorpusService
+from sosoapi.research.corpora.wacz import ExportSummary, write_wacz
 from sosoapi.research.evidence.diffs import RevisionDiff
 from sosoapi.research.evidence.quotes import QuoteCheck
 from sosoapi.research.evidence.reader import EvidenceReader
@@ -192,6 +193,37 @@ class ResearchService:
             lambda: check_upload(request.path, request.kind, self.upload_roots),
         )
         return retrieval_outcome(output, request.language)
+
+    async def export_corpus(
+        self,
+        token: str | None,
+        workspace_id: str,
+        corpus_id: str,
+        revision: int | None,
+        out: IO[bytes],
+        *,
+        transport: Transport = "http",
+        fixes: Fixes | None = None,
+    ) -> ExportSummary:
+        """Write a sealed corpus as WACZ to `out`. The corpus is read through
+        `sosoapi_research_corpora_get` first, so authentication, the permission check, the
+        input validation and a missing corpus's refusal are that tool's, word for word."""
+        arguments: dict[str, Any] = {"workspace_id": workspace_id, "id": corpus_id}
+        if revision is not None:
+            arguments["revision"] = revision
+        outcome = await self.call(
+            f"{CORPORA}_get", token, arguments, transport=transport, fixes=fixes
+        )
+        snapshot = outcome.output.snapshot  # type: ignore[attr-defined]
+        with answering_store_faults():
+            return await anyio.to_thread.run_sync(
+                write_wacz,
+                self.store.evidence,
+                self.store.captures,
+                snapshot,
+                outcome.corpus_revision or 1,
+                out,
+            )
 
     async def _whoami(self, call: Call[WhoamiInput]) -> Outcome:
         principal = call.principal
