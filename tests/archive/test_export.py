@@ -17,7 +17,10 @@ from tests.support.calls import args, call
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.wacz_check import cdxj, fixity, jsonl, records, validate
 
-VTT = b"WEBVTT\n\n00:00:01.000 --> 00:00:02.500\nHello there\n\n00:00:03.000 --> 00:00:04.000\nSecond line\n"
+VTT = (
+    b"WEBVTT\n\n00:00:01.000 --> 00:00:02.500\nHello there\n\n"
+    b"00:00:03.000 --> 00:00:04.000\nSecond line\n"
+)
 ARTICLE = PAGE.replace(
     b"<title>",
     b'<meta name="citation_author" content="Lovelace, Ada">'
@@ -46,7 +49,7 @@ async def test_export_writes_a_valid_wacz_whose_records_match_the_captures(
     ws, token = owner
     snapshot, evidence = await corpus(application, token, ws, origin)
     target = tmp_path / "corpus.wacz"
-    with open(target, "wb") as out:
+    with open(target, "wb") as out:  # noqa: ASYNC230 (a test's scratch file)
         summary = await application.research.export_corpus(token, ws, snapshot["id"], None, out)
     assert (summary.revisions, summary.captures, summary.revisits) == (3, 4, 1)
     checked = validate(target)
@@ -103,7 +106,7 @@ async def test_a_revision_that_does_not_exist_is_not_found_and_writes_nothing(
     ws, token = owner
     snapshot, _ = await corpus(application, token, ws, origin)
     target = tmp_path / "x.wacz"
-    with open(target, "wb") as out, pytest.raises(ServiceError) as caught:
+    with open(target, "wb") as out, pytest.raises(ServiceError) as caught:  # noqa: ASYNC230
         await application.research.export_corpus(token, ws, snapshot["id"], 9, out)
     assert caught.value.code == "not_found" and "revision 9" in caught.value.message
     assert target.stat().st_size == 0
