@@ -13,7 +13,7 @@ from sosoapi.app import Application
 from sosoapi.contract.errors import ServiceError
 from tests.archive.test_captures import PAGE
 from tests.support.archive import seal
-from tests.support.calls import args, call
+from tests.support.calls import args, call, run
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.wacz_check import cdxj, fixity, jsonl, records, validate
 
@@ -98,6 +98,40 @@ async def test_export_writes_a_valid_wacz_whose_records_match_the_captures(
     assert csl[0]["title"] == "Harbour report" and csl[0]["URL"] == origin.url("/article")
     assert csl[0]["accessed"]["date-parts"][0][0] >= 2024
     assert bib.count("@online{") == 3 and "title = {Harbour report}" in bib
+    # the page's declared citation fields reach the bibliography
+    assert csl[0]["author"] == [{"family": "Lovelace", "given": "Ada"}]
+    assert csl[0]["container-title"] == "Harbour Gazette"
+    assert "author = {Lovelace, Ada}" in bib and "organization = {Harbour Gazette}" in bib
+    assert "author" not in csl[2]
+
+
+async def test_evidence_get_shows_the_declared_citation_with_its_sources(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    ws, token = owner
+    _, evidence = await corpus(application, token, ws, origin)
+    got = []
+    for ref in evidence:
+        data, _ = await run(  # run() validates against the published evidence_get schema
+            application,
+            token,
+            "sosoapi_research_evidence_get",
+            {"workspace_id": ws, "evidence_id": ref["evidence_id"]},
+        )
+        got.append(data["evidence"]["citation"])
+    assert got[0] == {
+        "authors": {
+            "value": ["Lovelace, Ada"],
+            "source": "citation_meta",
+            "key": "citation_author",
+        },
+        "site_name": {"value": "Harbour Gazette", "source": "opengraph", "key": "og:site_name"},
+        "publisher": None,
+        "published": None,
+        "modified": None,
+        "canonical_url": None,
+    }
+    assert got[2] is None  # a caption file declares no citation
 
 
 async def test_a_revision_that_does_not_exist_is_not_found_and_writes_nothing(

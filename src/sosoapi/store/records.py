@@ -252,6 +252,7 @@ class EvidenceWrite:
     content: str
     passages: tuple[PassageRecord, ...] = ()
     captures: tuple[CaptureWrite, ...] = ()
+    citation: str | None = None  # JSON: the citation fields the page declared
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +265,7 @@ class EvidenceRevisionRecord:
     digest: str
     content: str
     created_at: datetime
+    citation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

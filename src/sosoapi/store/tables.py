@@ -265,6 +265,8 @@ console_sessions = Table(
     _ts("revoked_at", nullable=True),
 )
 
+evidence_revisions.append_column(Column("citation", Text, nullable=True))  # migration 0015
+
 # Captures (migration 0015): the HTTP exchanges (or uploaded file) each evidence revision
 # was written from. Bodies live once per SHA-256 in `capture_blobs`, zlib-compressed.
 capture_blobs = Table(

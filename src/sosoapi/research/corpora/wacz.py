@@ -206,7 +206,8 @@ def _write_parts(
             url = answered[0] if answered else content["provenance"].get("source_url") or ""
             pages.write(json.dumps(_page(record, content, url), ensure_ascii=False) + "\n")
             key = bibtex_key(record.evidence_id, record.revision)
-            item = csl_item(key, content, content.get("citation"))
+            citation = json.loads(record.citation) if record.citation else None
+            item = csl_item(key, content, citation)
             csl.append(item)
             bib.write(bibtex_entry(key, item) + "\n")
             items.append(
@@ -216,6 +217,7 @@ def _write_parts(
                     "kind": record.kind,
                     "content_digest": record.digest,
                     "url": url,
+                    "citation": citation,
                     "captures": [
                         {"role": c.role, "url": c.url, "body_sha256": c.body_sha256} for c in kept
                     ],

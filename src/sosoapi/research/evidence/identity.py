@@ -55,7 +55,10 @@ def content_digest(result: RetrieveResult) -> str:
 
 
 def evidence_write(
-    workspace_id: str, result: RetrieveResult, captures: tuple[CaptureWrite, ...] = ()
+    workspace_id: str,
+    result: RetrieveResult,
+    captures: tuple[CaptureWrite, ...] = (),
+    citation: dict[str, Any] | None = None,
 ) -> EvidenceWrite | None:
     """The evidence a result becomes: only `ready` and `partial` results become evidence,
     with the `captures` of what it was read from (kept with a new revision only)."""
@@ -81,4 +84,5 @@ def evidence_write(
         content=canonical_json(result.wire()),
         passages=passages_of(result),
         captures=captures,
+        citation=canonical_json(citation) if citation else None,
     )

@@ -27,6 +27,7 @@ class Captured:
 
     result: RetrieveResult
     captures: tuple[CaptureWrite, ...] = ()
+    citation: dict[str, Any] = field(default_factory=dict)  # extract.citation's fields
 
 
 @dataclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
 from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
@@ -31,6 +32,7 @@ class Draft:
     language: str | None = None
     conditions: list[Condition] = field(default_factory=list)
     retry_after_seconds: int | None = None
+    citation: dict[str, Any] = field(default_factory=dict)  # kept beside the result
 
     def add(self, reason: Reason, *, usable: bool = False) -> Draft:
         status = status_of(reason, usable=usable, captions=self.kind == "published_captions")

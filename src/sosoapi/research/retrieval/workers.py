@@ -234,7 +234,7 @@ class ReceiptWorkers:
         now = self.clock()
         result = read.result
         kept = read.captures if self.settings.keep_captures else ()
-        item = evidence_write(record.workspace_id, result, kept)
+        item = evidence_write(record.workspace_id, result, kept, read.citation)
         text = result.model_dump_json()
         settled = await self._when_stored(
             lambda: self.retrievals.settle(

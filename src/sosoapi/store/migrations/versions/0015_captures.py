@@ -1,4 +1,5 @@
-"""Captures: the HTTP exchange (or uploaded bytes) behind each evidence revision.
+"""Captures: the HTTP exchange (or uploaded bytes) behind each evidence revision, and
+the citation fields each revision's page declared.
 
 Revision ID: 0015
 Revises: 0011
@@ -16,6 +17,8 @@ WIDE = sa.BigInteger().with_variant(sa.Integer, "sqlite")
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("evidence_revisions") as batch:
+        batch.add_column(sa.Column("citation", sa.Text, nullable=True))
     op.create_table(
         "capture_blobs",
         sa.Column("sha256", sa.String(64), primary_key=True),
@@ -48,3 +51,5 @@ def downgrade() -> None:
     op.drop_index("ix_captures_revision", "captures")
     op.drop_table("captures")
     op.drop_table("capture_blobs")
+    with op.batch_alter_table("evidence_revisions") as batch:
+        batch.drop_column("citation")
