@@ -4,7 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: install node-tools demo test lint format bench clean
+PYWB := .venv-pywb/.installed-stamp
+
+.PHONY: install node-tools demo test lint format bench clean pywb
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +14,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test,bench]'
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) $(PYWB)
+
+# pywb, which the replay test opens exported corpora with, in its own virtualenv: it pulls
+# in brotlipy, whose `brotli` module would shadow the brotli package egress decodes with.
+$(PYWB):
+	$(PYTHON) -m venv .venv-pywb
+	.venv-pywb/bin/python -m pip install -q 'pywb>=2.10,<3'
+	touch $(PYWB)
+
+pywb: $(PYWB)
 
 # The pinned Node MCP clients the tests drive sosoapi with, into .node-tools/ (needs npm).
 node-tools:
@@ -40,4 +51,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .demo .node-tools
+	rm -rf $(VENV) .venv-pywb .pytest_cache .ruff_cache .hypothesis .demo .node-tools
