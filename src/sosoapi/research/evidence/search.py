@@ -8,7 +8,6 @@ query, chooses the revisions (latest, or a corpus's pins), pages, and cuts snipp
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
@@ -22,7 +21,13 @@ from sosoapi.extract.passages import searchable
 from sosoapi.research.evidence.scope import corpus_pins, only_with
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import CorporaRepo, SearchIndex
-from sosoapi.store.records import SearchHit
+from sosoapi.store.records import (
+    MAX_SEARCH_OFFSET,
+    BadCursor,
+    SearchHit,
+    decode_search,
+    encode_search,
+)
 
 MAX_PHRASES = 32
 _PHRASE = re.compile(r'"([^"]*)"?|(\S+)')
@@ -45,27 +50,20 @@ def _fingerprint(request: SearchInput) -> str:
     return hashlib.sha256(json.dumps(scope).encode()).hexdigest()[:16]
 
 
-def encode_cursor(offset: int, fingerprint: str) -> str:
-    raw = json.dumps([offset, fingerprint]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
 def decode_cursor(cursor: str | None, fingerprint: str) -> int:
     """The offset a cursor carries; it must come from the same query and scope."""
     if cursor is None:
         return 0
     try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        offset, issued_for = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        if issued_for == fingerprint and isinstance(offset, int) and offset >= 0:
-            return offset
-    except (ValueError, TypeError):
-        pass
-    raise invalid_input(
-        "`cursor` was not issued by this server for this query; pass the `next_cursor` of "
-        "the previous page of the same search, or omit it for the first page.",
-        "cursor",
-    )
+        return decode_search(cursor, fingerprint)
+    except BadCursor as error:
+        raise invalid_input(
+            f"`cursor` was not issued by this server for this query ({error}); pass the "
+            "`next_cursor` of the previous page of the same search, or omit it for the first "
+            f"page. Search pages end after {MAX_SEARCH_OFFSET} results: narrow the query "
+            "to see past them.",
+            "cursor",
+        ) from None
 
 
 def _result(hit: SearchHit) -> SearchResult:
@@ -129,5 +127,7 @@ class EvidenceSearch:
                 limit=request.limit,
             )
         )
-        next_cursor = encode_cursor(offset + len(hits), fingerprint) if more else None
+        following = offset + len(hits)
+        more = more and following <= MAX_SEARCH_OFFSET
+        next_cursor = encode_search(following, fingerprint) if more else None
         return Outcome(SearchOutput(results=[_result(h) for h in hits], next_cursor=next_cursor))

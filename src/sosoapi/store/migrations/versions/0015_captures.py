@@ -2,14 +2,14 @@
 the citation fields each revision's page declared.
 
 Revision ID: 0015
-Revises: 0011
+Revises: 0012
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0015"
-down_revision = "0011"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
