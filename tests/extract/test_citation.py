@@ -24,6 +24,8 @@ def test_highwire_tags_win_and_every_field_names_its_tag() -> None:
             '<meta property="article:modified_time" content="2024-03-06T10:00:00Z">'
             '<meta name="DC.publisher" content="Gazette Media Ltd">'
             '<link rel="canonical" href="/2024/harbour">'
+            '<script type="application/ld+json">{"@type": "Article", "author": "Json Person",'
+            ' "datePublished": "2001-01-01", "dateModified": "2024-03-07"}</script>'
         ),
         None,
         BASE,
@@ -37,8 +39,7 @@ def test_highwire_tags_win_and_every_field_names_its_tag() -> None:
         "published": {"value": "2024-03-05", "source": "citation_meta",
                       "key": "citation_publication_date"},
         "site_name": {"value": "Harbour Gazette", "source": "opengraph", "key": "og:site_name"},
-        "modified": {"value": "2024-03-06T10:00:00Z", "source": "opengraph",
-                     "key": "article:modified_time"},
+        "modified": {"value": "2024-03-07", "source": "json_ld", "key": "dateModified"},
         "publisher": {"value": "Gazette Media Ltd", "source": "dublin_core", "key": "dc.publisher"},
         "canonical_url": {"value": "https://news.example/2024/harbour", "source": "link_canonical",
                           "key": "canonical"},
