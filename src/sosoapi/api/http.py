@@ -148,6 +148,42 @@ def _export_route(
     return endpoint
 
 
+def _export_openapi() -> dict[str, Any]:
+    """The export's parameters, security and answers, as the other operations declare theirs."""
+    uuid_schema = {"type": "string", "format": "uuid"}
+    problem = {"content": {PROBLEM_JSON: {"schema": PROBLEM_SCHEMA}}}
+    return {
+        "security": OPERATION_SECURITY,
+        "parameters": [
+            {"name": "workspace_id", "in": "query", "required": True, "schema": uuid_schema},
+            {"name": "corpus_id", "in": "query", "required": True, "schema": uuid_schema},
+            {
+                "name": "revision",
+                "in": "query",
+                "required": False,
+                "description": "the corpus revision; the latest when absent",
+                "schema": {"type": "integer", "minimum": 1, "maximum": 9007199254740991},
+            },
+        ],
+        "responses": {
+            "200": {
+                "description": "The WACZ package (docs/archive.md)",
+                "content": {WACZ_TYPE: {"schema": {"type": "string", "format": "binary"}}},
+            },
+            **{
+                code: {"description": text, **problem}
+                for code, text in (
+                    ("400", "Invalid input"),
+                    ("401", "Authentication required"),
+                    ("403", "Forbidden"),
+                    ("404", "Not found"),
+                    ("503", "The database is unavailable; retry"),
+                )
+            },
+        },
+    }
+
+
 def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
     problem = {"content": {PROBLEM_JSON: {"schema": PROBLEM_SCHEMA}}}
     output = {k: v for k, v in contract["outputSchema"].items() if k != "$schema"}
@@ -244,6 +280,7 @@ def create_http_app(
         description="A WACZ package (WARC captures, CDXJ index, pages, CSL-JSON and BibTeX "
         "bibliography, corpus.json); query: workspace_id, corpus_id, revision (optional). "
         "The permission check is sosoapi_research_corpora_get's.",
+        openapi_extra=_export_openapi(),
         include_in_schema=True,
     )
     _refuse_other_methods(api)
