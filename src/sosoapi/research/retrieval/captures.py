@@ -51,7 +51,8 @@ class Recorder:
                     _of_hop(hop, last=i == len(outcome.hops) - 1)
                     for i, hop in enumerate(outcome.hops)
                 )
-            elif outcome.retrieved_at is not None:  # an upload: the file's bytes, no exchange
+            elif outcome.final_url is None and outcome.retrieved_at is not None:
+                # an upload (no URL, no exchange): the file's bytes
                 kept.append(_of_upload(outcome, upload_url))
         return tuple(kept)
 
