@@ -73,13 +73,15 @@ async def test_the_exported_corpus_replays_in_pywb_in_chromium_offline(
             [pywb("wb-manager"), *args], cwd=tmp_path, capture_output=True, text=True
         )
         assert done.returncode == 0, done.stderr
-    vtt_url, old_url = origin.url("/talk.vtt"), origin.url("/old")
+    vtt_url, old_url, copy_url = (origin.url(p) for p in ("/talk.vtt", "/old", "/copy"))
     origin.stop()  # the publisher is gone: only the archive can answer now
     with Wayback(tmp_path) as wayback:
         base = f"http://127.0.0.1:{wayback.port}/c"
         async with httpx.AsyncClient() as http:
             raw = await http.get(f"{base}/id_/{vtt_url}")
+            copy = await http.get(f"{base}/id_/{copy_url}")  # archived as a revisit record
         assert raw.status_code == 200 and raw.content == VTT  # the caption file, byte for byte
+        assert copy.status_code == 200 and "harbour wall was rebuilt" in copy.text
         async with browser_page() as page:
             elsewhere: list[str] = []
 
