@@ -142,7 +142,8 @@ class Egress:
             if settings.robots_txt == "obey"
             else None
         )
-        # Bodies in flight cost up to max_body_bytes each: bound them process-wide.
+        # Bodies in flight cost up to max_body_bytes each (twice that for a compressed body,
+        # whose raw bytes are kept for its capture): bound them process-wide.
         self._capacity = asyncio.Semaphore(settings.max_concurrent_fetches)
 
     async def aclose(self) -> None:
