@@ -47,3 +47,9 @@ def test_no_other_module_reads_the_environment() -> None:
         if any(k in p.read_text("utf-8") for k in ("os.environ", "os.getenv", "envvar="))
     )
     assert readers == ["config.py"]
+
+
+@pytest.mark.parametrize(("value", "kept"), [("", True), ("1", True), ("0", False), ("off", False)])
+def test_keep_captures_is_on_unless_turned_off(tmp_path: Path, value: str, kept: bool) -> None:
+    assert _settings(tmp_path, SOSOAPI_KEEP_CAPTURES=value).receipts.keep_captures is kept
+    assert Settings.from_env({"SOSOAPI_HOME": str(tmp_path)}).receipts.keep_captures is True

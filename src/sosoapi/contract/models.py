@@ -180,6 +180,35 @@ class EvidenceGetInput(Wire):
     revision: Revision | None = None
 
 
+CitationSource = Literal["citation_meta", "json_ld", "dublin_core", "opengraph", "link_canonical"]
+CitedText = Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class CitedValue(Wire):
+    """One citation field as the page declared it, and the tag it came from."""
+
+    value: CitedText
+    source: CitationSource
+    key: Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class CitedNames(Wire):
+    value: Annotated[list[CitedText], Field(min_length=1, max_length=50)]
+    source: CitationSource
+    key: Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class Citation(Wire):
+    """What the source page declared for citing it (absent fields were not declared)."""
+
+    authors: CitedNames | None = None
+    site_name: CitedValue | None = None
+    publisher: CitedValue | None = None
+    published: CitedValue | None = None
+    modified: CitedValue | None = None
+    canonical_url: CitedValue | None = None
+
+
 class Evidence(Wire):
     id: UUIDStr
     workspace_id: UUIDStr
@@ -193,6 +222,7 @@ class Evidence(Wire):
     provenance: Provenance
     content_digest: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
     created_at: Timestamp
+    citation: Citation | None = None  # None: not an HTML page, or it declared nothing
 
 
 class EvidenceGetOutput(Wire):

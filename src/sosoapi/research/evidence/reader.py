@@ -7,6 +7,7 @@ import json
 import anyio
 
 from sosoapi.contract.models import (
+    Citation,
     Evidence,
     EvidenceGetInput,
     EvidenceGetOutput,
@@ -49,6 +50,9 @@ class EvidenceReader:
                     provenance=stored.provenance,
                     content_digest=record.digest,
                     created_at=record.created_at,
+                    citation=(
+                        Citation.model_validate_json(record.citation) if record.citation else None
+                    ),
                 )
             )
         )

@@ -16,10 +16,10 @@ import anyio
 
 from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ErrorCode, ServiceError, SosoapiError, invalid_input
-from sosoapi.contract.models import RetrieveResult
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
-from sosoapi.research.retrieval.reading import read_source
+from sosoapi.research.retrieval.captures import Captured
+from sosoapi.research.retrieval.reading import read_captured
 
 UPLOAD_URL = "upload:local-file"
 MEDIA_BY_SUFFIX = {
@@ -149,7 +149,7 @@ def _read_bounded(fd: int, max_bytes: int) -> tuple[bytes, bool]:
 
 async def read_upload(
     path_text: str, kind: str, language: str | None, max_bytes: int, roots: Sequence[Path]
-) -> RetrieveResult:
+) -> Captured:
     """Read the file through the page pipeline; gone or swapped since the check: not_found."""
     try:
         fd, media = await anyio.to_thread.run_sync(open_upload, path_text, kind, roots)
@@ -175,4 +175,4 @@ async def read_upload(
             retrieved_at=read_at,
         )
 
-    return await read_source(fetch, kind, UPLOAD_URL, language)
+    return await read_captured(fetch, kind, UPLOAD_URL, language)
