@@ -226,11 +226,19 @@ def evidence() -> None:
 @click.argument("evidence_id")
 @WORKSPACE
 @click.option("--revision", type=int, default=None)
-def evidence_get(evidence_id: str, workspace_id: str | None, revision: int | None) -> None:
+@click.option("--offset", type=int, default=None, help="read on from here (a previous next_offset)")
+@click.option("--length", type=int, default=None, help="at most this many characters (20000)")
+def evidence_get(
+    evidence_id: str,
+    workspace_id: str | None,
+    revision: int | None,
+    offset: int | None,
+    length: int | None,
+) -> None:
     _workspace_call(
         "sosoapi_research_evidence_get",
         workspace_id,
-        {"evidence_id": evidence_id, "revision": revision},
+        {"evidence_id": evidence_id, "revision": revision, "offset": offset, "length": length},
     )
 
 

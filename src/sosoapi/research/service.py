@@ -75,7 +75,7 @@ class ResearchService:
         projects = ProjectService(store, clock)
         corpora = CorpusService(store, clock)
         evidence = EvidenceReader(store.evidence)
-        search = EvidenceSearch(store.search, store.corpora)
+        search = EvidenceSearch(store.search, store.corpora, store.evidence)
         quotes = QuoteCheck(store.evidence, store.corpora)
         diffs = RevisionDiff(store.evidence)
         self.operations: dict[str, Operation] = {}

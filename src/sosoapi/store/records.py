@@ -219,6 +219,7 @@ class EvidenceWrite:
     digest: str
     content: str
     passages: tuple[PassageRecord, ...] = ()
+    whole: str | None = None  # canonical JSON of the whole text and cues, when cut
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +232,7 @@ class EvidenceRevisionRecord:
     digest: str
     content: str
     created_at: datetime
+    whole: str | None = None  # the whole text and cues `content` was cut from, if it was
 
 
 @dataclass(frozen=True, slots=True)

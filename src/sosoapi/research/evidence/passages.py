@@ -13,14 +13,15 @@ from sosoapi.store.records import PassageRecord
 
 
 def passages_of(result: RetrieveResult) -> tuple[PassageRecord, ...]:
-    body = result.text
+    """The passages of the whole text and cues (offsets into the whole text)."""
+    body = result.whole_text
     rows = [
         PassageRecord(part, 0, 0, None, None, searchable(value))
         for part, value in (("title", result.title), ("description", result.description))
         if value
     ]
-    if result.segments:
-        segments = [(s.text, s.start_ms, s.end_ms) for s in result.segments]
+    if result.whole_segments:
+        segments = [(s.text, s.start_ms, s.end_ms) for s in result.whole_segments]
         rows += [
             PassageRecord(
                 "text", c.start, c.end, c.start_ms, c.end_ms, searchable(body[c.start : c.end])

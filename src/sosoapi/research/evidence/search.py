@@ -19,9 +19,10 @@ from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchResult, Snippet
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.extract.passages import searchable
-from sosoapi.research.evidence.scope import corpus_pins, only_with
+from sosoapi.research.evidence.anchors import anchor
+from sosoapi.research.evidence.scope import corpus_pins, only_with, stored_revision
 from sosoapi.research.operation import Call, Outcome
-from sosoapi.research.ports import CorporaRepo, SearchIndex
+from sosoapi.research.ports import CorporaRepo, EvidenceRepo, SearchIndex
 from sosoapi.store.records import SearchHit
 
 MAX_PHRASES = 32
@@ -68,15 +69,19 @@ def decode_cursor(cursor: str | None, fingerprint: str) -> int:
     )
 
 
-def _result(hit: SearchHit) -> SearchResult:
+def _result(hit: SearchHit, text: str | None) -> SearchResult:
+    """A hit shaped for the contract; `text` is the revision's whole text (snippet offsets
+    point into it), None to read it from the hit's content."""
     content = RetrieveResult.model_validate_json(hit.content)
+    text = content.text if text is None else text
     snippets = [
         Snippet(
-            text=content.text[s.start : s.end],
+            text=text[s.start : s.end],
             start=s.start,
             end=s.end,
             start_ms=s.start_ms,
             end_ms=s.end_ms,
+            anchor=anchor(text, s.start, s.end, hit.source_url),
         )
         for s in hit.snippets
         if s.end > s.start
@@ -93,9 +98,25 @@ def _result(hit: SearchHit) -> SearchResult:
 
 
 class EvidenceSearch:
-    def __init__(self, search: SearchIndex, corpora: CorporaRepo) -> None:
+    def __init__(
+        self, search: SearchIndex, corpora: CorporaRepo, evidence: EvidenceRepo | None = None
+    ) -> None:
         self.index = search
         self.corpora = corpora
+        self.evidence = evidence
+
+    def _whole_texts(self, workspace_id: str, hits: list[SearchHit]) -> dict[tuple[str, int], str]:
+        """The whole text of each hit's revision: snippets past the receipt's bound are cut
+        from it."""
+        if self.evidence is None or not hits:
+            return {}
+        pairs = [(h.evidence_id, h.revision) for h in hits]
+        records = self.evidence.revisions(workspace_id, pairs)
+        return {
+            (r.evidence_id, r.revision): stored_revision(r).text
+            for r in records
+            if r.whole is not None
+        }
 
     async def search(self, call: Call[SearchInput]) -> Outcome:
         request = call.input
@@ -129,5 +150,7 @@ class EvidenceSearch:
                 limit=request.limit,
             )
         )
+        wholes = await anyio.to_thread.run_sync(self._whole_texts, call.workspace_id, hits)
+        results = [_result(h, wholes.get((h.evidence_id, h.revision))) for h in hits]
         next_cursor = encode_cursor(offset + len(hits), fingerprint) if more else None
-        return Outcome(SearchOutput(results=[_result(h) for h in hits], next_cursor=next_cursor))
+        return Outcome(SearchOutput(results=results, next_cursor=next_cursor))

@@ -31,6 +31,8 @@ class Draft:
     language: str | None = None
     conditions: list[Condition] = field(default_factory=list)
     retry_after_seconds: int | None = None
+    whole_text: str | None = None  # the evidence's whole text when `text` was cut from it
+    whole_segments: list[Segment] | None = None
 
     def add(self, reason: Reason, *, usable: bool = False) -> Draft:
         status = status_of(reason, usable=usable, captions=self.kind == "published_captions")
@@ -40,7 +42,8 @@ class Draft:
     def finish(self, settled_at: datetime) -> RetrieveResult:
         status, reason, warnings = decide(self.conditions)
         keep_content = status in (Status.READY, Status.PARTIAL, Status.EMPTY)
-        return RetrieveResult(
+        usable = status in (Status.READY, Status.PARTIAL)
+        result = RetrieveResult(
             kind=self.kind,
             status=status,
             text=self.text if status in (Status.READY, Status.PARTIAL) else "",
@@ -64,3 +67,6 @@ class Draft:
                 else None
             ),
         )
+        if not usable:
+            return result
+        return result.with_whole(self.whole_text, self.whole_segments)
