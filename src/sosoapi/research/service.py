@@ -183,7 +183,14 @@ class ResearchService:
         request = call.input
 
         async def reader(kind: str, path: str, language: str | None) -> RetrieveResult:
-            return await read_upload(path, kind, language, self.max_upload_bytes, self.upload_roots)
+            return await read_upload(
+                path,
+                kind,
+                language,
+                self.max_upload_bytes,
+                self.upload_roots,
+                whole_max=self.receipts.settings.evidence_text_max,
+            )
 
         output = await self.receipts.upload(
             request,

@@ -20,7 +20,8 @@ _EDGE_WORDS = 5  # words of a long span's start and end in a text fragment
 _CONTEXT_WORDS = 3  # words of prefix or suffix in a text fragment
 _SHORT = 80  # a span up to this long is given whole in a text fragment
 _WORD = re.compile(r"\S+")
-# Text Fragments reserve `-`, `,` and `&` inside a directive: those are percent-encoded too.
+# Text Fragments reserve `-`, `,` and `&` inside a directive: those are percent-encoded too
+# (`quote` leaves `-` alone, as an unreserved URL character).
 _SAFE = ""
 
 
@@ -41,7 +42,7 @@ def anchor(text: str, start: int, end: int, source_url: str | None) -> Anchor:
 
 
 def _encode(words: list[str]) -> str:
-    return quote(" ".join(words), safe=_SAFE)
+    return quote(" ".join(words), safe=_SAFE).replace("-", "%2D")
 
 
 def fragment_url(source_url: str, text: str, start: int, end: int) -> str | None:
