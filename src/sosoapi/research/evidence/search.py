@@ -98,9 +98,7 @@ def _result(hit: SearchHit, text: str | None) -> SearchResult:
 
 
 class EvidenceSearch:
-    def __init__(
-        self, search: SearchIndex, corpora: CorporaRepo, evidence: EvidenceRepo | None = None
-    ) -> None:
+    def __init__(self, search: SearchIndex, corpora: CorporaRepo, evidence: EvidenceRepo) -> None:
         self.index = search
         self.corpora = corpora
         self.evidence = evidence
@@ -108,7 +106,7 @@ class EvidenceSearch:
     def _whole_texts(self, workspace_id: str, hits: list[SearchHit]) -> dict[tuple[str, int], str]:
         """The whole text of each hit's revision: snippets past the receipt's bound are cut
         from it."""
-        if self.evidence is None or not hits:
+        if not hits:
             return {}
         pairs = [(h.evidence_id, h.revision) for h in hits]
         records = self.evidence.revisions(workspace_id, pairs)
