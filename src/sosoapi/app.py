@@ -13,11 +13,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
 
+import anyio
 from fastapi import FastAPI
 
 from sosoapi.api.http import create_http_app, public_base
 from sosoapi.auth.oauth import OAuthGrants
 from sosoapi.auth.permission import Guard
+from sosoapi.clock import utcnow
 from sosoapi.config import Settings
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.egress.gate import Egress
@@ -29,10 +31,13 @@ from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.review.sessions import ConsoleSessions
 from sosoapi.research.review.views import Review
 from sosoapi.research.service import ResearchService
+from sosoapi.store.database import exposed_files
+from sosoapi.store.records import StoreUnavailable
 from sosoapi.store.store import Store
 from sosoapi.web.client_secrets import ClientSecretHasher
 from sosoapi.web.console import add_console
 from sosoapi.web.oauth import oauth_server
+from sosoapi.web.registration import RegistrationGate
 
 log = logging.getLogger("sosoapi")
 
@@ -45,7 +50,11 @@ class Application:
         self.store = Store(settings.database_url, pool_size=settings.database_pool_size)
         self.guard = Guard(self.store.auth)
         self.oauth = OAuthGrants(self.store.oauth, self.guard)
-        self.egress = egress or Egress(settings.egress, pacing=self.store.pacing.reserve)
+        self.egress = egress or Egress(
+            settings.egress,
+            pacing=self.store.pacing.reserve_slot,
+            release=self.store.pacing.release,
+        )
         self.offload = Offload(settings.parse_workers)
         reader = partial(_read, self.egress, settings.receipts.evidence_text_max)
         self.receipts = ReceiptService(self.store.retrievals, reader, settings.receipts)
@@ -60,15 +69,49 @@ class Application:
     @asynccontextmanager
     async def running(self) -> AsyncIterator[Application]:
         """Start workers and the sweeper; on exit drain, then close egress and the store."""
+        warn_exposed_files(self.settings.database_url)
         self.offload.start()
         install(self.offload)
         try:
-            async with self.receipts.running():
+            async with self.receipts.running(), anyio.create_task_group() as sweepers:
+                sweepers.start_soon(self._sweep_oauth)
                 freeze_startup_heap()
                 yield self
+                sweepers.cancel_scope.cancel()
         finally:
             await self.egress.aclose()
             self.offload.close()
+
+    async def _sweep_oauth(self) -> None:
+        """Every sweep interval: what open registration leaves behind (auth/oauth.py)."""
+        while True:
+            try:
+                swept = await anyio.to_thread.run_sync(self.oauth.sweep, utcnow())
+                if swept.requests or swept.clients:
+                    log.info("oauth sweep requests=%d clients=%d", swept.requests, swept.clients)
+            except StoreUnavailable:
+                log.warning("oauth sweep skipped: store unavailable")
+            except Exception:
+                log.exception("oauth sweep failed")
+            await anyio.sleep(self.settings.receipts.sweep_interval_seconds)
+
+
+def warn_exposed_files(database_url: str) -> None:
+    """Say on start which data files other local users can read, and the fix.
+
+    New files are made private (store/database.py); files an older version or another
+    tool made may not be, and they hold every evidence and every token and secret hash.
+    """
+    for path, mode in exposed_files(database_url):
+        fix = "chmod 700" if path.is_dir() else "chmod 600"
+        log.warning(
+            "%s is open to other local users (mode %s): it holds the evidence and every "
+            "token and secret hash; fix it with `%s %s`",
+            path,
+            oct(mode),
+            fix,
+            path,
+        )
 
 
 def freeze_startup_heap() -> None:
@@ -94,7 +137,9 @@ def http_app(settings: Settings, *, host: str, port: int, public_url: str | None
     oauth = oauth_server(application.oauth, base)
     mcp = mcp_http(
         application.research,
-        McpAuth(oauth.settings, oauth.provider, ClientSecretHasher),
+        McpAuth(
+            oauth.settings, oauth.provider, lambda sdk: RegistrationGate(ClientSecretHasher(sdk))
+        ),
         host=host,
         base=base,
         profile=settings.profile,
@@ -111,6 +156,7 @@ def http_app(settings: Settings, *, host: str, port: int, public_url: str | None
         base=base,
         max_request_bytes=settings.max_request_bytes,
         pages=oauth.routes,
+        allowed_hosts=settings.allowed_hosts,
     )
     add_console(
         app,

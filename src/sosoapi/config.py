@@ -162,6 +162,9 @@ def egress_from_env(environ: Environ) -> EgressSettings:
         robots_error_seconds=number(
             environ, "SOSOAPI_ROBOTS_ERROR_SECONDS", defaults.robots_error_seconds, float, 1.0
         ),
+        robots_max_crawl_delay=number(
+            environ, "SOSOAPI_ROBOTS_MAX_CRAWL_DELAY", defaults.robots_max_crawl_delay, float, 0.0
+        ),
     )
 
 
@@ -184,6 +187,7 @@ class Settings:
     output_schemas: bool = False
     token: str | None = None
     public_url: str | None = None
+    allowed_hosts: tuple[str, ...] = ()  # more Host names to answer to (api/hosts.py)
     egress: EgressSettings = field(default_factory=EgressSettings)
     receipts: ReceiptSettings = field(default_factory=ReceiptSettings)
     upload_roots: tuple[Path, ...] = ()
@@ -218,6 +222,9 @@ class Settings:
             output_schemas=flag(env, "SOSOAPI_OUTPUT_SCHEMAS"),
             token=env.get("SOSOAPI_TOKEN") or None,
             public_url=env.get("SOSOAPI_PUBLIC_URL") or None,
+            allowed_hosts=tuple(
+                h.strip() for h in env.get("SOSOAPI_ALLOWED_HOSTS", "").split(",") if h.strip()
+            ),
             egress=egress_from_env(env),
             receipts=receipts,
             upload_roots=_roots(env),

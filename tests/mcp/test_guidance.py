@@ -52,3 +52,35 @@ async def test_first_line_names_the_url_and_advises_when_not_ready(
     ready = await call(application, token, workspace_id, ready_url)
     assert f" of {ready_url} (mutation_id " in ready and "status ready" in ready
     assert not any(f"{reason}: " in ready for reason in REASONS)
+
+
+async def test_rate_limited_advice_followed_gets_the_page(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    """The origin's 429 settles the receipt: the advice says a new mutation_id after N
+    seconds (the same one only replays the settled receipt), and doing so gets the page."""
+    import asyncio
+    import re
+
+    workspace_id, token = owner
+    answers = iter([429, 200])
+
+    def limited(handler) -> None:  # 429 with Retry-After: 1, then the page
+        status = next(answers, 200)
+        body = b"<html><body><p>The page after the wait.</p></body></html>"
+        handler.send_response(status)
+        if status == 429:
+            handler.send_header("Retry-After", "1")
+        handler.send_header("Content-Type", "text/html")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    origin.routes["/limited"] = limited
+    url = origin.url("/limited")
+    first = await call(application, token, workspace_id, url)
+    assert "rate_limited" in first and "new mutation_id" in first, first
+    wait = int(re.search(r"after (\d+) seconds", first).group(1))  # type: ignore[union-attr]
+    await asyncio.sleep(wait)
+    again = await call(application, token, workspace_id, url)  # call() uses a new mutation_id
+    assert "status ready" in again, again

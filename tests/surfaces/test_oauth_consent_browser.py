@@ -97,8 +97,6 @@ async def test_approve_in_browser_then_the_client_calls_tools(
     assert exchanged.status_code == 200, exchanged.text
     access = exchanged.json()["access_token"]
     assert await mcp_status(served.base, access) == (200, None)
-    again = await exchange_code(served.base, client_id, returned["code"], verifier, REDIRECT)
-    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
 
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {access}"}) as http,
@@ -109,6 +107,11 @@ async def test_approve_in_browser_then_the_client_calls_tools(
         whoami = await client.call_tool("sosoapi_whoami", {})
         assert whoami.is_error is False
         assert whoami.structured_content["workspaces"][0]["id"] == initialised["WORKSPACE_ID"]
+
+    # The code again is a replay (RFC 6749 4.1.2): refused, and what it issued is revoked.
+    again = await exchange_code(served.base, client_id, returned["code"], verifier, REDIRECT)
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+    assert await mcp_status(served.base, access) == (401, "revoked")
 
 
 async def test_deny_in_browser_redirects_access_denied_and_issues_nothing(

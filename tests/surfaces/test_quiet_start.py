@@ -47,7 +47,7 @@ def test_serve_starts_quietly_and_logs_rebinding_refusal(initialised: dict[str, 
     stderr = server.stderr_text
     assert_quiet(stderr)
     refusal = [line for line in stderr.splitlines() if "evil.example" in line]
-    assert len(refusal) == 1 and "level=warning logger=mcp.server" in refusal[0]
+    assert len(refusal) == 1 and "level=warning logger=sosoapi.api" in refusal[0]
 
 
 def test_stdio_starts_quietly(initialised: dict[str, str]) -> None:

@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sosoapi import __version__
 from sosoapi.api.bodies import BodyLimit, parse_json_body
+from sosoapi.api.hosts import HostCheck, HostPolicy
 from sosoapi.api.problems import PROBLEM_JSON, PROBLEM_SCHEMA, problem_response
 from sosoapi.api.security import OPERATION_SECURITY, security_schemes
 from sosoapi.auth.challenge import bearer_token
@@ -132,6 +133,7 @@ def create_http_app(
     base: str,
     max_request_bytes: int,
     pages: Sequence[BaseRoute] = (),
+    allowed_hosts: Sequence[str] = (),
 ) -> FastAPI:
     """The HTTP API, with the MCP app `mcp` mounted beside it at /mcp, and `pages` (the
     OAuth endpoints and pages, the docs) served before it; `running` is the service's own
@@ -175,6 +177,7 @@ def create_http_app(
     api.router.routes.extend(pages)
     api.mount("/", mcp.app)
     api.add_middleware(BodyLimit, max_bytes=max_request_bytes)
+    api.add_middleware(HostCheck, policy=HostPolicy.build(host, base, allowed_hosts))  # outermost
     return api
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from sosoapi.auth.errors import AuthRefused
 from sosoapi.auth.permission import Guard
-from sosoapi.auth.tokens import hash_token, new_token
+from sosoapi.auth.tokens import approver_lapsed, hash_token, lapsed, new_token
 from sosoapi.contract.errors import SosoapiError
 from sosoapi.store.oauth_repo import OAuthRepository
 from sosoapi.store.records import AuthorizationRecord, ClientRecord, GrantToken, TokenRecord
@@ -27,6 +27,24 @@ REFRESH_TTL = timedelta(days=30)
 REQUEST_TTL = timedelta(minutes=10)
 CODE_TTL = timedelta(minutes=5)
 DOCS_CLIENT_ID = "sosoapi-docs"  # the built-in public client Swagger UI at /docs signs in with
+BUILTIN_CLIENTS = frozenset({DOCS_CLIENT_ID})
+# What open registration may leave behind (docs/oauth.md, "What a flood costs"):
+UNUSED_CLIENT_TTL = timedelta(hours=24)  # a client that never completed a sign-in
+MAX_UNUSED_CLIENTS = 1000  # past it, the oldest such clients are removed
+MAX_PENDING_REQUESTS = 2000  # undecided consent requests; past it, the oldest are removed
+EXCHANGED_CODE_KEPT = timedelta(days=1)  # a used code's row, to catch its replay
+REFRESH_GRACE = timedelta(seconds=30)  # a rotated refresh token may be retried this long
+MAX_LIVE_REFRESH = 5  # live refresh tokens per grant that retries may fork
+
+
+@dataclass(frozen=True, slots=True)
+class Swept:
+    requests: int
+    clients: int
+
+
+class GrantEnded(SosoapiError):
+    """The personal token that approved a grant was revoked or expired: the grant is over."""
 
 
 class ConsentRefused(SosoapiError):
@@ -65,6 +83,7 @@ class OAuthGrants:
     ) -> None:
         secret_hash = hash_token(secret) if secret else None
         self.repo.add_client(ClientRecord(client_id, secret_hash, name, info), now)
+        self.repo.trim_unused_clients(MAX_UNUSED_CLIENTS, BUILTIN_CLIENTS)
 
     def ensure_client(self, client_id: str, name: str, now: datetime) -> None:
         """A built-in public client (the API docs), recorded once so grants can name it."""
@@ -77,9 +96,25 @@ class OAuthGrants:
         """Open a consent request; returns its handle for the consent page URL."""
         request_id = _handle()
         self.repo.open_authorization(
-            hash_token(request_id), client_id, json.dumps(params), now, now + REQUEST_TTL
+            hash_token(request_id),
+            client_id,
+            json.dumps(params),
+            now,
+            now + REQUEST_TTL,
+            max_pending=MAX_PENDING_REQUESTS,
         )
         return request_id
+
+    def sweep(self, now: datetime) -> Swept:
+        """Remove what open registration leaves behind: stale consent requests and codes,
+        and clients that never completed a sign-in within `UNUSED_CLIENT_TTL`."""
+        requests, clients = self.repo.sweep(
+            now,
+            unused_before=now - UNUSED_CLIENT_TTL,
+            exchanged_before=now - EXCHANGED_CODE_KEPT,
+            builtin=BUILTIN_CLIENTS,
+        )
+        return Swept(requests, clients)
 
     def pending(self, request_id: str, now: datetime) -> Pending | None:
         record = self.repo.authorization(hash_token(request_id))
@@ -116,6 +151,7 @@ class OAuthGrants:
             user_id=principal.user_id,
             code_hash=hash_token(code),
             code_expires_at=now + CODE_TTL,
+            approver_token_id=principal.token_id,
         ):
             raise ConsentRefused(_STALE)
         return code, pending
@@ -127,25 +163,52 @@ class OAuthGrants:
         )
         return pending if decided else None
 
-    def code(self, code: str, client_id: str) -> AuthorizationRecord | None:
-        """An approved, unused code of this client (expiry is judged by the caller)."""
+    def code(self, code: str, client_id: str, now: datetime) -> AuthorizationRecord | None:
+        """An approved, unused code of this client (expiry is judged by the caller).
+
+        A code presented again after its exchange is a replay (RFC 6749 4.1.2): whatever
+        the first exchange issued is revoked.
+        """
         record = self.repo.by_code(hash_token(code))
-        if record is None or record.client_id != client_id or record.exchanged_at is not None:
+        if record is None or record.client_id != client_id:
+            return None
+        if record.exchanged_at is not None:
+            self._revoke_code_grant(code, now)
             return None
         return record if record.user_id else None
 
     def exchange(self, code: str, record: AuthorizationRecord, now: datetime) -> Issued:
-        if not self.repo.exchange(hash_token(code), now):
-            raise LookupError("authorization code already used")
+        """Tokens for an approved code, if the approving personal token still holds."""
         params = json.loads(record.params)
-        return self._issue(
-            record.user_id or "",
-            record.client_id,
-            params["scopes"],
-            params["resource"],
-            str(uuid.uuid4()),
-            now,
-        )
+        approver = self._approver(record.approver_token_id, now)
+        try:
+            return self._issue(
+                record.user_id or "",
+                record.client_id,
+                params["scopes"],
+                params["resource"],
+                str(uuid.uuid4()),
+                now,
+                approver=approver,
+                code_hash=hash_token(code),
+            )
+        except LookupError:
+            self._revoke_code_grant(code, now)  # lost the race to another exchange: a replay
+            raise
+
+    def _revoke_code_grant(self, code: str, now: datetime) -> None:
+        grant_id = self.repo.code_grant(hash_token(code))
+        if grant_id is not None:
+            self.repo.revoke_grant(grant_id, now)
+
+    def _approver(self, token_id: str | None, now: datetime) -> TokenRecord | None:
+        """The approving personal token, refused (`GrantEnded`) once revoked or expired."""
+        if token_id is None:
+            return None
+        record = self.guard.repo.token_by_id(token_id)
+        if record is None or lapsed(record, now) is not None:
+            raise GrantEnded("the personal token that approved this sign-in was revoked or expired")
+        return record
 
     def refresh_record(
         self, refresh_token: str, client_id: str, now: datetime
@@ -155,20 +218,49 @@ class OAuthGrants:
         if record is None or record.kind != "oauth_refresh" or record.client_id != client_id:
             return None
         if record.revoked_at is not None:
+            if (
+                self._in_grace(record, now)
+                and approver_lapsed(record, now) is None
+                and self.repo.live_refresh_tokens(record.grant_id or "", now) > 0
+            ):
+                return record  # a racing or retried refresh of the same client: rotate() says
             if record.grant_id:  # replay of a rotated token: assume theft, end the grant
+                self.repo.revoke_grant(record.grant_id, now)
+            return None
+        if lapsed(record, now) is not None:  # expired, or its approving token ended
+            if record.grant_id:
                 self.repo.revoke_grant(record.grant_id, now)
             return None
         return record
 
     def rotate(self, record: TokenRecord, scopes: list[str], now: datetime) -> Issued:
-        return self._issue(
-            record.user_id,
-            record.client_id or "",
-            scopes,
-            record.resource or "",
-            record.grant_id or str(uuid.uuid4()),
-            now,
-            rotate=record,
+        """A new pair for a refresh token; it is used up (rotation) unless this is a retry.
+
+        Refreshes race: a client's parallel refreshes, or a retry whose first answer was
+        lost, present one refresh token more than once. Within `REFRESH_GRACE` of its
+        rotation, while its grant is live, the same client gets a fresh pair of the same
+        grant instead of tripping reuse detection (at most `MAX_LIVE_REFRESH` live refresh
+        tokens per grant); later, a rotated token is a replay and ends the grant.
+        """
+        approver = self._approver(record.approved_by, now)
+        grant_id = record.grant_id or str(uuid.uuid4())
+        args = (record.user_id, record.client_id or "", scopes, record.resource or "")
+        if record.revoked_at is None:
+            try:
+                return self._issue(*args, grant_id, now, approver=approver, rotate=record)
+            except LookupError:  # another refresh rotated it a moment ago
+                fresh = self.guard.repo.token_by_id(record.id)
+                if fresh is None or not self._in_grace(fresh, now):
+                    raise
+                record = fresh
+        return self._issue(*args, grant_id, now, approver=approver, retry_of=record)
+
+    @staticmethod
+    def _in_grace(record: TokenRecord, now: datetime) -> bool:
+        return (
+            record.grant_id is not None
+            and record.revoked_at is not None
+            and now - record.revoked_at <= REFRESH_GRACE
         )
 
     def revoke(self, token: str, now: datetime) -> None:
@@ -184,14 +276,21 @@ class OAuthGrants:
         resource: str,
         grant_id: str,
         now: datetime,
+        approver: TokenRecord | None = None,
         rotate: TokenRecord | None = None,
+        code_hash: str | None = None,
+        retry_of: TokenRecord | None = None,
     ) -> Issued:
+        """Issue a grant's pair; neither outlives the personal token that approved it."""
         access, refresh = new_token(), new_token()
         client = self.repo.client(client_id)
+        ends = approver.expires_at if approver else None
+        access_until = min(now + ACCESS_TTL, ends) if ends else now + ACCESS_TTL
+        refresh_until = min(now + REFRESH_TTL, ends) if ends else now + REFRESH_TTL
         self.repo.issue(
             [
-                GrantToken("oauth_access", hash_token(access), now + ACCESS_TTL),
-                GrantToken("oauth_refresh", hash_token(refresh), now + REFRESH_TTL),
+                GrantToken("oauth_access", hash_token(access), access_until),
+                GrantToken("oauth_refresh", hash_token(refresh), refresh_until),
             ],
             user_id=user_id,
             client_id=client_id,
@@ -200,9 +299,13 @@ class OAuthGrants:
             grant_id=grant_id,
             label=f"oauth: {client.client_name if client else client_id}",
             now=now,
+            approved_by=approver.id if approver else None,
             rotate=rotate,
+            code_hash=code_hash,
+            retry=(retry_of, now - REFRESH_GRACE, MAX_LIVE_REFRESH) if retry_of else None,
         )
-        return Issued(access, refresh, int(ACCESS_TTL.total_seconds()), sorted(scopes))
+        expires_in = max(1, int((access_until - now).total_seconds()))
+        return Issued(access, refresh, expires_in, sorted(scopes))
 
 
 _STALE = (

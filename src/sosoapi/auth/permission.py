@@ -20,7 +20,15 @@ from sosoapi.auth.errors import (
     ReadOnlyRole,
     ResearchDisabled,
 )
-from sosoapi.auth.tokens import RESEARCH_SCOPE, Principal, hash_token, principal_of, refusal
+from sosoapi.auth.tokens import (
+    RESEARCH_SCOPE,
+    Principal,
+    approver_lapsed,
+    hash_token,
+    lapsed_at,
+    principal_of,
+    refusal,
+)
 from sosoapi.store.auth_repo import AuthRepository
 from sosoapi.store.records import WorkspaceRecord
 
@@ -65,9 +73,12 @@ class Guard:
                 "(OAuth clients: sign in again).",
             )
         if reason is not None:
-            when = record.revoked_at if reason == "revoked" else record.expires_at
+            when = lapsed_at(record, reason, now)
+            ended = approver_lapsed(record, now)
+            why = f"; its grant ended: the personal token that approved it was {ended}"
+            why = why if ended else ""
             raise BadToken(
-                f"The bearer token was {reason} at {when.isoformat() if when else '?'}",
+                f"The bearer token was {reason} at {when.isoformat() if when else '?'}{why}",
                 "mint a new one with `sosoapi tokens create` (OAuth clients: refresh or sign "
                 "in again).",
             )

@@ -39,11 +39,43 @@ def refusal(record: TokenRecord | None, now: datetime) -> str | None:
     """Why a stored token does not authenticate (unknown, revoked, expired), or None."""
     if record is None or record.kind not in BEARER_KINDS:
         return "unknown"
+    return lapsed(record, now)
+
+
+def lapsed(record: TokenRecord, now: datetime) -> str | None:
+    """Revoked or expired, itself or (an OAuth token) the personal token that approved it.
+
+    A grant never outlives the approval: when that personal token is revoked or expires,
+    every token of the grant stops working at once, access and refresh alike.
+    """
     if record.revoked_at is not None:
         return "revoked"
     if record.expires_at is not None and record.expires_at <= now:
         return "expired"
+    return approver_lapsed(record, now)
+
+
+def approver_lapsed(record: TokenRecord, now: datetime) -> str | None:
+    approver = record.approver
+    if record.approved_by is None or approver is None:
+        return None
+    if not approver.found or approver.revoked_at is not None:
+        return "revoked"
+    if approver.expires_at is not None and approver.expires_at <= now:
+        return "expired"
     return None
+
+
+def lapsed_at(record: TokenRecord, reason: str, now: datetime) -> datetime | None:
+    """When the token (or the approval it rests on) was revoked or expired."""
+    if reason == "revoked" and record.revoked_at is not None:
+        return record.revoked_at
+    if reason == "expired" and record.expires_at is not None and record.expires_at <= now:
+        return record.expires_at
+    approver = record.approver
+    if approver is None:
+        return None
+    return approver.revoked_at if reason == "revoked" else approver.expires_at
 
 
 def principal_of(record: TokenRecord) -> Principal:

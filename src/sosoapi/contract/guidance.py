@@ -67,7 +67,8 @@ REASONS: dict[Reason, tuple[str, str]] = {
     ),
     Reason.RATE_LIMITED: (
         "the origin (or this server's politeness limit) asked to slow down",
-        "replay the same mutation_id after {retry_after} seconds",
+        "retry with a new mutation_id after {retry_after} seconds (a settled mutation_id "
+        "is never read again)",
     ),
     Reason.RESPONSE_TOO_LARGE: (
         "the body exceeded the size limit",

@@ -14,6 +14,7 @@ import functools
 import logging
 import os
 import ssl
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,7 +28,7 @@ from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
 from sosoapi.egress.network import Pin, PinnedBackend, Proxy, UnpinnedDial, pinned
 from sosoapi.egress.policy import is_admitted, judge_url
-from sosoapi.egress.politeness import Politeness, Reserve
+from sosoapi.egress.politeness import Politeness, Release, Reserve
 from sosoapi.egress.pools import OriginPools
 from sosoapi.egress.resolver import (
     NameNotFound,
@@ -59,6 +60,10 @@ class _Progress:
 
     url: str | None = None
     waiting_for_slot: bool = False
+    slot_at: float | None = None  # monotonic time of our reserved start to the origin
+
+    def reserved(self, at: float) -> None:
+        self.slot_at = at
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +101,12 @@ class Egress:
         resolver: Resolver | None = None,
         network_backend: httpcore.AsyncNetworkBackend | None = None,
         pacing: Reserve | None = None,
+        release: Release | None = None,
     ) -> None:
         """`resolver` replaces DNS (pins from settings still come first); `network_backend`
         is the raw dialler under the pinning layer (tests use it to watch every dial);
-        `pacing` reserves per-origin starts across instances (the store's pacing table)."""
+        `pacing` reserves per-origin starts across instances (the store's pacing table)
+        and `release` gives back one whose read gave up waiting."""
         self._settings = settings
         self._resolver = PinnedResolver(settings.resolve, resolver or SystemResolver())
         context = build_ssl_context(settings.ca_bundle)
@@ -118,7 +125,11 @@ class Egress:
             )
         )
         self._politeness = Politeness(
-            settings.per_origin_concurrency, settings.per_origin_min_interval, pacing
+            settings.per_origin_concurrency,
+            settings.per_origin_min_interval,
+            pacing,
+            max_crawl_delay=settings.robots_max_crawl_delay,
+            release=release,
         )
         self._robots = (
             Robots(
@@ -156,7 +167,9 @@ class Egress:
                 return await self._follow(url, tuple(a.lower() for a in accept), progress)
         except TimeoutError:
             if progress.waiting_for_slot:  # politeness or process capacity: retry later
-                retry = clamp_retry_after(self._settings.per_origin_min_interval)
+                # Never earlier than the origin's real next start (the one we gave back).
+                free_in = (progress.slot_at or 0.0) - time.monotonic()
+                retry = clamp_retry_after(max(self._settings.per_origin_min_interval, free_in))
                 return FetchOutcome(
                     Reason.RATE_LIMITED, final_url=progress.url, retry_after_seconds=retry
                 )
@@ -205,7 +218,9 @@ class Egress:
         try:
             progress.waiting_for_slot = True
             async with (
-                self._politeness.slot(f"{target.host}:{target.port}", crawl_delay),
+                self._politeness.slot(
+                    f"{target.host}:{target.port}", crawl_delay, progress.reserved
+                ),
                 self._capacity,
             ):
                 progress.waiting_for_slot = False

@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 
 _PRUNE_ABOVE = 4096
 log = logging.getLogger("sosoapi.egress")
-Reserve = Callable[[str, float], float]  # (origin, interval) -> seconds until our start
+# (origin, interval) -> (seconds until our start, the start as reserved)
+Reserve = Callable[[str, float], tuple[float, float]]
+Release = Callable[[str, float, float], bool]  # (origin, interval, start) -> given back
 
 
 @dataclass
@@ -34,20 +36,39 @@ class Politeness:
     """A concurrency limit and a minimum start interval per origin key."""
 
     def __init__(
-        self, concurrency: int, min_interval: float, shared: Reserve | None = None
+        self,
+        concurrency: int,
+        min_interval: float,
+        shared: Reserve | None = None,
+        *,
+        max_crawl_delay: float = 10.0,
+        release: Release | None = None,
     ) -> None:
         self._concurrency = concurrency
         self._min_interval = min_interval
+        self._max_crawl_delay = max_crawl_delay
         self._shared = shared
+        self._release = release
         self._origins: dict[str, _OriginState] = {}
 
     def interval(self, crawl_delay: float | None) -> float:
-        """The spacing of starts to an origin: ours, or the publisher's when longer."""
-        return max(self._min_interval, crawl_delay or 0.0)
+        """The spacing of starts to an origin: ours, or the publisher's when longer, up to
+        `max_crawl_delay` (SOSOAPI_ROBOTS_MAX_CRAWL_DELAY): a `Crawl-delay: 30` must not
+        let one origin's queue outlast every read's deadline."""
+        return max(self._min_interval, min(crawl_delay or 0.0, self._max_crawl_delay))
 
     @contextlib.asynccontextmanager
-    async def slot(self, origin: str, crawl_delay: float | None = None) -> AsyncIterator[None]:
-        """Hold one of `origin`'s request slots for the duration of the block."""
+    async def slot(
+        self,
+        origin: str,
+        crawl_delay: float | None = None,
+        starts_at: Callable[[float], None] | None = None,
+    ) -> AsyncIterator[None]:
+        """Hold one of `origin`'s request slots for the duration of the block.
+
+        `starts_at` hears the monotonic time our start is reserved for, so a read that
+        gives up waiting can say truthfully when the origin is free again.
+        """
         state = self._origins.get(origin)
         if state is None:
             self._prune()
@@ -55,28 +76,58 @@ class Politeness:
         state.users += 1
         try:
             async with state.semaphore:
-                await self._space_out(origin, state, self.interval(crawl_delay))
+                await self._space_out(origin, state, self.interval(crawl_delay), starts_at)
                 yield
         finally:
             state.users -= 1
 
-    async def _space_out(self, origin: str, state: _OriginState, interval: float) -> None:
+    async def _space_out(
+        self,
+        origin: str,
+        state: _OriginState,
+        interval: float,
+        starts_at: Callable[[float], None] | None,
+    ) -> None:
+        """Wait for our reserved start; a wait given up (deadline, caller gone) gives the
+        reservation back when it is still the last one, so it does not push others out."""
         if interval <= 0:
             return
         if self._shared is not None:
             try:
-                wait = await asyncio.to_thread(self._shared, origin, interval)
+                wait, start = await asyncio.to_thread(self._shared, origin, interval)
             except Exception as exc:  # the database is away: keep pacing in this process
                 log.warning("shared pacing failed origin=%s error=%s", origin, type(exc).__name__)
             else:
+                if starts_at is not None:
+                    starts_at(time.monotonic() + wait)
                 if wait > 0:
-                    await asyncio.sleep(wait)
+                    try:
+                        await asyncio.sleep(wait)
+                    except asyncio.CancelledError:
+                        await self._give_back(origin, interval, start)
+                        raise
                 return
         async with state.lock:
-            wait = state.next_start - time.monotonic()
-            if wait > 0:
+            ours = max(state.next_start, time.monotonic())
+            state.next_start = ours + interval
+        if starts_at is not None:
+            starts_at(ours)
+        wait = ours - time.monotonic()
+        if wait > 0:
+            try:
                 await asyncio.sleep(wait)
-            state.next_start = time.monotonic() + interval
+            except asyncio.CancelledError:
+                if state.next_start == ours + interval:  # still the last: give it back
+                    state.next_start = ours
+                raise
+
+    async def _give_back(self, origin: str, interval: float, start: float) -> None:
+        if self._release is None:
+            return
+        try:
+            await asyncio.shield(asyncio.to_thread(self._release, origin, interval, start))
+        except Exception as exc:  # best effort: the reservation only lapses later
+            log.warning("pacing give-back failed origin=%s error=%s", origin, type(exc).__name__)
 
     def _prune(self) -> None:
         if len(self._origins) < _PRUNE_ABOVE:

@@ -71,6 +71,7 @@ class EgressSettings:
     robots_txt: str = "obey"  # or "user_triggered": no robots.txt (docs/egress.md)
     robots_cache_seconds: float = 86400.0
     robots_error_seconds: float = 300.0
+    robots_max_crawl_delay: float = 10.0  # a publisher's Crawl-delay is honoured up to this
 
 
 ROBOTS_MODES = ("obey", "user_triggered")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.auth.settings import AuthSettings
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
 from sosoapi.mcp.bearer import McpBearerGate, StoreTokenVerifier, http_principal, http_token
@@ -80,6 +81,10 @@ def mcp_http(
     app = server.streamable_http_app(
         streamable_http_path="/mcp",
         host=host,
+        # Host and Origin are checked for every route, /mcp included, by the HTTP server's
+        # HostCheck (api/hosts.py), against the public URL and the operator's extra names;
+        # the SDK's own check knew only the loopback names.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         json_response=True,
         max_request_body_size=UNBOUNDED_BY_SDK,
         session_idle_timeout=limits.session_idle_seconds,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import bindparam, select, update
 
 from sosoapi.store.database import Database
-from sosoapi.store.records import TokenRecord, WorkspaceRecord, from_row, utc
+from sosoapi.store.records import ApproverState, TokenRecord, WorkspaceRecord, from_row, utc
 from sosoapi.store.tables import memberships, tokens, users, workspaces
 
 
@@ -26,11 +27,35 @@ def token_record(row: object) -> TokenRecord:
         client_id=m["client_id"],
         resource=m["resource"],
         grant_id=m["grant_id"],
+        approved_by=m["approved_by"],
+        approver=_approver(m) if m["approved_by"] else None,
+    )
+
+
+def _approver(m: Any) -> ApproverState | None:
+    """The approving token's columns, when the query joined them (token_by_hash does)."""
+    if "approver_id" not in m:
+        return None
+    return ApproverState(
+        found=m["approver_id"] is not None,
+        expires_at=utc(m["approver_expires_at"]),
+        revoked_at=utc(m["approver_revoked_at"]),
     )
 
 
 # The reads every call makes, built once (Database.prepared says why).
-_TOKEN_BY_HASH = select(tokens).where(tokens.c.token_hash == bindparam("token_hash"))
+_APPROVER = tokens.alias("approver")
+# The token and, for an OAuth token, the personal token that approved its grant: one read.
+_TOKEN_BY_HASH = (
+    select(
+        tokens,
+        _APPROVER.c.id.label("approver_id"),
+        _APPROVER.c.expires_at.label("approver_expires_at"),
+        _APPROVER.c.revoked_at.label("approver_revoked_at"),
+    )
+    .select_from(tokens.outerjoin(_APPROVER, _APPROVER.c.id == tokens.c.approved_by))
+    .where(tokens.c.token_hash == bindparam("token_hash"))
+)
 _MEMBERSHIP = (
     select(workspaces, memberships.c.role)
     .join(memberships, memberships.c.workspace_id == workspaces.c.id)
@@ -157,6 +182,11 @@ class AuthRepository:
             )
         return record
 
+    def token_by_id(self, token_id: str) -> TokenRecord | None:
+        with self.db.read() as conn:
+            row = conn.execute(select(tokens).where(tokens.c.id == token_id)).first()
+        return token_record(row) if row else None
+
     def token_by_hash(self, token_hash: str) -> TokenRecord | None:
         with self.db.read() as conn:
             row = conn.execute(_TOKEN_BY_HASH, {"token_hash": token_hash}).first()
@@ -168,7 +198,8 @@ class AuthRepository:
         return [token_record(r) for r in rows]
 
     def revoke_token(self, token_id: str, now: datetime) -> bool:
-        """Revoke a token; an OAuth token takes the rest of its grant (access and refresh)."""
+        """Revoke a token; an OAuth token takes the rest of its grant (access and refresh),
+        a personal token every OAuth token its approval issued."""
         with self.db.write() as conn:
             grant = conn.execute(select(tokens.c.grant_id).where(tokens.c.id == token_id)).scalar()
             result = conn.execute(
@@ -182,6 +213,11 @@ class AuthRepository:
                     .where(tokens.c.grant_id == grant, tokens.c.revoked_at.is_(None))
                     .values(revoked_at=now)
                 )
+            conn.execute(
+                update(tokens)
+                .where(tokens.c.approved_by == token_id, tokens.c.revoked_at.is_(None))
+                .values(revoked_at=now)
+            )
         return result.rowcount == 1
 
 

@@ -12,6 +12,8 @@ clients" failed (docs/deploy.md, "Connections").
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -51,11 +53,56 @@ def _configure_sqlite(engine: Engine) -> None:
         conn.exec_driver_sql(f"BEGIN {mode}")
 
 
-def _make_folder(url: str) -> None:
-    """The folder of a SQLite file, made on first open."""
+PRIVATE_FOLDER = 0o700
+PRIVATE_FILE = 0o600
+SQLITE_COMPANIONS = ("", "-wal", "-shm", "-journal")
+
+
+def private_file(path: Path) -> None:
+    """Create `path` empty and 0600 whatever the umask (an existing file is left alone)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+    except FileExistsError:
+        return
+    try:
+        os.fchmod(fd, PRIVATE_FILE)
+    finally:
+        os.close(fd)
+
+
+def _make_private(url: str) -> None:
+    """The folder (0700) and file (0600) of a SQLite database, made on first open.
+
+    They hold every evidence and every token and secret hash. SQLite creates the WAL,
+    shared-memory and journal files with the database file's own mode, so a 0600 database
+    keeps them 0600 too, under any umask.
+    """
     database = make_url(url).database
-    if database and database != ":memory:":
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    if not database or database == ":memory:":
+        return
+    path = Path(database)
+    if not path.parent.exists():
+        path.parent.mkdir(parents=True, mode=PRIVATE_FOLDER, exist_ok=True)
+        os.chmod(path.parent, PRIVATE_FOLDER)
+    private_file(path)
+
+
+def exposed_files(url: str) -> list[tuple[Path, int]]:
+    """The SQLite folder and files that other local users can read or enter, with modes."""
+    database = make_url(url).database
+    if not url.startswith("sqlite") or not database or database == ":memory:":
+        return []
+    path = Path(database)
+    found = [path.parent, *(path.with_name(path.name + s) for s in SQLITE_COMPANIONS)]
+    exposed = []
+    for candidate in found:
+        try:
+            mode = stat.S_IMODE(candidate.stat().st_mode)
+        except FileNotFoundError:
+            continue
+        if mode & 0o077:
+            exposed.append((candidate, mode))
+    return exposed
 
 
 class Database:
@@ -73,7 +120,7 @@ class Database:
         # Errors name the statement, never its arguments (titles, notes: the caller's data).
         kwargs: dict[str, Any] = {"hide_parameters": True}
         if self.is_sqlite:
-            _make_folder(url)
+            _make_private(url)
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 15}
             kwargs["pool_size"] = 8
             kwargs["max_overflow"] = 32

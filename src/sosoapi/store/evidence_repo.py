@@ -56,7 +56,7 @@ def record_revision(
     conn.execute(
         _MOVE_LATEST, {"evidence_id": evidence_id, "revision": revision, "updated_at": now}
     )
-    index_revision(conn, evidence_id, revision, item.language, item.passages)
+    index_revision(conn, evidence_id, revision, item.language, item.passages, item.workspace_id)
     return evidence_id, revision
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, delete, select, tuple_
 from sqlalchemy.engine import make_url
 
 from sosoapi.contract.vocabulary import SETTLED_STATES
-from sosoapi.store.database import Database
+from sosoapi.store.database import Database, private_file
 from sosoapi.store.tables import corpus_revisions, mutations, retrievals
 
 BATCH = 500
@@ -87,11 +87,12 @@ def sqlite_path(url: str) -> Path | None:
 def backup_sqlite(source: Path, target: Path) -> BackupReport:
     """A consistent copy of a live SQLite database (the online backup API), then checked.
 
-    Written beside `target` and renamed into place, so a failed backup leaves no file
-    that looks whole.
+    Written beside `target` (0600, like the database) and renamed into place, so a failed
+    backup leaves no file that looks whole.
     """
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
+    private_file(partial)  # 0600 whatever the umask: the copy holds every token hash
     live, copy = sqlite3.connect(source, timeout=15), sqlite3.connect(partial)
     try:
         live.backup(copy)

@@ -19,6 +19,7 @@ from sqlalchemy import (
     func,
     literal_column,
     type_coerce,
+    update,
 )
 
 from sosoapi.store.database import Database
@@ -61,13 +62,32 @@ class PacingRepository:
     def reserve(self, origin: str, interval: float) -> float:
         """Reserve the next start to `origin`, `interval` seconds after the previous one;
         return how many seconds from now that start is (0 when it is now)."""
+        return self.reserve_slot(origin, interval)[0]
+
+    def reserve_slot(self, origin: str, interval: float) -> tuple[float, float]:
+        """As `reserve`, with the reserved start itself (to give it back with `release`)."""
         statement = self.db.prepared(_reserve)
         with self.db.write() as conn:
             start, at = conn.execute(statement, {"origin": origin, "interval": interval}).one()
         self._reserved += 1
         if self._reserved % PRUNE_EVERY == 0:  # one row per origin ever read: keep it bounded
             self.prune(IDLE_SECONDS)
-        return max(0.0, float(start) - float(at))
+        return max(0.0, float(start) - float(at)), float(start)
+
+    def release(self, origin: str, interval: float, start: float) -> bool:
+        """Give back a reserved start whose read is gone, if it is still the last one.
+
+        Only the latest reservation can go back (the next one then takes its place);
+        an earlier one stays as a gap, never shifting a later caller's start. True when
+        given back.
+        """
+        with self.db.write() as conn:
+            result = conn.execute(
+                update(origin_pacing)
+                .where(origin_pacing.c.origin == origin, origin_pacing.c.last_start == start)
+                .values(last_start=origin_pacing.c.last_start - interval)
+            )
+        return result.rowcount == 1
 
     def prune(self, idle_seconds: float) -> int:
         """Forget origins not started for `idle_seconds` (their next start is free)."""

@@ -1,30 +1,14 @@
-"""Keyset pagination: newest first by (created_at, id), with an opaque cursor."""
+"""Keyset pagination: newest first by (created_at, id); the cursor codec is
+`store/records.py` (shared with search)."""
 
 from __future__ import annotations
 
-import base64
-import json
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Column, Select, and_, or_
 
-from sosoapi.store.records import BadCursor, utc
-
-
-def encode_cursor(created_at: datetime, row_id: str) -> str:
-    raw = json.dumps([utc(created_at).isoformat(), row_id]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        created, row_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        return datetime.fromisoformat(created), str(row_id)
-    except (ValueError, TypeError) as exc:
-        raise BadCursor(str(exc)) from None
+from sosoapi.store.records import decode_keyset, encode_keyset, utc
 
 
 def page(
@@ -36,7 +20,7 @@ def page(
 ) -> Select[Any]:
     """Newest first, strictly after `cursor`, one row more than `limit` to detect a next page."""
     if cursor:
-        at, row_id = decode_cursor(cursor)
+        at, row_id = decode_keyset(cursor)
         query = query.where(or_(created < at, and_(created == at, ident < row_id)))
     return query.order_by(created.desc(), ident.desc()).limit(limit + 1)
 
@@ -48,4 +32,4 @@ def split(
     if len(rows) <= limit:
         return list(rows), None
     last = rows[limit - 1]._mapping
-    return list(rows[:limit]), encode_cursor(last[created], last[ident])
+    return list(rows[:limit]), encode_keyset(utc(last[created]), last[ident])

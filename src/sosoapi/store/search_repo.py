@@ -2,7 +2,8 @@
 
 A revision's passages arrive cut and in search form (`research/evidence/passages.py`,
 before the write transaction begins) and are inserted with the revision. SQLite keeps
-them in an FTS5 table (`porter unicode61 remove_diacritics 2`, ranked by bm25);
+them in an FTS5 table per workspace (`porter unicode61 remove_diacritics 2`, ranked by
+bm25 over that workspace's passages only);
 PostgreSQL in a `tsvector` column with a GIN index, each passage stemmed with the
 configuration of its evidence's declared language where PostgreSQL has one and `simple`
 otherwise, plus its `simple` (unstemmed, no stop words) form, so every word SQLite finds
@@ -20,6 +21,7 @@ for each, and its snippets show the best passage of each phrase first.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -86,7 +88,20 @@ _SQLITE_INSERT = (
 # runs between reading the next id and inserting, so the ids can be assigned up front and
 # both tables take one executemany (RETURNING in parameter order would insert row by row).
 _SQLITE_NEXT_ID = text("SELECT coalesce(max(id), 0) + 1 FROM evidence_passages")
-_SQLITE_FTS_INSERT = "INSERT INTO evidence_fts (rowid, body) VALUES (?, ?)"
+_SQLITE_FTS_INSERT = "INSERT INTO {table} (rowid, body) VALUES (?, ?)"  # table: fts_table()
+_FTS5_USING = "USING fts5(body, content='', tokenize='porter unicode61 remove_diacritics 2')"
+_SQLITE_TABLE = text("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = :name")
+
+
+def fts_table(workspace_id: str) -> str:
+    """The workspace's own FTS5 table (migration 0012), named by a hash of its id.
+
+    bm25 weighs a term by how many documents hold it and a document by the average
+    length, counted over the whole table; one table per workspace means a workspace's
+    scores and order depend on its own passages only, as PostgreSQL's `ts_rank` does
+    (which reads nothing but the passage). The name is hex, never the caller's text.
+    """
+    return "evidence_fts_" + hashlib.sha256(workspace_id.encode()).hexdigest()[:32]
 
 
 def index_revision(
@@ -95,9 +110,10 @@ def index_revision(
     revision: int,
     language: str | None,
     passages: Sequence[PassageRecord],
+    workspace_id: str,
 ) -> None:
     """Index one revision's passages (cut and in search form already) in the caller's
-    transaction."""
+    transaction; on SQLite into the workspace's own FTS5 table, made on first use."""
     if not passages:
         return
     config = pg_config(language)
@@ -130,7 +146,9 @@ def index_revision(
             for n, r in numbered
         ],
     )
-    conn.exec_driver_sql(_SQLITE_FTS_INSERT, [(n, r.body) for n, r in numbered])
+    table = fts_table(workspace_id)
+    conn.exec_driver_sql(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} {_FTS5_USING}")
+    conn.exec_driver_sql(_SQLITE_FTS_INSERT.format(table=table), [(n, r.body) for n, r in numbered])
 
 
 def _fts5_query(phrases: Sequence[str]) -> str:
@@ -158,7 +176,7 @@ class SearchRepository:
         (evidence_id, revision) pairs.
         """
         with self.db.read() as conn:
-            match, params = self._match_each(conn, phrases)
+            match, params = self._match_each(conn, workspace_id, phrases)
             if match is None:
                 return [], False
             scope, scope_params = self._scope(workspace_id, kind, pins)
@@ -182,11 +200,16 @@ class SearchRepository:
             hits = self._hits(conn, match, params, [(r[0], r[1], float(r[2])) for r in ranked])
         return hits, more
 
-    def _match(self, conn: Connection, phrases: Sequence[str]) -> tuple[str | None, dict[str, Any]]:
+    def _match(
+        self, conn: Connection, workspace_id: str, phrases: Sequence[str]
+    ) -> tuple[str | None, dict[str, Any]]:
         """A subquery of (id, score) of the passages matching all phrases, higher better."""
         if self.db.is_sqlite:
+            table = fts_table(workspace_id)
+            if conn.execute(_SQLITE_TABLE, {"name": table}).first() is None:
+                return None, {}  # nothing of this workspace was ever indexed
             return (
-                "SELECT rowid AS id, -rank AS score FROM evidence_fts WHERE evidence_fts MATCH :q",
+                f"SELECT rowid AS id, -rank AS score FROM {table} WHERE {table} MATCH :q",  # noqa: S608
                 {"q": _fts5_query(phrases)},
             )
         tsquery = self._tsquery(conn, phrases)
@@ -199,13 +222,13 @@ class SearchRepository:
         )
 
     def _match_each(
-        self, conn: Connection, phrases: Sequence[str]
+        self, conn: Connection, workspace_id: str, phrases: Sequence[str]
     ) -> tuple[str | None, dict[str, Any]]:
         """A subquery of (id, score, k): the passages matching phrase number k, for each."""
         parts: list[str] = []
         params: dict[str, Any] = {}
         for k, phrase in enumerate(phrases):
-            match, one = self._match(conn, [phrase])
+            match, one = self._match(conn, workspace_id, [phrase])
             if match is None:
                 return None, {}
             parts.append(

@@ -76,6 +76,8 @@ tokens = Table(
     Column("client_id", String(64), nullable=True),
     Column("resource", Text, nullable=True),
     Column("grant_id", String(ID), nullable=True, index=True),
+    # an OAuth token's approving personal token: the grant ends with it (migration 0012)
+    Column("approved_by", String(ID), nullable=True, index=True),
 )
 
 mutations = Table(
@@ -201,9 +203,9 @@ origin_pacing = Table(
 )
 
 # The search index (migration 0003): one row per passage of every evidence revision. The
-# full-text part is dialect-specific and not in this metadata: an FTS5 table
-# `evidence_fts` keyed by `id` on SQLite, a `tsv` tsvector column with a GIN index on
-# PostgreSQL (see `search_repo`).
+# full-text part is dialect-specific and not in this metadata: on SQLite an FTS5 table per
+# workspace (`search_repo.fts_table`) keyed by `id`, on PostgreSQL a `tsv` tsvector column
+# with a GIN index (see `search_repo`).
 evidence_passages = Table(
     "evidence_passages",
     metadata,
@@ -228,6 +230,8 @@ oauth_clients = Table(
     Column("client_name", String(200), nullable=False),
     Column("info", Text, nullable=False),  # the registration as JSON, without its secret
     _ts("created_at"),
+    _ts("authorized_at", nullable=True),  # first completed sign-in; unused clients expire
+    Index("ix_oauth_clients_created_at", "created_at"),
 )
 
 # One sign-in: the /authorize request (pending), the person's decision, the code, its use.
@@ -243,6 +247,9 @@ oauth_authorizations = Table(
     _ts("expires_at"),
     _ts("decided_at", nullable=True),
     _ts("exchanged_at", nullable=True),
+    Column("approver_token_id", String(ID), nullable=True),  # the personal token that approved
+    Column("grant_id", String(ID), nullable=True),  # what the code's exchange issued
+    Index("ix_oauth_authorizations_expires_at", "expires_at"),
 )
 
 

@@ -18,17 +18,20 @@ from mcp.server.auth.provider import (
     AuthorizationParams,
     AuthorizeError,
     RefreshToken,
+    RegistrationError,
     TokenError,
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from sosoapi.auth.oauth import Issued, OAuthGrants
-from sosoapi.auth.tokens import RESEARCH_SCOPE, hash_token, same_resource
+from sosoapi.auth.oauth import GrantEnded, Issued, OAuthGrants
+from sosoapi.auth.tokens import RESEARCH_SCOPE, hash_token, refusal, same_resource
 from sosoapi.clock import utcnow
 from sosoapi.store.records import TokenRecord
+from sosoapi.web.registration import check_registration
 
 log = logging.getLogger("sosoapi.oauth")
 CONSENT_PATH = "/oauth/consent"
+MAX_STATE_CHARS = 1024  # bounds what one consent request stores
 
 
 def _token(issued: Issued) -> OAuthToken:
@@ -79,10 +82,17 @@ class StoreOAuthProvider:
         if record is None:
             return None
         info = OAuthClientInformationFull.model_validate_json(record.info)
+        try:  # registered before the rules held: never send a browser to its URIs
+            check_registration([str(u) for u in info.redirect_uris or ()], info.client_name)
+        except RegistrationError:
+            log.warning("oauth client refused: unsafe registration client_id=%s", client_id)
+            return None
         # The secret is stored hashed; ClientSecretHasher hashes what the client presents.
         return info.model_copy(update={"client_secret": record.secret_hash})
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        uris = [str(u) for u in client_info.redirect_uris or ()]
+        check_registration(uris, client_info.client_name)  # RegistrationError: a 400
         stored = client_info.model_copy(update={"client_secret": None})
         name = (client_info.client_name or "unnamed client")[:200]
         await anyio.to_thread.run_sync(
@@ -104,6 +114,10 @@ class StoreOAuthProvider:
                 "invalid_target",
                 f"resource {resource} is not served here; use {self.resources[0]}",
             )
+        if params.state is not None and len(params.state) > MAX_STATE_CHARS:
+            raise AuthorizeError(
+                "invalid_request", f"state is longer than {MAX_STATE_CHARS} characters"
+            )
         scopes = params.scopes or (client.scope.split() if client.scope else [RESEARCH_SCOPE])
         stored = {
             "scopes": scopes,
@@ -122,7 +136,7 @@ class StoreOAuthProvider:
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> AuthorizationCode | None:
         record = await anyio.to_thread.run_sync(
-            self.grants.code, authorization_code, client.client_id or ""
+            self.grants.code, authorization_code, client.client_id or "", utcnow()
         )
         if record is None:
             return None
@@ -143,7 +157,7 @@ class StoreOAuthProvider:
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
         record = await anyio.to_thread.run_sync(
-            self.grants.code, authorization_code.code, client.client_id or ""
+            self.grants.code, authorization_code.code, client.client_id or "", utcnow()
         )
         if record is None:
             raise TokenError("invalid_grant", "authorization code does not exist")
@@ -153,6 +167,8 @@ class StoreOAuthProvider:
             )
         except LookupError:
             raise TokenError("invalid_grant", "authorization code was already used") from None
+        except GrantEnded as ended:
+            raise TokenError("invalid_grant", f"{ended}; sign in again") from None
         log.info("oauth code exchanged client_id=%s", client.client_id)
         return _token(issued)
 
@@ -178,6 +194,8 @@ class StoreOAuthProvider:
             issued = await anyio.to_thread.run_sync(self.grants.rotate, record, scopes, utcnow())
         except LookupError:
             raise TokenError("invalid_grant", "refresh token was already used") from None
+        except GrantEnded as ended:
+            raise TokenError("invalid_grant", f"{ended}; sign in again") from None
         log.info("oauth refresh rotated client_id=%s", client.client_id)
         return _token(issued)
 
@@ -185,7 +203,7 @@ class StoreOAuthProvider:
         record = await anyio.to_thread.run_sync(
             self.grants.guard.repo.token_by_hash, hash_token(token)
         )
-        if record is None or record.kind != "oauth_access" or record.revoked_at is not None:
+        if record is None or record.kind != "oauth_access" or refusal(record, utcnow()):
             return None
         return AccessToken(**_granted(token, record))
 

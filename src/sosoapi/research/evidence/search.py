@@ -8,7 +8,6 @@ query, chooses the revisions (latest, or a corpus's pins), pages, and cuts snipp
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
@@ -23,7 +22,13 @@ from sosoapi.research.evidence.anchors import anchor
 from sosoapi.research.evidence.scope import corpus_pins, only_with, stored_revision
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo, SearchIndex
-from sosoapi.store.records import SearchHit
+from sosoapi.store.records import (
+    MAX_SEARCH_OFFSET,
+    BadCursor,
+    SearchHit,
+    decode_search,
+    encode_search,
+)
 
 MAX_PHRASES = 32
 _PHRASE = re.compile(r'"([^"]*)"?|(\S+)')
@@ -46,27 +51,20 @@ def _fingerprint(request: SearchInput) -> str:
     return hashlib.sha256(json.dumps(scope).encode()).hexdigest()[:16]
 
 
-def encode_cursor(offset: int, fingerprint: str) -> str:
-    raw = json.dumps([offset, fingerprint]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
 def decode_cursor(cursor: str | None, fingerprint: str) -> int:
     """The offset a cursor carries; it must come from the same query and scope."""
     if cursor is None:
         return 0
     try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        offset, issued_for = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        if issued_for == fingerprint and isinstance(offset, int) and offset >= 0:
-            return offset
-    except (ValueError, TypeError):
-        pass
-    raise invalid_input(
-        "`cursor` was not issued by this server for this query; pass the `next_cursor` of "
-        "the previous page of the same search, or omit it for the first page.",
-        "cursor",
-    )
+        return decode_search(cursor, fingerprint)
+    except BadCursor as error:
+        raise invalid_input(
+            f"`cursor` was not issued by this server for this query ({error}); pass the "
+            "`next_cursor` of the previous page of the same search, or omit it for the first "
+            f"page. Search pages end after {MAX_SEARCH_OFFSET} results: narrow the query "
+            "to see past them.",
+            "cursor",
+        ) from None
 
 
 def _result(hit: SearchHit, text: str | None) -> SearchResult:
@@ -150,5 +148,7 @@ class EvidenceSearch:
         )
         wholes = await anyio.to_thread.run_sync(self._whole_texts, call.workspace_id, hits)
         results = [_result(h, wholes.get((h.evidence_id, h.revision))) for h in hits]
-        next_cursor = encode_cursor(offset + len(hits), fingerprint) if more else None
+        following = offset + len(hits)
+        more = more and following <= MAX_SEARCH_OFFSET
+        next_cursor = encode_search(following, fingerprint) if more else None
         return Outcome(SearchOutput(results=results, next_cursor=next_cursor))

@@ -5,14 +5,14 @@ caption cues when the receipt-bounded `content` was cut from longer ones. Existi
 revisions keep NULL, which means their `content` is all there is: nothing is rewritten.
 
 Revision ID: 0014
-Revises: 0011
+Revises: 0012
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0014"
-down_revision = "0011"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 

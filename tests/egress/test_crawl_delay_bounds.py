@@ -1,0 +1,81 @@
+"""Crawl-delay cannot run away: it is honoured up to SOSOAPI_ROBOTS_MAX_CRAWL_DELAY, a read
+that gives up waiting gives its reserved start back (in this process and in the shared
+pacing table, both stores), and `retry_after_seconds` is never earlier than the origin's
+real next start."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from sosoapi.config import egress_from_env
+from sosoapi.egress.politeness import Politeness
+from sosoapi.store.store import Store
+from tests.egress.conftest import MakeEgress
+from tests.support.origin import HTTPSOrigin, Route
+
+HTML = ["text/html"]
+PAGE = b"<html><body><p>Hello</p></body></html>"
+
+
+def test_crawl_delay_is_capped() -> None:
+    assert Politeness(2, 0.2).interval(30) == 10.0  # the default cap
+    assert Politeness(2, 0.2, max_crawl_delay=3).interval(30) == 3
+    assert Politeness(2, 0.2, max_crawl_delay=3).interval(1) == 1
+    assert Politeness(2, 0.2).interval(None) == 0.2
+    assert egress_from_env({"SOSOAPI_ROBOTS_MAX_CRAWL_DELAY": "4"}).robots_max_crawl_delay == 4
+    with pytest.raises(ValueError, match="SOSOAPI_ROBOTS_MAX_CRAWL_DELAY"):
+        egress_from_env({"SOSOAPI_ROBOTS_MAX_CRAWL_DELAY": "-1"})
+
+
+async def _abandon(politeness: Politeness, origin: str, crawl_delay: float) -> None:
+    """Wait for a slot, and give up after 0.2 s (a deadline, a client gone)."""
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.2), politeness.slot(origin, crawl_delay):
+            raise AssertionError("the slot was not expected so soon")
+
+
+async def test_a_given_up_wait_gives_its_start_back_in_process() -> None:
+    politeness = Politeness(4, 0.0)
+    async with politeness.slot("o:443", 5):
+        pass  # the first start: now
+    for _ in range(5):  # five reads give up; none of them keeps a start
+        await _abandon(politeness, "o:443", 5)
+    heard: list[float] = []
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.2), politeness.slot("o:443", 5, heard.append):
+            pass
+    assert heard and heard[0] - time.monotonic() < 5.0  # not pushed 25 s out
+
+
+async def test_a_given_up_wait_gives_its_start_back_across_instances(database_url: str) -> None:
+    store = Store(database_url)
+    try:
+        politeness = Politeness(4, 0.0, store.pacing.reserve_slot, release=store.pacing.release)
+        async with politeness.slot("shared.test:443", 5):
+            pass
+        for _ in range(5):
+            await _abandon(politeness, "shared.test:443", 5)
+        wait, _ = store.pacing.reserve_slot("shared.test:443", 5)
+        assert 0.0 < wait < 5.0  # the slot after the first one, not 30 s out
+    finally:
+        store.db.dispose()
+
+
+async def test_retry_after_names_the_real_next_start(
+    origin: HTTPSOrigin, make_egress: MakeEgress
+) -> None:
+    origin.routes["/open"] = Route(PAGE)
+    origin.routes["/robots.txt"] = Route(
+        b"User-agent: *\nCrawl-delay: 30\n", content_type="text/plain"
+    )
+    egress = make_egress(robots_txt="obey", total_timeout=1.0, per_origin_concurrency=4)
+    first = await egress.fetch(origin.url("/open"), accept=HTML)
+    assert first.reason is None
+    second = await egress.fetch(origin.url("/open"), accept=HTML)
+    assert second.reason == "rate_limited"
+    # Crawl-delay 30 is honoured up to 10 s: the origin is free again in about 9 s, and the
+    # answer says so (it said 1 before, whatever the wait).
+    assert second.retry_after_seconds is not None and 8 <= second.retry_after_seconds <= 10

@@ -1,0 +1,94 @@
+"""Against `sosoapi serve`, both stores: an OAuth grant ends with the personal token that
+approved it (expiry, `sosoapi tokens revoke`), and a replayed code revokes its grant."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+import httpx
+import pytest
+
+from tests.support.oauth import answer_consent, exchange_code, mcp_status
+from tests.support.services import ServeProcess, cli
+from tests.surfaces.test_auth_reasons import mint, rest_status
+from tests.surfaces.test_oauth_consent_browser import REDIRECT, authorize_url, register
+
+pytestmark = pytest.mark.slow
+
+
+async def signed_in(base: str, personal: str) -> tuple[dict, str, str, str]:
+    client_id = register(base)
+    url, verifier, _ = authorize_url(base, client_id)
+    answer = await answer_consent(url, personal, "approve")
+    code = answer.params["code"]
+    exchanged = await exchange_code(base, client_id, code, verifier, REDIRECT)
+    assert exchanged.status_code == 200, exchanged.text
+    return exchanged.json(), client_id, code, verifier
+
+
+async def refresh(base: str, client_id: str, refresh_token: str) -> httpx.Response:
+    form = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": client_id}
+    async with httpx.AsyncClient(timeout=30) as http:
+        return await http.post(f"{base}/token", data=form)
+
+
+async def test_the_grant_expires_with_its_approving_token(
+    served: ServeProcess, initialised: dict[str, str]
+) -> None:
+    personal = mint(initialised, "--expires-in", "4")
+    tokens, client_id, _, _ = await signed_in(served.base, personal["token"])
+    assert tokens["expires_in"] <= 4
+    assert await rest_status(served.base, tokens["access_token"]) == (200, None)
+    deadline = time.monotonic() + 30
+    while await rest_status(served.base, personal["token"]) != (401, "expired"):
+        assert time.monotonic() < deadline
+        await anyio.sleep(0.2)
+    assert await rest_status(served.base, tokens["access_token"]) == (401, "expired")
+    assert await mcp_status(served.base, tokens["access_token"]) == (401, "expired")
+    again = await refresh(served.base, client_id, tokens["refresh_token"])
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+
+
+async def test_the_grant_is_revoked_with_its_approving_token(
+    served: ServeProcess, initialised: dict[str, str]
+) -> None:
+    personal = mint(initialised)
+    tokens, client_id, _, _ = await signed_in(served.base, personal["token"])
+    rotated = await refresh(served.base, client_id, tokens["refresh_token"])
+    assert rotated.status_code == 200, rotated.text
+    fresh = rotated.json()
+    assert cli(["tokens", "revoke", personal["id"]], initialised).returncode == 0
+    assert await rest_status(served.base, fresh["access_token"]) == (401, "revoked")
+    assert await mcp_status(served.base, fresh["access_token"]) == (401, "revoked")
+    again = await refresh(served.base, client_id, fresh["refresh_token"])
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+
+
+async def test_a_replayed_code_revokes_what_it_issued(
+    served: ServeProcess, initialised: dict[str, str]
+) -> None:
+    tokens, client_id, code, verifier = await signed_in(served.base, initialised["SOSOAPI_TOKEN"])
+    assert await rest_status(served.base, tokens["access_token"]) == (200, None)
+    replay = await exchange_code(served.base, client_id, code, verifier, REDIRECT)
+    assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
+    assert await rest_status(served.base, tokens["access_token"]) == (401, "revoked")
+    again = await refresh(served.base, client_id, tokens["refresh_token"])
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+
+
+async def test_four_parallel_refreshes_of_one_token_all_succeed(
+    served: ServeProcess, initialised: dict[str, str]
+) -> None:
+    import asyncio
+
+    tokens, client_id, _, _ = await signed_in(served.base, initialised["SOSOAPI_TOKEN"])
+    answers = await asyncio.gather(
+        *(refresh(served.base, client_id, tokens["refresh_token"]) for _ in range(4))
+    )
+    assert [a.status_code for a in answers] == [200] * 4, [a.text for a in answers]
+    for answer in answers:  # every pair works: the grant was not taken for stolen
+        assert await rest_status(served.base, answer.json()["access_token"]) == (200, None)
+    # The next refresh rotates again, from any of the racers' refresh tokens.
+    onward = await refresh(served.base, client_id, answers[-1].json()["refresh_token"])
+    assert onward.status_code == 200, onward.text

@@ -1,0 +1,73 @@
+"""`/register` and `/authorize` of `sosoapi serve` against a flood: a body over 16 KiB is a
+413 before it is parsed, unsafe metadata a 400 in RFC 7591's words, and one address past
+its rate a 429 with `Retry-After`. Both stores."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.support.services import ServeProcess
+
+pytestmark = pytest.mark.slow
+
+
+def metadata(uris: list[str], name: str = "Flood App") -> dict:
+    return {
+        "client_name": name,
+        "redirect_uris": uris,
+        "token_endpoint_auth_method": "none",
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+    }
+
+
+def test_unsafe_registrations_are_refused_in_rfc_7591_terms(served: ServeProcess) -> None:
+    with httpx.Client(base_url=served.base, timeout=30) as http:
+        for uri in ("javascript:alert(1)", "http://evil.example/cb", "https://a.example/#x"):
+            refused = http.post("/register", json=metadata([uri]))
+            assert refused.status_code == 400, refused.text
+            assert refused.json()["error"] == "invalid_redirect_uri"
+        named = http.post("/register", json=metadata(["https://a.example/cb"], "\u202eexe.txt"))
+        assert named.status_code == 400 and named.json()["error"] == "invalid_client_metadata"
+        fine = http.post("/register", json=metadata(["http://127.0.0.1:9/cb"]))
+        assert fine.status_code == 201, fine.text
+
+
+def test_a_large_registration_is_refused_before_it_is_parsed(served: ServeProcess) -> None:
+    big = metadata([f"https://a.example/{i}/" + "x" * 1000 for i in range(17)])
+    with httpx.Client(base_url=served.base, timeout=30) as http:
+        declared = http.post("/register", json=big)
+        assert declared.status_code == 413, declared.text
+        assert "16384" in declared.json()["error_description"]
+
+        def chunks():  # no Content-Length: counted as it streams
+            yield b'{"client_name": "x", "redirect_uris": ["https://a.example/'
+            for _ in range(20):
+                yield b"y" * 1000
+            yield b'"]}'
+
+        streamed = http.post(
+            "/register", content=chunks(), headers={"Content-Type": "application/json"}
+        )
+        assert streamed.status_code == 413, streamed.text
+
+
+def test_one_address_is_rate_limited(served: ServeProcess) -> None:
+    with httpx.Client(base_url=served.base, timeout=30) as http:
+        answers = [
+            http.post("/register", json=metadata(["https://a.example/cb"])) for _ in range(12)
+        ]
+        codes = [a.status_code for a in answers]
+        assert codes[:10] == [201] * 10 and codes[10:] == [429, 429], codes
+        assert int(answers[-1].headers["retry-after"]) >= 1
+        client_id = answers[0].json()["client_id"]
+        query = {
+            "response_type": "code",
+            "client_id": client_id,
+            "code_challenge": "x" * 43,
+            "code_challenge_method": "S256",
+            "redirect_uri": "https://a.example/cb",
+        }
+        statuses = [http.get("/authorize", params=query).status_code for _ in range(32)]
+        assert 429 in statuses and statuses.index(429) == 30, statuses
