@@ -12,6 +12,7 @@ import pytest
 from sosoapi.app import Application
 from tests.mcp.test_inprocess import server_for
 from tests.support.browser import launch_options, need_chromium
+from tests.support.evidence_tools import vtt
 from tests.support.long_sources import LAST_SENTENCE, article_html, long_source_scenario
 from tests.support.origin import HTTPSOrigin, Route
 
@@ -60,6 +61,19 @@ async def test_the_receipt_says_how_to_read_on(
         got = window.structured_content["evidence"]
         assert got["offset"] == offset and got["next_offset"] == offset + len(got["text"])
         assert f"read on with offset {got['next_offset']}." in window.content[0].text
+
+        cues = [(f"00:{i // 60:02d}:{i % 60:02d}.000 --> 00:{i // 60:02d}:{i % 60:02d}.500",
+                 f"Cue {i}.") for i in range(1_200)]  # fmt: skip
+        origin.routes["/long.vtt"] = Route(vtt(cues), content_type="text/vtt")
+        talk = await client.call_tool(
+            P + "evidence_retrieve",
+            {"workspace_id": ws, "url": origin.url("/long.vtt"), "kind": "published_captions",
+             "mutation_id": str(uuid.uuid4())},
+        )  # fmt: skip
+        result = talk.structured_content["retrieval"]["result"]
+        said_codes = [result["reason"], *result["warnings"]]
+        assert "cues_limited" in said_codes and "text_limited" not in said_codes
+        assert f"offset {len(result['text'])})" in talk.content[0].text
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)

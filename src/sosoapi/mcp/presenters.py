@@ -78,10 +78,11 @@ def _retrieval(
         line += f"; retry after {res.retry_after_seconds} s"
     if r.evidence:
         line += f"; evidence {r.evidence.evidence_id} revision {r.evidence.revision}"
-        if Reason.TEXT_LIMITED in (res.reason, *res.warnings):
+        cut = {Reason.TEXT_LIMITED, Reason.CUES_LIMITED} & {res.reason, *res.warnings}
+        if cut:
             line += (
                 f". This text is the first {len(res.text)} characters; the evidence keeps the "
-                f"whole text: read on with sosoapi_research_evidence_get (evidence_id "
+                f"whole text and cues: read on with sosoapi_research_evidence_get (evidence_id "
                 f"{r.evidence.evidence_id}, offset {len(res.text)}), then each answer's "
                 "next_offset until it is null"
             )
