@@ -1,16 +1,34 @@
-# SosoAPI Research. Every target creates .venv and installs what it needs.
+# SosoAPI Research. Every target creates .venv and installs what it needs, no more:
+# `make install` the product's own dependencies (what `pipx install .` gives a user);
+# `make demo` adds the `demo` extra (trustme, for its loopback HTTPS origin), `make test`
+# and `make lint` the `test` extra, `make bench` the `bench` extra.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+DEMO_STAMP := $(VENV)/.demo-stamp
+TEST_STAMP := $(VENV)/.test-stamp
+BENCH_STAMP := $(VENV)/.bench-stamp
 
 .PHONY: install node-tools demo test lint format bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	$(BIN)/python -m pip install -q -e .
 	touch $(STAMP)
+
+$(DEMO_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[demo]'
+	touch $(DEMO_STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(TEST_STAMP)
+
+$(BENCH_STAMP): $(TEST_STAMP)
+	$(BIN)/python -m pip install -q -e '.[bench]'
+	touch $(BENCH_STAMP)
 
 install: $(STAMP)
 
@@ -18,15 +36,15 @@ install: $(STAMP)
 node-tools:
 	scripts/install-node-tools.sh
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(BIN)/python scripts/demo.py
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/ruff format --check src tests bench scripts
 	$(BIN)/mypy src
 
-format: $(STAMP)
+format: $(TEST_STAMP)
 	$(BIN)/ruff format src tests bench scripts
 	$(BIN)/ruff check --fix src tests bench scripts
 
@@ -36,7 +54,7 @@ test: lint
 	$(BIN)/pytest -q -n 3 --dist loadfile -m "not exclusive"
 	$(BIN)/pytest -q -m exclusive
 
-bench: $(STAMP)
+bench: $(BENCH_STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:

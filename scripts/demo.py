@@ -10,6 +10,7 @@ the diff of a source that changed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import shutil
 import sys
@@ -162,6 +163,22 @@ async def find_check_compare(
     print(f"    title {title['from_text']!r} -> {title['to_text']!r}")
 
 
+def show_console(base: str, workspace_id: str, env: dict[str, str]) -> None:
+    """The review console's URL and a read-only token, so a person sees what was read;
+    in a terminal the server stays up until Enter (or Ctrl-C)."""
+    minted = cli(
+        ["tokens", "create", "--workspace", workspace_id, "--role", "viewer", "--name",
+         "demo viewer", "--label", "make demo console", "--expires-in", "28800", "--json"],
+        env,
+    )  # fmt: skip
+    viewer = json.loads(minted.stdout)["token"]
+    print(f"\nreview console: {base}/console")
+    print(f"viewer token (read-only, 8 hours): {viewer}")
+    if sys.stdin.isatty():
+        with contextlib.suppress(EOFError, KeyboardInterrupt):
+            input("the server stays up for the console; press Enter to stop ")
+
+
 def main() -> int:
     home = ROOT / ".demo"
     shutil.rmtree(home, ignore_errors=True)
@@ -184,6 +201,7 @@ def main() -> int:
                     origin.routes,
                 )
             )
+            show_console(server.base, created["workspace_id"], env)
         print(f"origin requests for {page}: {origin.hits[page]}")
         return 0 if origin.hits[page] == 1 else 1
 

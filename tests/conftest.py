@@ -18,6 +18,20 @@ from tests.support.pages import real_pages
 from tests.support.postgres import private_schema
 from tests.support.services import make_settings, owner_token
 
+POSTGRES_FIXTURES = {"postgres_base_url", "postgres_url"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that runs on PostgreSQL `postgres`, so `-m postgres` selects them:
+    those asking for a PostgreSQL fixture, and the `postgres` case of the fixtures that run
+    a test on both databases (`database_url`, `process_env`)."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params if callspec is not None else {}
+        if fixtures & POSTGRES_FIXTURES or "postgres" in params.values():
+            item.add_marker(pytest.mark.postgres)
+
 
 @pytest.fixture(scope="session")
 def postgres_base_url() -> str:

@@ -31,3 +31,5 @@ def test_demo_runs_offline_and_replays() -> None:
         "budget for public health after a long debate." in done.stdout
     )
     assert "replace 'approved' -> 'postponed'" in done.stdout
+    assert "review console: http://127.0.0.1:" in done.stdout and "/console\n" in done.stdout
+    assert "viewer token (read-only, 8 hours): sosoapi_" in done.stdout

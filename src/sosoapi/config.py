@@ -92,15 +92,13 @@ def log_level(environ: Environ | None = None) -> str:
 
 
 def _roots(environ: Environ) -> tuple[Path, ...]:
-    """SOSOAPI_UPLOAD_ROOTS (os.pathsep list); default the directory the server starts in."""
+    """SOSOAPI_UPLOAD_ROOTS (os.pathsep list); default the directory the server starts in.
+
+    A root that does not exist is not checked here: the server starts, and the upload tool
+    names the variable and the missing directory (a client shows a server that will not
+    start only as "Connection closed")."""
     raw = environ.get("SOSOAPI_UPLOAD_ROOTS", "")
     roots = [Path(item).expanduser() for item in raw.split(os.pathsep) if item.strip()]
-    for root in roots:
-        if not root.is_dir():
-            raise ValueError(
-                f"SOSOAPI_UPLOAD_ROOTS names {str(root)!r}, which is not a directory; "
-                "list existing directories separated by ':'"
-            )
     return tuple(roots) or (Path.cwd(),)
 
 

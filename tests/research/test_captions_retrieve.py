@@ -714,3 +714,30 @@ async def test_replay_never_fetches_again_and_same_captions_reuse_the_revision(
         assert total.scalar_one() == 2
     english = await call(application, token, args(workspace_id, url, language="en"))
     assert english["evidence"]["evidence_id"] != first["evidence"]["evidence_id"]
+
+
+async def test_a_caption_file_keeps_one_revision_by_either_path(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    """Read directly, then through a page's <track>, then directly again: the same text,
+    so one revision; its title is the file's own (none), the page's stays on the receipt."""
+    direct = serve(origin, "/talk.vtt", b"WEBVTT\n\n00:01.000 --> 00:02.000\nhello\n", "text/vtt")
+    url = serve(origin, "/talk", page('<track src="talk.vtt" srclang=en>', head=TITLED), None)
+    origin.routes["/talk.vtt"].headers["Content-Language"] = "en"
+    refs = []
+    for read in (direct, url, direct, url):
+        result, ref = await retrieve(application, owner, read)
+        assert outcome(result) == ("ready", None, [])
+        refs.append((ref["evidence_id"], ref["revision"]))
+        expected = ("Lecture 4", "Tides and the moon.") if read == url else (None, None)
+        assert (result["title"], result["description"]) == expected
+    assert len(set(refs)) == 1 and refs[0][1] == 1
+    workspace_id, token = owner
+    outcome_ = await application.research.call(
+        "sosoapi_research_evidence_get",
+        token,
+        {"workspace_id": workspace_id, "evidence_id": refs[0][0]},
+        transport="stdio",
+    )
+    kept = outcome_.output.wire()["evidence"]
+    assert (kept["title"], kept["description"], kept["latest_revision"]) == (None, None, 1)

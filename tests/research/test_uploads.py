@@ -17,6 +17,7 @@ import pytest
 import sqlalchemy as sa
 
 from sosoapi.app import Application
+from sosoapi.config import Settings
 from sosoapi.contract.errors import ServiceError
 from sosoapi.research.retrieval.uploads import read_upload
 from sosoapi.store.tables import retrievals
@@ -213,3 +214,27 @@ async def test_a_root_of_the_whole_disk_or_home_is_refused(
     assert "SOSOAPI_UPLOAD_ROOTS" in caught.value.message
     assert caught.value.code == "unavailable"
     assert await count_receipts(application) == 0
+
+
+async def test_a_missing_root_is_refused_by_the_tool_naming_the_variable(
+    application: Application, owner: tuple[str, str], tmp_path: Path
+) -> None:
+    ws, token = owner
+    present = tmp_path / "present"
+    present.mkdir()
+    (present / "fine.txt").write_text(INSIDE)
+    missing = tmp_path / "missing"
+    application.research.upload_roots = (missing,)
+    with pytest.raises(ServiceError) as caught:
+        await upload(application, token, ws, missing / "fine.txt")
+    assert f"SOSOAPI_UPLOAD_ROOTS names '{missing}'" in caught.value.message
+    assert "create it" in caught.value.message and caught.value.code == "unavailable"
+    assert await count_receipts(application) == 0  # nothing was half-written
+    application.research.upload_roots = (missing, present)  # a file in a root that exists
+    done = await upload(application, token, ws, present / "fine.txt")
+    assert done["result"]["status"] == "ready"
+
+
+def test_settings_start_with_a_missing_root(tmp_path: Path) -> None:
+    settings = Settings.from_env({"SOSOAPI_UPLOAD_ROOTS": str(tmp_path / "later")})
+    assert settings.upload_roots == (tmp_path / "later",)

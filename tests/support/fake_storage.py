@@ -21,6 +21,7 @@ from sosoapi.contract.vocabulary import OPEN_STATES, State
 from sosoapi.store.records import (
     EvidenceListRow,
     EvidenceRevisionRecord,
+    EvidenceUses,
     EvidenceWrite,
     MutationRecord,
     NewMutation,
@@ -158,6 +159,7 @@ class FakeRetrievals:
         now: datetime,
         evidence_item: EvidenceWrite | None = None,
         outcome: tuple[str | None, str | None] = (None, None),
+        cause: str | None = None,
     ) -> Settled | None:
         record = self.rows.retrievals.get(retrieval_id)
         if record is None:
@@ -176,6 +178,7 @@ class FakeRetrievals:
             lease_owner=None,
             evidence_id=evidence_id,
             evidence_revision=revision,
+            cause=cause,
         )
         return Settled(evidence_id, revision)
 
@@ -359,10 +362,14 @@ class FakeReview:
                 and where.state in (None, r.state)
                 and where.status in (None, result.status if result else None)
                 and where.reason in (None, result.reason if result else None)
+                and (not where.url_contains or where.url_contains in r.url)
             )
 
         rows = sorted(filter(kept, self.rows.retrievals.values()), key=lambda r: r.created_at)
         return rows[::-1][:limit], None
+
+    def uses(self, workspace_id: str, evidence_id: str) -> EvidenceUses:
+        return EvidenceUses((), ())  # projects and corpora are tested on the real stores
 
     def retrieval(self, workspace_id: str, retrieval_id: str) -> RetrievalRecord | None:
         record = self.rows.retrievals.get(retrieval_id)
@@ -377,6 +384,11 @@ class FakeAuth:
 
     def token_by_hash(self, token_hash: str) -> TokenRecord | None:
         return self.rows.tokens.get(token_hash)
+
+    def touch_token(self, token_id: str, now: datetime) -> None:
+        for token_hash, record in list(self.rows.tokens.items()):
+            if record.id == token_id:
+                self.rows.tokens[token_hash] = replace(record, last_used_at=now)
 
     def membership(self, workspace_id: str, user_id: str) -> tuple[WorkspaceRecord, str] | None:
         return self.rows.members.get((workspace_id, user_id))

@@ -14,6 +14,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -47,12 +48,18 @@ class HTTPSOrigin:
         ca: trustme.CA | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        not_after: datetime | None = None,
+        self_signed: bool = False,
     ) -> None:
+        """`not_after` in the past serves an expired certificate; `self_signed` serves the
+        CA's own certificate (its issuer is itself) instead of a leaf it issued."""
         self.routes: dict[str, Route | Handler] = dict(routes or {})
         self.hits: Counter[str] = Counter()
         self.connections = 0
         self.ca = ca or trustme.CA()
-        self._cert = self.ca.issue_cert(*hostnames)
+        not_before = not_after - timedelta(days=30) if not_after else None
+        self._cert = self.ca.issue_cert(*hostnames, not_before=not_before, not_after=not_after)
+        self._self_signed = self_signed
         self._host = host
         self._port = port
         self._dir = tempfile.TemporaryDirectory(prefix="sosoapi-origin-")
@@ -116,7 +123,11 @@ class HTTPSOrigin:
             self._dir.cleanup()
             raise
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self._cert.configure_cert(context)
+        if self._self_signed:
+            with self.ca.cert_pem.tempfile() as cert, self.ca.private_key_pem.tempfile() as key:
+                context.load_cert_chain(cert, key)
+        else:
+            self._cert.configure_cert(context)
         raw_accept = server.get_request
 
         def accept() -> tuple[object, object]:

@@ -35,7 +35,17 @@ async def rest_status(base: str, token: str | None) -> tuple[int, str | None]:
 
 def mint(env: dict[str, str], *extra: str) -> dict:
     done = cli(
-        ["tokens", "create", "--workspace", env["WORKSPACE_ID"], "--role", "editor", *extra], env
+        [
+            "tokens",
+            "create",
+            "--workspace",
+            env["WORKSPACE_ID"],
+            "--role",
+            "editor",
+            "--json",
+            *extra,
+        ],
+        env,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
@@ -103,3 +113,28 @@ def test_authorization_metadata_names_this_server(served: ServeProcess) -> None:
     assert server["code_challenge_methods_supported"] == ["S256"]
     assert set(server["grant_types_supported"]) == {"authorization_code", "refresh_token"}
     assert server["revocation_endpoint"] == f"{base}/revoke"
+    # public clients (PKCE, no secret) authenticate with `none`, which the server accepts
+    assert server["token_endpoint_auth_methods_supported"][0] == "none"
+    assert {"client_secret_post", "client_secret_basic"} <= set(
+        server["token_endpoint_auth_methods_supported"]
+    )
+
+
+async def test_an_http_client_is_told_the_header_and_the_oauth_metadata(
+    served: ServeProcess,
+) -> None:
+    """A 401 on /mcp advises what an HTTP client can do (a header, OAuth sign-in), never a
+    stdio server's environment variable."""
+    base = served.base
+    metadata = f"{base}/.well-known/oauth-protected-resource/mcp"
+    headers = {"Accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient(timeout=30) as http:
+        for token in (None, "sosoapi_nope"):
+            sent = {**headers, **({"Authorization": f"Bearer {token}"} if token else {})}
+            answer = await http.post(f"{base}/mcp", json={}, headers=sent)
+            assert answer.status_code == 401
+            description = answer.json()["error_description"]
+            assert "Authorization: Bearer <token>" in description
+            assert f"sign in with OAuth (protected-resource metadata: {metadata})" in description
+            assert "SOSOAPI_TOKEN" not in description and "env" not in description
+            assert (await http.get(metadata)).status_code == 200

@@ -61,13 +61,21 @@ def test_sigkill_during_a_slow_read_is_unconfirmed_after_the_lease(
     assert origin.hits["/stall"] == 1
 
 
-def test_init_makes_one_workspace_and_a_new_token_each_run(process_env: dict[str, str]) -> None:
+def test_init_makes_one_workspace_and_says_so_when_run_again(
+    process_env: dict[str, str],
+) -> None:
     one = json.loads(cli(["init", "--json"], process_env).stdout)
+    assert len(one["token"]) >= 43 and one["existed"] is False  # 256 random bits, url-safe
+    again = cli(["init"], process_env)
+    assert again.returncode == 0, again.stderr
+    assert f"the local workspace {one['workspace_id']} exists" in again.stdout
+    assert "no token minted" in again.stdout and "sosoapi_" not in again.stdout
     two = json.loads(cli(["init", "--json"], process_env).stdout)
-    assert one["workspace_id"] == two["workspace_id"]
-    assert one["token"] != two["token"]
-    assert len(one["token"]) >= 43  # 256 random bits, url-safe
-    listed = json.loads(cli(["workspaces", "list"], process_env).stdout)
+    assert two == {"workspace_id": one["workspace_id"], "token": None, "existed": True}
+    assert len(json.loads(cli(["tokens", "list", "--json"], process_env).stdout)) == 1
+    three = json.loads(cli(["init", "--json", "--new-token"], process_env).stdout)
+    assert three["workspace_id"] == one["workspace_id"] and three["token"] != one["token"]
+    listed = json.loads(cli(["workspaces", "list", "--json"], process_env).stdout)
     assert [w["id"] for w in listed] == [one["workspace_id"]]
 
 
@@ -75,25 +83,35 @@ def test_cli_retrieve_prints_its_mutation_id_and_tokens_can_be_revoked(
     initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
 ) -> None:
     path = next(iter(pages))
-    done = cli(["retrieve", origin.url(path)], initialised)
+    done = cli(["retrieve", origin.url(path), "--json"], initialised)
     assert done.returncode == 0, done.stderr
     receipt = json.loads(done.stdout)
     assert_valid_output("sosoapi_research_evidence_retrieve", receipt)
     mutation_id = receipt["retrieval"]["mutation_id"]
     assert f"mutation_id: {mutation_id}" in done.stderr
-    replay = cli(["retrieve", origin.url(path), "--mutation-id", mutation_id], initialised)
+    replay = cli(
+        ["retrieve", origin.url(path), "--mutation-id", mutation_id, "--json"], initialised
+    )
     assert json.loads(replay.stdout) == receipt
     assert origin.hits[path] == 1
 
     minted = json.loads(
         cli(
-            ["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "editor"],
+            [
+                "tokens",
+                "create",
+                "--workspace",
+                initialised["WORKSPACE_ID"],
+                "--role",
+                "editor",
+                "--json",
+            ],
             initialised,
         ).stdout
     )
     as_editor = {**initialised, "SOSOAPI_TOKEN": minted["token"]}
     assert cli(["retrieve", origin.url(path)], as_editor).returncode == 0
-    listed = json.loads(cli(["tokens", "list"], initialised).stdout)
+    listed = json.loads(cli(["tokens", "list", "--json"], initialised).stdout)
     assert minted["token"] not in json.dumps(listed)  # only hashes are stored
     assert cli(["tokens", "revoke", minted["id"]], initialised).returncode == 0
     refused = cli(["retrieve", origin.url(path)], as_editor)
@@ -111,6 +129,7 @@ def test_cli_refusals_name_the_problem(initialised: dict[str, str]) -> None:
                 "--role",
                 "owner",
                 "--no-scope",
+                "--json",
             ],
             initialised,
         ).stdout
@@ -130,6 +149,7 @@ def test_cli_refusals_name_the_problem(initialised: dict[str, str]) -> None:
                 "owner",
                 "--expires-in",
                 "0.001",
+                "--json",
             ],
             initialised,
         ).stdout
@@ -139,7 +159,7 @@ def test_cli_refusals_name_the_problem(initialised: dict[str, str]) -> None:
         ["retrieve", "https://example.com/"], {**initialised, "SOSOAPI_TOKEN": expired["token"]}
     )
     assert refused.returncode == 2 and "expired" in refused.stderr
-    other = json.loads(cli(["workspaces", "create", "elsewhere"], initialised).stdout)
+    other = json.loads(cli(["workspaces", "create", "elsewhere", "--json"], initialised).stdout)
     refused = cli(["retrieve", "https://example.com/", "--workspace", other["id"]], initialised)
     assert refused.returncode == 2 and "not_found" in refused.stderr
     cli(["workspaces", "disable-research", initialised["WORKSPACE_ID"]], initialised)
@@ -154,7 +174,7 @@ def test_the_loop_from_a_shell(
     env = {**initialised, "SOSOAPI_UPLOAD_ROOTS": str(tmp_path)}
 
     def run(*args: str) -> dict:
-        done = cli(list(args), env)
+        done = cli([*args, "--json"], env)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 

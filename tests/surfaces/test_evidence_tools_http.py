@@ -30,25 +30,26 @@ async def test_search_quote_and_diff_over_http(
 
 def test_the_cli_verbs(initialised: dict[str, str], origin: HTTPSOrigin) -> None:
     origin.routes["/cli"] = Route(html("en", "Cli", ["The harbour froze in the long winter."]))
-    first = cli(["retrieve", origin.url("/cli")], initialised)
+    first = cli(["retrieve", origin.url("/cli"), "--json"], initialised)
     assert first.returncode == 0, first.stderr
     evidence_id = json.loads(first.stdout)["retrieval"]["evidence"]["evidence_id"]
     origin.routes["/cli"] = Route(html("en", "Cli", ["The harbour thawed in the long winter."]))
     assert cli(["retrieve", origin.url("/cli")], initialised).returncode == 0
 
-    found = cli(["evidence", "search", "harbour winter"], initialised)
+    found = cli(["evidence", "search", "harbour winter", "--json"], initialised)
     assert found.returncode == 0, found.stderr
     data = json.loads(found.stdout)
     assert_valid_output("sosoapi_research_evidence_search", data)
     assert [(r["evidence_id"], r["revision"]) for r in data["results"]] == [(evidence_id, 2)]
 
     quoted = cli(
-        ["evidence", "quote", evidence_id, "the harbour froze", "--revision", "1"], initialised
+        ["evidence", "quote", evidence_id, "the harbour froze", "--revision", "1", "--json"],
+        initialised,
     )
     assert quoted.returncode == 0, quoted.stderr
     assert json.loads(quoted.stdout)["verdict"] == "normalized"
 
-    diffed = cli(["evidence", "diff", evidence_id, "--from", "1"], initialised)
+    diffed = cli(["evidence", "diff", evidence_id, "--from", "1", "--json"], initialised)
     assert diffed.returncode == 0, diffed.stderr
     changes = json.loads(diffed.stdout)["changes"]
     assert [(c["from_text"], c["to_text"]) for c in changes] == [("froze", "thawed")] * 3

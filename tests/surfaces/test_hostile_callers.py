@@ -229,7 +229,7 @@ class McpSession:
 
 
 def mint(env: dict[str, str], *args: str) -> dict:
-    done = cli(["tokens", "create", *args], env)
+    done = cli(["tokens", "create", "--json", *args], env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

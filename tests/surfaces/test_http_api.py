@@ -104,7 +104,15 @@ def test_problem_types_are_distinct_per_cause(
     )
     assert _problem(clash, 422, "conflict")["field"] == "kind"
     viewer = cli(
-        ["tokens", "create", "--workspace", initialised["WORKSPACE_ID"], "--role", "viewer"],
+        [
+            "tokens",
+            "create",
+            "--workspace",
+            initialised["WORKSPACE_ID"],
+            "--role",
+            "viewer",
+            "--json",
+        ],
         initialised,
     )
     import json

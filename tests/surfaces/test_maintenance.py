@@ -21,7 +21,7 @@ PURGE_KEYS = {"receipts", "mutations", "kept_pinned"}
 
 
 def _ok(args: list[str], env: dict[str, str]) -> dict:
-    done = cli(args, env)
+    done = cli([*args, "--json"], env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -120,7 +120,7 @@ def test_backup_while_writing_holds_every_committed_receipt(
                 assert writer.is_alive() and time.monotonic() < deadline, "writes did not start"
                 time.sleep(0.05)
             before = list(committed)
-            done = cli(["backup", str(target)], initialised)
+            done = cli(["backup", str(target), "--json"], initialised)
         finally:
             stop.set()
             writer.join(60)

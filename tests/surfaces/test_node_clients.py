@@ -1,6 +1,7 @@
 """The real Node MCP clients against real `sosoapi` processes, over stdio and streamable HTTP.
 
-- The MCP Inspector CLI: tools/list (with `--strict` schema checks), whoami and a retrieve.
+- The MCP Inspector CLI: tools/list (with `--strict` schema checks), whoami and a retrieve;
+  resources/templates/list, resources/read of the retrieved evidence, prompts/list and get.
 - The official TypeScript SDK client (tests/node/sdk_client.mjs), which validates every
   `structuredContent` against the listed `outputSchema` itself.
 - The MCP conformance suite's server scenarios that apply to a server with its own tools
@@ -174,6 +175,68 @@ def test_inspector_cli(
     code, retrieved, stderr = inspector(tools, tmp_path, target, *call)
     assert code == 0, stderr
     assert_ready(retrieved["result"], site, page)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_inspector_cli_reads_resources_and_prompts(
+    tools: NodeTools,
+    env: dict[str, str],
+    served: ServeProcess,
+    site: HTTPSOrigin,
+    page: str,
+    tmp_path: Path,
+    transport: str,
+) -> None:
+    """The MCP-native surface through the Inspector: templates, a read of the evidence a
+    retrieve made (fenced text and JSON), the link in the retrieve result, the prompts."""
+    target = inspector_target(transport, env, served)
+    code, listed, stderr = inspector(
+        tools, tmp_path, target, "--method", "resources/templates/list"
+    )
+    assert code == 0, stderr
+    templates = {t["uriTemplate"] for t in listed["result"]["resourceTemplates"]}
+    assert "sosoapi://workspaces/{workspace_id}/evidence/{evidence_id}" in templates
+    assert len(templates) == 3
+
+    arguments = json.dumps(retrieve_args(env, site.url(page)))
+    call = ["--method", "tools/call", "--tool-name", RETRIEVE, "--tool-args-json", arguments]
+    code, retrieved, stderr = inspector(tools, tmp_path, target, *call)
+    assert code == 0, stderr
+    evidence = retrieved["result"]["structuredContent"]["retrieval"]["evidence"]
+    uri = (
+        f"sosoapi://workspaces/{env['WORKSPACE_ID']}/evidence/{evidence['evidence_id']}"
+        f"/revisions/{evidence['revision']}"
+    )
+    assert [c["uri"] for c in retrieved["result"]["content"] if c["type"] == "resource_link"] == [
+        uri
+    ]
+    code, read, stderr = inspector(
+        tools, tmp_path, target, "--method", "resources/read", "--uri", uri
+    )
+    assert code == 0, stderr
+    text, as_json = read["result"]["contents"]
+    assert 'untrusted-data nonce="' in text["text"]
+    assert_valid_output("sosoapi_research_evidence_get", json.loads(as_json["text"]))
+
+    code, prompts, stderr = inspector(tools, tmp_path, target, "--method", "prompts/list")
+    assert code == 0, stderr
+    assert {p["name"] for p in prompts["result"]["prompts"]} == {
+        "check_quotations",
+        "read_and_keep",
+    }
+    got = [  # the variadic --prompt-args ends at the next option, not at the server URL
+        "--method",
+        "prompts/get",
+        "--prompt-args",
+        f"workspace_id={env['WORKSPACE_ID']}",
+        "corpus_id=c1",
+        "draft=She said 'hello'.",
+        "--prompt-name",
+        "check_quotations",
+    ]
+    code, prompt, stderr = inspector(tools, tmp_path, target, *got)
+    assert code == 0, stderr
+    assert "sosoapi_research_evidence_quote" in prompt["result"]["messages"][0]["content"]["text"]
 
 
 # --- the official TypeScript SDK client ----------------------------------------------------

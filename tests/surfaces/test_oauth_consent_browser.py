@@ -76,7 +76,7 @@ async def sign_in(page, url: str, token: str, decision: str) -> dict[str, str]:
 
 
 def oauth_tokens(env: dict[str, str]) -> list[dict]:
-    rows = json.loads(cli(["tokens", "list"], env).stdout)
+    rows = json.loads(cli(["tokens", "list", "--json"], env).stdout)
     return [t for t in rows if t["kind"] != "personal"]
 
 

@@ -103,7 +103,7 @@ async def test_sdk_oauth_client_signs_in_calls_and_refreshes(
     first = storage.tokens
     assert first is not None and first.refresh_token and first.scope == "agent:research"
 
-    rows = json.loads(cli(["tokens", "list"], initialised).stdout)
+    rows = json.loads(cli(["tokens", "list", "--json"], initialised).stdout)
     oauth_rows = [t for t in rows if t["kind"] != "personal"]
     assert sorted(t["kind"] for t in oauth_rows) == ["oauth_access", "oauth_refresh"]
     assert {t["client_name"] for t in oauth_rows} == {"SDK test client"}
@@ -135,7 +135,7 @@ async def test_cli_revokes_an_oauth_grant(
     )
     await signed_in_whoami(served.base, provider, initialised["WORKSPACE_ID"])
     assert storage.tokens is not None
-    rows = json.loads(cli(["tokens", "list"], initialised).stdout)
+    rows = json.loads(cli(["tokens", "list", "--json"], initialised).stdout)
     access = next(t for t in rows if t["kind"] == "oauth_access")
     done = cli(["tokens", "revoke", access["id"]], initialised)
     assert done.returncode == 0, done.stderr

@@ -119,7 +119,7 @@ def assert_inert(html: str) -> Page:
             assert href.startswith(("/console", "?")), attrs
     for tag, attrs in page.elements:
         if tag == "link":
-            assert attrs["href"] == "/console/console.css"
+            assert attrs["href"] in ("/console/console.css", "/console/favicon.svg")
     return page
 
 
@@ -646,3 +646,77 @@ async def test_the_evidence_page_shows_the_whole_text_of_a_long_source(
     await sign_in(client, token)
     shown = Page(await get(client, f"/console/workspaces/{ws}/evidence/{evidence_id}")).text
     assert "Section 1." in shown and LAST_SENTENCE in shown
+
+
+async def test_pages_name_what_their_ids_stand_for(
+    seeded: Seeded, owner: tuple[str, str], client: httpx.AsyncClient, application: Application
+) -> None:
+    """Titles, source URLs and kinds beside evidence ids; corpora named by their project;
+    a corpus revision switcher; times a person reads with the exact time on hover."""
+    ws, token = owner
+    await sign_in(client, token)
+    base = f"/console/workspaces/{ws}"
+    plain_url = seeded.plain["result"]["provenance"]["source_url"]
+    talk_url = seeded.captions["result"]["provenance"]["source_url"]
+    project = Page(await get(client, f"{base}/projects/{seeded.project_id}"))
+    assert "Plain reading" in project.words and plain_url in project.words
+    assert "published captions" in project.words.lower() and talk_url in project.words
+    assert_inert(await get(client, f"{base}/projects/{seeded.project_id}"))
+
+    corpora = Page(await get(client, f"{base}/corpora"))
+    assert f"Corpus of {HOSTILE_TITLE}" in corpora.text  # escaped, as text
+    assert seeded.corpus_id in corpora.text
+    again = await application.research.call(
+        "sosoapi_research_corpora_seal",
+        token,
+        {
+            "workspace_id": ws,
+            "mutation_id": str(uuid.uuid4()),
+            "project_id": seeded.project_id,
+            "corpus_id": seeded.corpus_id,
+        },
+    )
+    assert again.corpus_revision == 2
+    html = await get(client, f"{base}/corpora/{seeded.corpus_id}?revision=1")
+    corpus = assert_inert(html)
+    assert "revision 1 of 2" in corpus.words and "Plain reading" in corpus.words
+    options = [a for tag, a in corpus.elements if tag == "option"]
+    assert [o["value"] for o in options] == ["2", "1"]
+    assert [o["value"] for o in options if "selected" in o] == ["1"]
+    times = [a for tag, a in corpus.elements if tag == "time"]
+    assert times and all(t["title"].endswith(" UTC") and t["datetime"].endswith("Z") for t in times)
+    assert "ago" in corpus.words or "just now" in corpus.words
+
+
+async def test_retrievals_filter_by_url_text_and_the_favicon(
+    seeded: Seeded, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    await sign_in(client, token)
+    base = f"/console/workspaces/{ws}/retrievals"
+    narrowed = Page(await get(client, f"{base}?q=talk.vtt"))
+    shown = {a["href"].rsplit("/", 1)[1] for a in narrowed.links() if "/retrievals/" in a["href"]}
+    assert shown == {seeded.captions["id"], seeded.revised["captions"]["id"]}
+    box = [a for tag, a in narrowed.elements if tag == "input" and a.get("name") == "q"]
+    assert box and box[0]["value"] == "talk.vtt"
+    none = Page(await get(client, f"{base}?q=%25"))  # a LIKE wildcard is text, not a pattern
+    assert not [a for a in none.links() if "/retrievals/" in (a["href"] or "")]
+    icon = await client.get("/console/favicon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+    assert icon.content.startswith(b"<svg")
+
+
+async def test_evidence_links_back_to_the_projects_and_corpora_that_use_it(
+    seeded: Seeded, owner: tuple[str, str], client: httpx.AsyncClient
+) -> None:
+    ws, token = owner
+    await sign_in(client, token)
+    base = f"/console/workspaces/{ws}"
+    ref = seeded.plain["evidence"]
+    html = await get(client, f"{base}/evidence/{ref['evidence_id']}?revision=2")
+    page = assert_inert(html)
+    hrefs = [a["href"] for a in page.links()]
+    assert f"{base}/projects/{seeded.project_id}" in hrefs
+    assert f"{base}/corpora/{seeded.corpus_id}?revision=1" in hrefs
+    assert f"{base}/evidence/{ref['evidence_id']}?revision=1" in hrefs  # the pinned one
+    assert f"project {HOSTILE_TITLE}" in page.words and "pinning revision 1" in page.words

@@ -195,12 +195,14 @@ async def test_a_reviewer_follows_a_retrieval_and_a_corpus_in_chromium(
     await (
         page.get_by_role("navigation", name="Workspace").get_by_role("link", name="Corpora").click()
     )
-    await page.get_by_role("link", name=seeded.corpus_id).click()
-    await page.get_by_role("heading", name=f"Corpus {seeded.corpus_id}").wait_for()
+    # a corpus is named by its project; pinned evidence by its title, source and kind
+    await page.get_by_role("link", name=f"Corpus of {HOSTILE_TITLE}").click()
+    await page.get_by_role("heading", name=f"Corpus of {HOSTILE_TITLE}").wait_for()
+    assert seeded.corpus_id in await page.locator("p.lead").inner_text()
     await accessible(page)
     pinned = seeded.hostile["evidence"]
-    await page.get_by_role(
-        "link", name=f"{pinned['evidence_id']} revision {pinned['revision']}"
+    await page.locator(
+        f"a[href$='/evidence/{pinned['evidence_id']}?revision={pinned['revision']}']"
     ).click()
     await page.locator("h1").wait_for()
     assert await page.locator("h1").inner_text() == HOSTILE_TITLE

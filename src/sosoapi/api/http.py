@@ -87,18 +87,24 @@ def _route(
 
 
 def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
+    """The operation as the contract publishes it, with the contract's own examples, so
+    /docs shows real arguments instead of values made up from the schema's patterns."""
     problem = {"content": {PROBLEM_JSON: {"schema": PROBLEM_SCHEMA}}}
     output = {k: v for k, v in contract["outputSchema"].items() if k != "$schema"}
+    example = contract.get("example", {})
+    request: dict[str, Any] = {"schema": contract["inputSchema"]}
+    if "arguments" in example:
+        request["example"] = example["arguments"]
+    response: dict[str, Any] = {"schema": output}
+    if "structuredContent" in example:
+        response["example"] = example["structuredContent"]
     return {
         "security": OPERATION_SECURITY,
-        "requestBody": {
-            "required": True,
-            "content": {"application/json": {"schema": contract["inputSchema"]}},
-        },
+        "requestBody": {"required": True, "content": {"application/json": request}},
         "responses": {
             "200": {
                 "description": "The result (a receipt in any state is a normal result)",
-                "content": {"application/json": {"schema": output}},
+                "content": {"application/json": response},
             },
             **{
                 code: {"description": text, **problem}

@@ -14,6 +14,7 @@ from sosoapi.store.records import TokenRecord, WorkspaceRecord
 
 LOCAL_WORKSPACE = "local"
 LOCAL_OWNER = "local-owner"
+AGENT_ROLE = "editor"  # an MCP client reads, retrieves and seals; it never administers
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +88,49 @@ class Admin:
         self.add_member(workspace_id, user_id, role, now)
         return user_id
 
+    def roles_of(self, user_id: str) -> list[tuple[str, str]]:
+        """(workspace name, role) of every workspace the user is a member of."""
+        return [(w.name, role) for w, role in self.repo.memberships_of(user_id)]
+
+    def agent_token(
+        self, client: str, now: datetime, *, expires_in: float | None
+    ) -> tuple[MintedToken, list[str]]:
+        """The token `sosoapi connect` hands one MCP client, and the ids it replaced.
+
+        The client acts as its own user (`agent CLIENT`, an editor in the local
+        workspace) with the `agent:research` scope alone. A token's secret is stored
+        hashed, so an earlier one cannot be shown again: connecting a client again
+        revokes its earlier tokens, leaving one live token per client.
+        """
+        workspace = self._local(now)
+        name = f"agent {client}"
+        user_id = next(
+            (uid for uid, _ in self.repo.members(workspace.id) if self.repo.user_name(uid) == name),
+            None,
+        )
+        if user_id is None:
+            user_id = self.create_member(workspace.id, name, AGENT_ROLE, now)
+        label = f"sosoapi connect {client}"
+        replaced = [
+            t.id
+            for t in self.repo.list_tokens()
+            if t.user_id == user_id and t.label == label and t.revoked_at is None
+        ]
+        for token_id in replaced:
+            self.repo.revoke_token(token_id, now)
+        return self.mint(user_id, now, label=label, expires_in=expires_in), replaced
+
+    def _local(self, now: datetime) -> WorkspaceRecord:
+        workspace = self.repo.local_workspace()
+        if workspace is None:
+            workspace = self.repo.create_workspace(LOCAL_WORKSPACE, now, is_local=True)
+        return workspace
+
     def init_local(
         self, now: datetime, label: str = "sosoapi init"
     ) -> tuple[WorkspaceRecord, MintedToken]:
         """The local workspace (created once) and a new owner token (every run)."""
-        workspace = self.repo.local_workspace()
-        if workspace is None:
-            workspace = self.repo.create_workspace(LOCAL_WORKSPACE, now, is_local=True)
+        workspace = self._local(now)
         owner = next(
             (user_id for user_id, role in self.repo.members(workspace.id) if role == "owner"),
             None,

@@ -8,8 +8,9 @@ A caller who is not a member learns nothing: "not found", never "forbidden".
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 from sosoapi.auth.errors import (
@@ -30,9 +31,11 @@ from sosoapi.auth.tokens import (
     refusal,
 )
 from sosoapi.store.auth_repo import AuthRepository
-from sosoapi.store.records import WorkspaceRecord
+from sosoapi.store.records import StoreUnavailable, TokenRecord, WorkspaceRecord
 
 Action = Literal["read", "write"]
+# A token's last use is written at most once per this, never on every call.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
 ROLES: dict[str, frozenset[Action]] = {
     "viewer": frozenset({"read"}),
     "editor": frozenset({"read", "write"}),
@@ -82,7 +85,17 @@ class Guard:
                 "mint a new one with `sosoapi tokens create` (OAuth clients: refresh or sign "
                 "in again).",
             )
+        self._note_use(record, now)
         return principal_of(record)
+
+    def _note_use(self, record: TokenRecord, now: datetime) -> None:
+        """Keep `last_used_at` to the minute; a store that cannot write now never fails
+        the call (the read that authenticated it succeeded)."""
+        last = record.last_used_at
+        if last is not None and now - last < LAST_USED_RESOLUTION:
+            return
+        with contextlib.suppress(StoreUnavailable):
+            self.repo.touch_token(record.id, now)
 
     def check(self, principal: Principal, workspace_id: str, action: Action) -> Access:
         """Authorise `action` in `workspace_id` (scope, membership, role, feature)."""

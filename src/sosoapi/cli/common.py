@@ -1,11 +1,15 @@
-"""The `sosoapi` command group and what its verbs share: settings, JSON out, admin."""
+"""The `sosoapi` command group and what its verbs share: settings, output (a summary for
+people, `--json` for scripts), exit codes, admin."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import textwrap
+import unicodedata
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from enum import IntEnum
+from typing import Any, TypeVar
 
 import click
 
@@ -24,8 +28,54 @@ def settings_from_env(profile: str | None = None) -> Settings:
         raise click.UsageError(str(exc)) from None
 
 
+class Exit(IntEnum):
+    """The exit codes of every verb (README, "From a shell")."""
+
+    OK = 0
+    FAILED = 1  # the database is unreachable, or the verb could not finish
+    REFUSED = 2  # a usage error, or the call was refused (input, token, role, not found)
+    NOT_USABLE = 3  # a receipt completed, but its status carries no usable text
+    NOT_COMPLETED = 4  # a receipt still open (replay its mutation_id), or never completed
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+JSON_HELP = "print the result as JSON, for scripts (default: a summary for people)"
+PREVIEW = 600  # characters of a long third-party text shown in a summary
+
+
+def json_option(command: F) -> F:
+    """The `--json` flag every verb that prints a result takes."""
+    return click.option("--json", "as_json", is_flag=True, help=JSON_HELP)(command)
+
+
 def emit(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def printable(text: str) -> str:
+    """Third-party text safe for a terminal: control and format characters (escape
+    sequences, bidi overrides) dropped, line breaks and tabs kept."""
+    return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf"))
+
+
+def print_summary(line: str, parts: Sequence[tuple[str, str]] = ()) -> None:
+    """Our own line, then each non-empty third-party part under its name, long ones cut."""
+    click.echo(line)
+    for name, value in parts:
+        if not value:
+            continue
+        shown = printable(value)
+        if len(shown) > PREVIEW:
+            shown = f"{shown[:PREVIEW]}... ({len(value)} characters; --json prints all)"
+        click.echo(f"{name}:\n{textwrap.indent(shown, '  ')}")
+
+
+def print_table(rows: Sequence[Sequence[object]], headers: Sequence[str]) -> None:
+    """Rows as aligned columns under `headers`; None shows as '-'."""
+    cells = [[printable("-" if v is None else str(v)) for v in row] for row in rows]
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
+    for row in [list(headers), *cells]:
+        click.echo("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip())
 
 
 def _in_cli_words(refused: AdminRefused) -> str:

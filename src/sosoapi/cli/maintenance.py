@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from sosoapi.cli.common import emit, main, settings_from_env
+from sosoapi.cli.common import emit, json_option, main, settings_from_env
 from sosoapi.clock import utcnow
 from sosoapi.store.database import Database
 from sosoapi.store.maintenance import backup_sqlite, purge_receipts, sqlite_path
@@ -19,14 +19,14 @@ UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"
 DURATION = re.compile(r"^(\d+)([smhdw])$")
 
 
-def parse_duration(text: str) -> timedelta:
+def parse_duration(text: str, option: str = "--older-than") -> timedelta:
     """`30d`, `12h`, `90m`, `45s`, `2w` -> a timedelta; anything else is a usage error."""
     match = DURATION.match(text.strip())
     if not match:
         raise click.BadParameter(
             f"{text!r} is not a duration; write a whole number and a unit "
             "(s, m, h, d or w), e.g. 30d or 12h.",
-            param_hint="--older-than",
+            param_hint=option,
         )
     return timedelta(**{UNITS[match.group(2)]: int(match.group(1))})
 
@@ -43,10 +43,11 @@ def _open(url: str) -> Database:
 
 @main.command()
 @click.option("--older-than", "older_than", required=True, help="e.g. 30d, 12h, 90m")
-def purge(older_than: str) -> None:
+@json_option
+def purge(older_than: str, as_json: bool) -> None:
     """Delete settled retrieval receipts (and their mutation rows) past their valid_until
     that settled longer ago than --older-than. Never evidence, never a receipt whose
-    evidence a sealed corpus pins. Prints what was removed as JSON."""
+    evidence a sealed corpus pins. Prints what was removed."""
     age = parse_duration(older_than)
     db = _open(settings_from_env().database_url)
     try:
@@ -56,18 +57,24 @@ def purge(older_than: str) -> None:
         raise click.ClickException(f"{exc}; nothing was removed, retry later") from None
     finally:
         db.dispose()
-    emit(
-        {
-            "removed": asdict(counts),
-            "older_than": older_than,
-            "settled_before": (at - age).isoformat(),
-        }
-    )
+    removed = asdict(counts)
+    if as_json:
+        emit(
+            {
+                "removed": removed,
+                "older_than": older_than,
+                "settled_before": (at - age).isoformat(),
+            }
+        )
+        return
+    counted = ", ".join(f"{n} {name}" for name, n in removed.items())
+    click.echo(f"removed {counted} (settled before {(at - age).isoformat()})")
 
 
 @main.command()
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-def backup(path: Path) -> None:
+@json_option
+def backup(path: Path, as_json: bool) -> None:
     """Copy the embedded SQLite database to PATH consistently, even while serving."""
     url = settings_from_env().database_url
     source = sqlite_path(url)
@@ -87,4 +94,7 @@ def backup(path: Path) -> None:
         report = backup_sqlite(source, path)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    emit(asdict(report))
+    if as_json:
+        emit(asdict(report))
+    else:
+        click.echo(" ".join(f"{name}: {value}" for name, value in asdict(report).items()))

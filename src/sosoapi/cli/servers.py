@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 
 @main.command()
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8080, show_default=True, type=int)
+@click.option("--host", default="127.0.0.1", show_default=True, help="the address to listen on")
+@click.option("--port", default=8080, show_default=True, type=int, help="the port to listen on")
 @click.option(
     "--profile", type=click.Choice(PROFILES), default=None, help="default: SOSOAPI_PROFILE or full"
 )
@@ -100,11 +100,28 @@ def mcp_command(profile: str | None) -> None:
 
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="print {workspace_id, token} as JSON")
-def init(as_json: bool) -> None:
-    """Create the local workspace once and mint a new owner token (shown once)."""
+@click.option(
+    "--new-token",
+    is_flag=True,
+    help="the workspace exists: mint another owner token anyway (the old ones stay valid)",
+)
+def init(as_json: bool, new_token: bool) -> None:
+    """Create the local workspace and its owner token (shown once). Run again, it says the
+    workspace exists and mints nothing unless --new-token."""
     with admin_session() as admin:
+        existing = admin.local_workspace()
+        if existing is not None and not new_token:
+            if as_json:
+                emit({"workspace_id": existing.id, "token": None, "existed": True})
+            else:
+                click.echo(
+                    f"the local workspace {existing.id} exists (its database: "
+                    f"{settings_from_env().database_url}); no token minted. `sosoapi init "
+                    "--new-token` mints another owner token, `sosoapi tokens list` shows them."
+                )
+            return
         workspace, minted = admin.init_local(utcnow())
     if as_json:
-        emit({"workspace_id": workspace.id, "token": minted.token})
+        emit({"workspace_id": workspace.id, "token": minted.token, "existed": existing is not None})
     else:
         click.echo(f"workspace_id: {workspace.id}\ntoken (shown once): {minted.token}")

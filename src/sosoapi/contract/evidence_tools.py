@@ -70,6 +70,7 @@ class Snippet(Wire):
     start_ms: Millis | None
     end_ms: Millis | None
     anchor: Anchor
+    field: Literal["text", "description"] = "text"  # which field the offsets are into
 
 
 class SearchResult(Wire):
@@ -99,6 +100,15 @@ class QuoteInput(Wire):
     quote: Annotated[str, Field(min_length=1, max_length=2_000)]
 
 
+class QuoteDifference(Wire):
+    """A run of words that differs: the quote's words, the source's at [start, end)."""
+
+    quote: Annotated[str, Field(max_length=2_000)]
+    text: Annotated[str, Field(max_length=20_000)]
+    start: Offset
+    end: Offset
+
+
 class QuoteMatch(Wire):
     evidence_id: UUIDStr
     revision: Revision
@@ -110,6 +120,11 @@ class QuoteMatch(Wire):
     start_ms: Millis | None
     end_ms: Millis | None
     anchor: Anchor
+    differences: Annotated[list[QuoteDifference], Field(max_length=50, default_factory=list)]
+    # the speaker labels of the cues the passage touches (ignored when matching)
+    speakers: Annotated[
+        list[Annotated[str, Field(max_length=200)]], Field(max_length=1_000, default_factory=list)
+    ]
 
 
 class QuoteOutput(Wire):

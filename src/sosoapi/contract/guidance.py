@@ -7,7 +7,7 @@ agent and the person read the same advice.
 
 from __future__ import annotations
 
-from sosoapi.contract.vocabulary import Reason, State
+from sosoapi.contract.vocabulary import Cause, Reason, State
 
 # reason -> (what it means, what to do); `{retry_after}` is filled in when known.
 REASONS: dict[Reason, tuple[str, str]] = {
@@ -115,6 +115,89 @@ REASONS: dict[Reason, tuple[str, str]] = {
     ),
 }
 
+# A reason with several causes, told apart: cause -> (its reason, what failed, what to do).
+# The reason stays the published one; the cause words the advice and the log.
+CA_BUNDLE_FIX = "an operator adds a private CA with SOSOAPI_EGRESS_CA_BUNDLE (a PEM file)"
+CAUSES: dict[Cause, tuple[Reason, str, str]] = {
+    Cause.CERTIFICATE_UNTRUSTED: (
+        Reason.UNSAFE_URL,
+        "the origin's TLS certificate is issued by a CA this server does not trust "
+        "(untrusted issuer)",
+        f"for an origin behind a private CA, {CA_BUNDLE_FIX}; otherwise use the public URL",
+    ),
+    Cause.CERTIFICATE_SELF_SIGNED: (
+        Reason.UNSAFE_URL,
+        "the origin's TLS certificate is self-signed",
+        f"use the public URL; to trust this origin, {CA_BUNDLE_FIX} holding its certificate",
+    ),
+    Cause.CERTIFICATE_NAME_MISMATCH: (
+        Reason.UNSAFE_URL,
+        "the origin's TLS certificate does not name this host (name mismatch)",
+        "use the host name the certificate was issued for (the site's canonical URL)",
+    ),
+    Cause.CERTIFICATE_EXPIRED: (
+        Reason.UNSAFE_URL,
+        "the origin's TLS certificate has expired or is not yet valid",
+        "the site must renew its certificate; retry with a new mutation_id once it has",
+    ),
+    Cause.CERTIFICATE_INVALID: (
+        Reason.UNSAFE_URL,
+        "the origin's TLS certificate did not verify",
+        f"use the public URL; for an origin behind a private CA, {CA_BUNDLE_FIX}",
+    ),
+    Cause.PRIVATE_ADDRESS: (
+        Reason.UNSAFE_URL,
+        "the host is, or resolves to, a private, loopback or reserved address",
+        "use the public URL; an operator admits a private origin with SOSOAPI_EGRESS_ALLOW",
+    ),
+    Cause.PORT_NOT_ALLOWED: (
+        Reason.UNSAFE_URL,
+        "the URL's port is not one this server reads",
+        "use the URL on port 443; an operator adds ports with SOSOAPI_EGRESS_PORTS",
+    ),
+    Cause.NOT_HTTPS: (
+        Reason.UNSAFE_URL,
+        "the URL (or a redirect) is not https",
+        "use the https:// URL of the source",
+    ),
+    Cause.MALFORMED_URL: (
+        Reason.UNSAFE_URL,
+        "the URL is ambiguous or malformed (credentials, spaces or control characters, "
+        "an invalid host or port)",
+        "send the plain https URL as a browser shows it",
+    ),
+    Cause.ORIGIN_ERROR: (
+        Reason.UNAVAILABLE,
+        "the origin answered with a server error (5xx)",
+        "retry with a new mutation_id later",
+    ),
+    Cause.ORIGIN_STATUS: (
+        Reason.UNAVAILABLE,
+        "the origin answered with a status this server does not read as a page",
+        "check the URL in a browser; retry with a new mutation_id if it works there",
+    ),
+    Cause.CONNECTION_BROKEN: (
+        Reason.UNAVAILABLE,
+        "the connection to the origin was reset or closed mid-answer",
+        "retry with a new mutation_id later",
+    ),
+    Cause.TLS_HANDSHAKE: (
+        Reason.UNAVAILABLE,
+        "the TLS handshake with the origin failed (no protocol or cipher in common)",
+        "the origin needs TLS 1.2 or later; retry later or use another copy of the source",
+    ),
+    Cause.TOO_MANY_REDIRECTS: (
+        Reason.UNAVAILABLE,
+        "the origin redirected too many times",
+        "point to the final URL a browser lands on",
+    ),
+    Cause.UNSUPPORTED_ENCODING: (
+        Reason.UNAVAILABLE,
+        "the origin sent a content encoding this server does not decode",
+        "retry later or use another copy of the source",
+    ),
+}
+
 # unsettled or failed states of a receipt -> (meaning, what to do)
 STATES: dict[State, tuple[str, str]] = {
     State.PENDING: ("the read is queued", "replay the same mutation_id to collect it"),
@@ -128,8 +211,25 @@ STATES: dict[State, tuple[str, str]] = {
 }
 
 
-def advice(reason: Reason | None, state: State, retry_after: int | None = None) -> str:
-    """One sentence: what the reason (or the state) means and what to do next."""
+def cause_of(reason: Reason | None, cause: str | None) -> Cause | None:
+    """`cause` when it is a known cause of `reason` (a stored value from an older or newer
+    version, or a cause of another reason, is ignored)."""
+    known = next((c for c in Cause if c.value == cause), None)
+    return known if known is not None and CAUSES[known][0] == reason else None
+
+
+def advice(
+    reason: Reason | None,
+    state: State,
+    retry_after: int | None = None,
+    cause: str | None = None,
+) -> str:
+    """One sentence: what the reason (or the state) means and what to do next; with a
+    known `cause`, what exactly failed and its own fix."""
+    known = cause_of(reason, cause)
+    if known is not None:
+        _, meaning, action = CAUSES[known]
+        return f"{CAUSES[known][0].value}, {known.value}: {meaning}; {action}."
     meaning, action = REASONS[reason] if reason else STATES.get(state, ("", ""))
     if not meaning:
         return ""
@@ -144,4 +244,12 @@ def markdown_table() -> str:
         rows.append(f"| `{reason.value}` | {meaning} | {action.format(retry_after='N')} |")
     for state, (meaning, action) in STATES.items():
         rows.append(f"| state `{state.value}` | {meaning} | {action} |")
+    return "\n".join(rows)
+
+
+def causes_table() -> str:
+    """The README's table of the causes behind `unsafe_url` and `unavailable`."""
+    rows = ["| `reason` | cause | what failed | what to do |", "|---|---|---|---|"]
+    for cause, (reason, meaning, action) in CAUSES.items():
+        rows.append(f"| `{reason.value}` | `{cause.value}` | {meaning} | {action} |")
     return "\n".join(rows)

@@ -120,6 +120,19 @@ class RetrieveResult(Wire):
     def whole_segments(self) -> list[Segment]:
         return self.segments if self._whole_segments is None else self._whole_segments
 
+    # Not a field: which of the reason's causes it was (contract/guidance.py CAUSES). The
+    # published schema has no place for it, so the receipt keeps it in a column of its own.
+    _cause: str | None = PrivateAttr(default=None)
+
+    @property
+    def cause(self) -> str | None:
+        return self._cause
+
+    def with_cause(self, cause: str | None) -> RetrieveResult:
+        """This result, naming the cause of its reason (set once, while it is built)."""
+        self._cause = cause
+        return self
+
 
 class EvidenceRef(Wire):
     evidence_id: UUIDStr

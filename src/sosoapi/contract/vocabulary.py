@@ -7,6 +7,8 @@ instead of at run time. The members are `str`s, so they cross a surface as their
     Reason   why a result is not plainly `ready` (egress, extract and the readers make them)
     Status   the result's one status; `research/retrieval/draft.py` ranks reasons within statuses
     State    where a receipt is in its life: open (pending, running) or settled
+    Cause    which of a reason's several causes it was (not in the published contract: it
+             words the advice, the log and the `sosoapi/cause` result metadata)
 """
 
 from __future__ import annotations
@@ -38,6 +40,26 @@ class Reason(StrEnum):
     CANCELLED = "cancelled"
     EGRESS_UNAVAILABLE = "egress_unavailable"
     UNAVAILABLE = "unavailable"
+
+
+class Cause(StrEnum):
+    # unsafe_url
+    CERTIFICATE_UNTRUSTED = "certificate_untrusted"
+    CERTIFICATE_SELF_SIGNED = "certificate_self_signed"
+    CERTIFICATE_NAME_MISMATCH = "certificate_name_mismatch"
+    CERTIFICATE_EXPIRED = "certificate_expired"
+    CERTIFICATE_INVALID = "certificate_invalid"
+    PRIVATE_ADDRESS = "private_address"
+    PORT_NOT_ALLOWED = "port_not_allowed"
+    NOT_HTTPS = "not_https"
+    MALFORMED_URL = "malformed_url"
+    # unavailable
+    ORIGIN_ERROR = "origin_error"
+    ORIGIN_STATUS = "origin_status"
+    CONNECTION_BROKEN = "connection_broken"
+    TLS_HANDSHAKE = "tls_handshake"
+    TOO_MANY_REDIRECTS = "too_many_redirects"
+    UNSUPPORTED_ENCODING = "unsupported_encoding"
 
 
 class Status(StrEnum):

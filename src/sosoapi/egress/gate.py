@@ -24,10 +24,11 @@ import certifi
 import httpcore
 
 from sosoapi.clock import utcnow
-from sosoapi.contract.vocabulary import Reason
+from sosoapi.contract.guidance import advice
+from sosoapi.contract.vocabulary import Cause, Reason, State
 from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
 from sosoapi.egress.network import Pin, PinnedBackend, Proxy, UnpinnedDial, pinned
-from sosoapi.egress.policy import is_admitted, judge_url
+from sosoapi.egress.policy import Refused, address_cause, is_admitted, judge
 from sosoapi.egress.politeness import Politeness, Release, Reserve
 from sosoapi.egress.pools import OriginPools
 from sosoapi.egress.resolver import (
@@ -50,6 +51,7 @@ from sosoapi.egress.statuses import (
 )
 from sosoapi.egress.types import FetchOutcome, IPAddress
 from sosoapi.egress.urls import Target, join_location
+from sosoapi.progress import Step, listening, report
 
 log = logging.getLogger("sosoapi.egress")
 
@@ -164,7 +166,7 @@ class Egress:
         progress = _Progress()
         try:
             async with asyncio.timeout(self._settings.total_timeout):
-                return await self._follow(url, tuple(a.lower() for a in accept), progress)
+                outcome = await self._follow(url, tuple(a.lower() for a in accept), progress)
         except TimeoutError:
             if progress.waiting_for_slot:  # politeness or process capacity: retry later
                 # Never earlier than the origin's real next start (the one we gave back).
@@ -174,21 +176,33 @@ class Egress:
                     Reason.RATE_LIMITED, final_url=progress.url, retry_after_seconds=retry
                 )
             return FetchOutcome(Reason.TIMEOUT, final_url=progress.url)
+        if outcome.cause is not None:  # an operator sees what failed, not just the reason
+            log.warning(
+                "fetch failed reason=%s cause=%s host=%s: %s",
+                outcome.reason,
+                outcome.cause,
+                _host_of(outcome.final_url or url),
+                advice(outcome.reason, State.COMPLETED, cause=outcome.cause),
+            )
+        return outcome
 
     async def _fetch_robots(self, url: str) -> FetchOutcome:
-        """robots.txt through this same gate, inside the asking fetch's deadline."""
-        return await self._follow(url, ROBOTS_ACCEPT, _Progress(), robots=False)
+        """robots.txt through this same gate, inside the asking fetch's deadline; its own
+        connection and bytes are not the source's, so they are not reported as progress."""
+        with listening(_unreported):
+            return await self._follow(url, ROBOTS_ACCEPT, _Progress(), robots=False)
 
     async def _follow(
         self, url: str, accept: tuple[str, ...], progress: _Progress, *, robots: bool = True
     ) -> FetchOutcome:
         for _hop in range(self._settings.max_redirects + 1):
-            judged = judge_url(url, self._settings)
-            if isinstance(judged, str):
-                return FetchOutcome(judged, final_url=progress.url)
+            judged = judge(url, self._settings)
+            if isinstance(judged, Refused):
+                return FetchOutcome(judged.reason, final_url=progress.url, cause=judged.cause)
             progress.url = judged.url
             crawl_delay = None
             if robots and self._robots is not None:
+                report("robots")
                 verdict = await self._robots.verdict(f"https://{judged.authority}", judged.url)
                 if not verdict.allowed:
                     if verdict.failure is None:
@@ -197,13 +211,17 @@ class Egress:
                         verdict.failure or Reason.ACCESS_DENIED,
                         final_url=judged.url,
                         robots_disallowed=verdict.failure is None,
+                        cause=verdict.cause,
                     )
                 crawl_delay = verdict.crawl_delay
+            report("connecting")
             answer = await self._hop(judged, accept, progress, crawl_delay)
             if isinstance(answer, FetchOutcome):
                 return answer
             url = join_location(judged, answer.location)
-        return FetchOutcome(Reason.UNAVAILABLE, final_url=progress.url)
+        return FetchOutcome(
+            Reason.UNAVAILABLE, final_url=progress.url, cause=Cause.TOO_MANY_REDIRECTS
+        )
 
     async def _hop(
         self,
@@ -213,8 +231,8 @@ class Egress:
         crawl_delay: float | None = None,
     ) -> FetchOutcome | _Redirect:
         admitted = await self._admit(target)
-        if isinstance(admitted, str):
-            return FetchOutcome(admitted, final_url=target.url)
+        if isinstance(admitted, Refused):
+            return FetchOutcome(admitted.reason, final_url=target.url, cause=admitted.cause)
         try:
             progress.waiting_for_slot = True
             async with (
@@ -230,22 +248,23 @@ class Egress:
             reason = reason_for_error(exc)
             if reason is None:
                 raise
-            return FetchOutcome(reason, final_url=target.url)
+            return FetchOutcome(reason, final_url=target.url, cause=cause_of_error(exc, reason))
 
-    async def _admit(self, target: Target) -> IPAddress | Reason:
-        """The checked address to dial, or the reason there is none."""
+    async def _admit(self, target: Target) -> IPAddress | Refused:
+        """The checked address to dial, or why there is none."""
         if target.ip is not None:
             return target.ip
         try:
             addresses = await self._resolver.resolve(target.host, target.port)
         except NameNotFound:
-            return Reason.NOT_FOUND
+            return Refused(Reason.NOT_FOUND)
         except (ResolverUnavailable, OSError):
-            return Reason.EGRESS_UNAVAILABLE
+            return Refused(Reason.EGRESS_UNAVAILABLE)
         if not addresses:
-            return Reason.NOT_FOUND
-        if not all(is_admitted(ip, target.port, self._settings) for ip in addresses):
-            return Reason.UNSAFE_URL
+            return Refused(Reason.NOT_FOUND)
+        refused = [ip for ip in addresses if not is_admitted(ip, target.port, self._settings)]
+        if refused:
+            return Refused(Reason.UNSAFE_URL, address_cause(refused[0]))
         return addresses[0]
 
     async def _request(self, target: Target, accept: tuple[str, ...]) -> FetchOutcome | _Redirect:
@@ -300,20 +319,29 @@ class Egress:
         }
         if not 200 <= status < 300:
             reason, retry_after = reason_for_status(status, header("retry-after"))
+            cause = None
+            if reason == Reason.UNAVAILABLE:
+                cause = Cause.ORIGIN_ERROR if status >= 500 else Cause.ORIGIN_STATUS
             error_page = (
                 await _error_body(response, header) if status in CHALLENGE_STATUSES else b""
             )
-            return FetchOutcome(reason, retry_after_seconds=retry_after, body=error_page, **common)
+            return FetchOutcome(
+                reason, retry_after_seconds=retry_after, body=error_page, cause=cause, **common
+            )
         if not media_accepted(header("content-type"), accept):
             return FetchOutcome(Reason.UNSUPPORTED_MEDIA, **common)
         try:
             body = BoundedBody(header("content-encoding"), self._settings.max_body_bytes)
         except UnsupportedEncoding:
-            return FetchOutcome(Reason.UNAVAILABLE, **common)
+            return FetchOutcome(Reason.UNAVAILABLE, cause=Cause.UNSUPPORTED_ENCODING, **common)
         short = await _read_body(response, body, _content_length(header("content-length")))
         return FetchOutcome(
             None, body=body.body, truncated=body.truncated, short_body=short, **common
         )
+
+
+def _unreported(step: Step) -> None:
+    return None
 
 
 async def _read_body(response: httpcore.Response, body: BoundedBody, declared: int | None) -> bool:
@@ -323,6 +351,7 @@ async def _read_body(response: httpcore.Response, body: BoundedBody, declared: i
         async for chunk in response.aiter_stream():
             if body.feed(chunk):
                 return False
+            report("reading", body.raw_bytes, declared)
     except (httpcore.RemoteProtocolError, httpcore.ReadError):
         return True
     return declared is not None and body.raw_bytes < declared
@@ -414,6 +443,57 @@ def _connect_failure(exc: BaseException) -> Reason:
     if "CERTIFICATE_VERIFY_FAILED" in str(exc):
         return Reason.UNSAFE_URL
     return Reason.EGRESS_UNAVAILABLE
+
+
+# OpenSSL's X509_V_ERR_* verify codes, grouped by what a person can do about them.
+_SELF_SIGNED = {18, 19}  # DEPTH_ZERO_SELF_SIGNED_CERT, SELF_SIGNED_CERT_IN_CHAIN
+_UNTRUSTED = {2, 20, 21}  # UNABLE_TO_GET_ISSUER_CERT(_LOCALLY), UNABLE_TO_VERIFY_LEAF_SIGNATURE
+_EXPIRED = {9, 10}  # CERT_NOT_YET_VALID, CERT_HAS_EXPIRED
+_NAME_MISMATCH = {62, 64}  # HOSTNAME_MISMATCH, IP_ADDRESS_MISMATCH
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def certificate_cause(error: ssl.SSLCertVerificationError) -> Cause:
+    """Which certificate failure OpenSSL reported (its verify code)."""
+    code = error.verify_code
+    if code in _SELF_SIGNED:
+        return Cause.CERTIFICATE_SELF_SIGNED
+    if code in _UNTRUSTED:
+        return Cause.CERTIFICATE_UNTRUSTED
+    if code in _EXPIRED:
+        return Cause.CERTIFICATE_EXPIRED
+    if code in _NAME_MISMATCH:
+        return Cause.CERTIFICATE_NAME_MISMATCH
+    return Cause.CERTIFICATE_INVALID
+
+
+def cause_of_error(exc: BaseException, reason: Reason) -> Cause | None:
+    """Which cause of `reason` a network exception was (None: the reason says it all)."""
+    for seen in _chain(exc):
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return certificate_cause(seen)
+        if isinstance(seen, ssl.SSLError) and reason == Reason.UNAVAILABLE:
+            return Cause.TLS_HANDSHAKE
+    if reason == Reason.UNSAFE_URL and "CERTIFICATE_VERIFY_FAILED" in str(exc):
+        return Cause.CERTIFICATE_INVALID
+    if reason == Reason.UNAVAILABLE and isinstance(exc, DecodingFailed):
+        return Cause.UNSUPPORTED_ENCODING
+    if reason == Reason.UNAVAILABLE:
+        return Cause.CONNECTION_BROKEN
+    return None
+
+
+def _host_of(url: str) -> str:
+    """The host of a URL for the log (never its path or query, which may carry secrets)."""
+    return url.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
 
 
 # Foreign exceptions to reasons, first match wins (a subclass before its base).

@@ -9,11 +9,12 @@ form that embeds an IPv4 address is blocked outright, whatever it embeds.
 from __future__ import annotations
 
 import ipaddress
+from dataclasses import dataclass
 
-from sosoapi.contract.vocabulary import Reason
+from sosoapi.contract.vocabulary import Cause, Reason
 from sosoapi.egress.settings import AllowRule, EgressSettings
 from sosoapi.egress.types import IPAddress
-from sosoapi.egress.urls import Target, URLRefused, parse_url
+from sosoapi.egress.urls import NotHttps, Target, URLRefused, parse_url
 
 _V4 = ipaddress.IPv4Network
 _V6 = ipaddress.IPv6Network
@@ -109,16 +110,39 @@ def is_unsupported_source(host: str, settings: EgressSettings) -> bool:
     return any(host == s or host.endswith("." + s) for s in settings.unsupported_sources)
 
 
-def judge_url(url: str, settings: EgressSettings) -> Target | Reason:
-    """The parsed target, or the reason it is refused before any lookup."""
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """Why a URL is refused before any lookup: the contract reason, and which cause."""
+
+    reason: Reason
+    cause: Cause | None = None
+
+
+def judge(url: str, settings: EgressSettings) -> Target | Refused:
+    """The parsed target, or why it is refused before any lookup."""
     try:
         target = parse_url(url)
-    except URLRefused:
-        return Reason.UNSAFE_URL
+    except URLRefused as refused:
+        cause = Cause.NOT_HTTPS if isinstance(refused, NotHttps) else Cause.MALFORMED_URL
+        return Refused(Reason.UNSAFE_URL, cause)
     if not may_admit_port(target.port, settings):
-        return Reason.UNSAFE_URL
+        return Refused(Reason.UNSAFE_URL, Cause.PORT_NOT_ALLOWED)
     if target.ip is not None:
-        return target if is_admitted(target.ip, target.port, settings) else Reason.UNSAFE_URL
+        if is_admitted(target.ip, target.port, settings):
+            return target
+        return Refused(Reason.UNSAFE_URL, address_cause(target.ip))
     if is_unsupported_source(target.host, settings):
-        return Reason.UNSUPPORTED_SOURCE
+        return Refused(Reason.UNSUPPORTED_SOURCE)
     return target
+
+
+def address_cause(ip: IPAddress) -> Cause:
+    """Why an address that `is_admitted` refused was refused: the address itself, or (a
+    public address) only the port it was asked on."""
+    return Cause.PRIVATE_ADDRESS if is_blocked_address(ip) else Cause.PORT_NOT_ALLOWED
+
+
+def judge_url(url: str, settings: EgressSettings) -> Target | Reason:
+    """The parsed target, or the reason it is refused before any lookup."""
+    judged = judge(url, settings)
+    return judged.reason if isinstance(judged, Refused) else judged

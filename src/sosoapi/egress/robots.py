@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from protego import Protego
 
-from sosoapi.contract.vocabulary import Reason
+from sosoapi.contract.vocabulary import Cause, Reason
 from sosoapi.egress.types import FetchOutcome
 
 PARSE_LIMIT = 512 * 1024
@@ -35,11 +35,13 @@ ACCEPT = ("text/plain", "*/*")
 @dataclass(frozen=True, slots=True)
 class RobotsVerdict:
     """May the URL be fetched; if not, `failure` is a fetch failure reason or None
-    (None: robots.txt disallows it); `crawl_delay` in seconds when the file gives one."""
+    (None: robots.txt disallows it) with its `cause`; `crawl_delay` in seconds when the
+    file gives one."""
 
     allowed: bool
     crawl_delay: float | None = None
     failure: Reason | None = None
+    cause: Cause | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,15 +81,15 @@ class Robots:
     async def verdict(self, origin: str, url: str) -> RobotsVerdict:
         """The verdict for `url` on `origin` (`https://host[:port]`)."""
         rules = await self._rules_for(origin)
-        if isinstance(rules, str):
-            return RobotsVerdict(False, failure=rules)
+        if isinstance(rules, FetchOutcome):
+            return RobotsVerdict(False, failure=rules.reason, cause=rules.cause)
         if rules.parser is None:
             return RobotsVerdict(rules.allow_all)
         allowed = rules.parser.can_fetch(url, self._agent)
         delay = rules.parser.crawl_delay(self._agent)
         return RobotsVerdict(bool(allowed), float(delay) if delay else None)
 
-    async def _rules_for(self, origin: str) -> _Rules | Reason:
+    async def _rules_for(self, origin: str) -> _Rules | FetchOutcome:
         fresh = self._fresh(origin)
         if fresh is not None:
             return fresh
@@ -106,14 +108,15 @@ class Robots:
         self._rules.move_to_end(origin)
         return cached
 
-    async def _load(self, origin: str) -> _Rules | Reason:
+    async def _load(self, origin: str) -> _Rules | FetchOutcome:
         answer = await self._fetch(f"{origin}/robots.txt")
         rules = self._judge(answer)
         if isinstance(rules, _Rules):
             self._remember(origin, rules)
         return rules
 
-    def _judge(self, answer: FetchOutcome) -> _Rules | Reason:
+    def _judge(self, answer: FetchOutcome) -> _Rules | FetchOutcome:
+        """The rules, or the failed answer when robots.txt could not be read at all."""
         now = self._clock()
         code = answer.status_code
         if answer.reason is None:
@@ -123,7 +126,7 @@ class Robots:
             return _Rules(None, True, now + self._cache_seconds)
         if code is not None:  # 5xx, 429: unreachable, complete disallow for a while
             return _Rules(None, False, now + self._error_seconds)
-        return answer.reason
+        return answer
 
     def _remember(self, origin: str, rules: _Rules) -> None:
         self._rules[origin] = rules

@@ -11,7 +11,7 @@ import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
 
-from sosoapi.contract.vocabulary import Reason
+from sosoapi.contract.vocabulary import Cause, Reason
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -49,6 +49,7 @@ class FetchOutcome:
     retry_after_seconds: int | None = None
     retrieved_at: datetime | None = None
     robots_disallowed: bool = False  # access_denied because robots.txt disallows the URL
+    cause: Cause | None = None
     headers: tuple[tuple[str, str], ...] = ()
 
     def header(self, name: str) -> str | None:

@@ -36,6 +36,10 @@ class URLRefused(SosoapiError, ValueError):
     """The string is not an https URL the gate can judge unambiguously."""
 
 
+class NotHttps(URLRefused):
+    """A well-formed URL of another scheme (http://, ftp://...): the fix is its https URL."""
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """A parsed, canonical https URL: what will be dialled and requested."""
@@ -59,7 +63,7 @@ def parse_url(url: str) -> Target:
     if not sep or not _SCHEME.fullmatch(scheme):
         raise URLRefused("no scheme")
     if scheme.lower() != "https":
-        raise URLRefused(f"scheme {scheme!r} is not https")
+        raise NotHttps(f"scheme {scheme!r} is not https")
     if not rest.startswith("//"):
         raise URLRefused("no authority")
     rest = rest[2:]

@@ -41,6 +41,31 @@ def cue_spans(text: str, segments: Sequence[tuple[str, int, int]]) -> list[Cue]:
     return cues
 
 
+# A cue's speaker label as WebVTT voice spans are rendered (`<v Jane Whitaker>` ->
+# "Jane Whitaker: ") and SubRip files write them: one to four words, each capitalised or a
+# number, then a colon and a space, at the very start of the cue.
+_SPEAKER = re.compile(r"((?:[^\W_][\w.'\u2019-]*)(?: [^\W_][\w.'\u2019-]*){0,3}): ")
+
+
+@dataclass(frozen=True, slots=True)
+class Speaker:
+    """A cue's leading speaker label: the name, and the span [start, end) of "Name: "."""
+
+    name: str
+    start: int
+    end: int
+
+
+def speakers(text: str, cues: Sequence[Cue]) -> list[Speaker]:
+    """The speaker label each cue starts with, if any (a label is not spoken words)."""
+    found: list[Speaker] = []
+    for cue in cues:
+        m = _SPEAKER.match(text, cue.start, cue.end)
+        if m and all(w[0].isupper() or w[0].isdigit() for w in m.group(1).split()):
+            found.append(Speaker(m.group(1), m.start(), m.end()))
+    return found
+
+
 def _windows(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """[start, end) cut at white space into pieces of at most PASSAGE_MAX characters."""
     while end - start > PASSAGE_MAX:

@@ -18,10 +18,10 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sosoapi.auth.challenge import bearer_challenge, bearer_token
+from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.auth.tokens import Principal, audience_refusal
 from sosoapi.contract.errors import ErrorCode, ServiceError, unauthenticated
 from sosoapi.mcp.outage import RecentTokens, send_unavailable
-from sosoapi.mcp.server import AUTH_FIXES
 from sosoapi.research.service import ResearchService
 
 # (token, principal, fresh): fresh when the store confirmed the token for this request,
@@ -29,6 +29,18 @@ from sosoapi.research.service import ResearchService
 _verified: contextvars.ContextVar[tuple[str, Principal, bool] | None] = contextvars.ContextVar(
     "sosoapi_verified_bearer", default=None
 )
+
+
+def http_fixes(metadata_url: str) -> Fixes:
+    """An HTTP client fixes its token in the request (a header) or by signing in with OAuth,
+    never in a server's environment: the fix names both, and where sign-in starts."""
+    oauth = f"or sign in with OAuth (protected-resource metadata: {metadata_url})"
+    return {
+        NoToken: f"send `Authorization: Bearer <token>` with each request (`sosoapi tokens "
+        f"create` mints one), {oauth}.",
+        BadToken: f"send a current token as `Authorization: Bearer <token>` (`sosoapi tokens "
+        f"create` mints one), {oauth}.",
+    }
 
 
 def access_token(token: str, principal: Principal) -> AccessToken:
@@ -94,6 +106,7 @@ class McpBearerGate:
         self.metadata_url = metadata_url
         self.on_refused = on_refused  # told of a refused token, so its sessions can close
         self.recent = RecentTokens()
+        self.fixes = http_fixes(metadata_url)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != "/mcp" or scope["method"] == "OPTIONS":
@@ -102,7 +115,7 @@ class McpBearerGate:
         token = bearer_token(Headers(scope=scope).get("authorization"))
         fresh = True
         try:
-            principal = await self.research.authenticate(token, AUTH_FIXES)
+            principal = await self.research.authenticate(token, self.fixes)
             refusal = audience_refusal(principal, self.resource)
             if refusal:
                 raise unauthenticated(refusal)

@@ -3,7 +3,8 @@ the SDK's authorization-server endpoints over our OAuth provider.
 
 Layers, outermost first: `McpBearerGate` (401 naming what is wrong with the token; a
 refused token's sessions are closed), `McpDoor` (the research scope, sessions per user),
-`ClientSecretHasher` (client secrets compared as hashes), the SDK's app.
+`ClientSecretHasher` (client secrets compared as hashes), `ProgressStreams` (an SSE answer
+for a call that asks for progress, JSON for everything else), the SDK's app.
 The HTTP server (`api`) mounts this app beside its routes; the two never import each
 other, the command that serves (`cli/servers.py`) puts them together.
 """
@@ -19,9 +20,16 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
-from sosoapi.mcp.bearer import McpBearerGate, StoreTokenVerifier, http_principal, http_token
+from sosoapi.mcp.bearer import (
+    McpBearerGate,
+    StoreTokenVerifier,
+    http_fixes,
+    http_principal,
+    http_token,
+)
 from sosoapi.mcp.door import McpDoor
 from sosoapi.mcp.server import build_server
+from sosoapi.mcp.streaming import streaming
 from sosoapi.research.service import ResearchService
 
 
@@ -69,6 +77,7 @@ def mcp_http(
 ) -> McpHttp:
     """MCP at `{base}/mcp`; `base` is how clients reach us (behind a proxy, say)."""
     limits = limits or McpLimits()
+    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
     server = build_server(
         research,
         transport="http",
@@ -76,6 +85,7 @@ def mcp_http(
         output_schemas=output_schemas,
         token_source=http_token,
         principal_source=http_principal,
+        fixes=http_fixes(metadata_url),
     )
     verifier = StoreTokenVerifier(research)
     app = server.streamable_http_app(
@@ -92,9 +102,8 @@ def mcp_http(
         token_verifier=verifier,
         auth_server_provider=oauth.provider,
     )
-    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
     door = McpDoor(
-        oauth.wrap_routes(app),
+        oauth.wrap_routes(streaming(app, server.session_manager)),
         verifier,
         server.session_manager,
         resource_metadata=metadata_url,

@@ -46,11 +46,21 @@ def render(
     requested_url: str | None = None,
     language_match: LanguageMatch | None = None,
 ) -> str:
+    """The MCP `content` text: our line, then the third-party parts fenced."""
+    return content_text(*summary(output, corpus_revision, requested_url, language_match))
+
+
+def summary(
+    output: Wire,
+    corpus_revision: int | None = None,
+    requested_url: str | None = None,
+    language_match: LanguageMatch | None = None,
+) -> tuple[str, Parts]:
+    """Our one line and the third-party parts, unfenced: `render` fences them for a model,
+    the CLI prints them for a person."""
     if isinstance(output, RetrieveOutput):
-        line, parts = _retrieval(output, requested_url, language_match)
-    else:
-        line, parts = _PRESENTERS[type(output)](output, corpus_revision)
-    return content_text(line, parts)
+        return _retrieval(output, requested_url, language_match)
+    return _PRESENTERS[type(output)](output, corpus_revision)
 
 
 def _retrieval(
@@ -87,7 +97,7 @@ def _retrieval(
                 "next_offset until it is null"
             )
     if res.status != "ready":
-        line += ". " + advice(res.reason, r.state, res.retry_after_seconds)
+        line += ". " + advice(res.reason, r.state, res.retry_after_seconds, res.cause)
         line = line.removesuffix(".")
     parts = [
         ("title", res.title or ""),
@@ -144,8 +154,19 @@ def _evidence(output: EvidenceGetOutput, _: int | None) -> tuple[str, Parts]:
 @presenter(EvidenceListOutput)
 def _evidence_list(output: EvidenceListOutput, _: int | None) -> tuple[str, Parts]:
     line = _page_line(len(output.items), "evidence items", output.next_cursor) + "."
-    titles = "\n".join(f"{i.id} r{i.latest_revision}: {i.title or ''}" for i in output.items)
+    titles = "\n".join(
+        _named(i.id, i.latest_revision, i.kind, i.source_url, i.title) for i in output.items
+    )
     return line, [("titles", titles)]
+
+
+def _named(
+    evidence_id: object, revision: int, kind: str, source_url: str | None, title: str | None
+) -> str:
+    """One evidence as a reader tells it apart: its kind and source (or that it was
+    uploaded), then its title; a caption file or an upload has none."""
+    source = source_url or "an uploaded file"
+    return f"{evidence_id} r{revision} {kind} {source}: {title or '(no title)'}"
 
 
 @presenter(ProjectOutput)
@@ -190,11 +211,14 @@ def _search(output: SearchOutput, _: int | None) -> tuple[str, Parts]:
     line = _page_line(len(output.results), "results", output.next_cursor)
     rows = "; ".join(f"{r.evidence_id} r{r.revision} score {r.score:g}" for r in output.results)
     snippets = "\n".join(
-        f"{r.evidence_id} r{r.revision} [{s.start}:{s.end}] {s.text}"
+        f"{r.evidence_id} r{r.revision} "
+        f"{'description ' if s.field == 'description' else ''}[{s.start}:{s.end}] {s.text}"
         for r in output.results
         for s in r.snippets
     )
-    titles = "\n".join(f"{r.evidence_id} r{r.revision}: {r.title or ''}" for r in output.results)
+    titles = "\n".join(
+        _named(r.evidence_id, r.revision, r.kind, r.source_url, r.title) for r in output.results
+    )
     return f"{line}: {rows or 'no matches'}.", [("titles", titles), ("snippets", snippets)]
 
 
@@ -209,7 +233,12 @@ def _quote(output: QuoteOutput, _: int | None) -> tuple[str, Parts]:
     line = f"Verdict {output.verdict}: {len(output.matches)} matches"
     line += f"; {label}: {where}." if where else "."
     passages = "\n".join(f"[{m.start}:{m.end}] {m.text}" for m in found)
-    return line, [("passages", passages)]
+    differs = "\n".join(
+        f"[{d.start}:{d.end}] quote {d.quote!r}, source {d.text!r}"
+        for m in found
+        for d in m.differences
+    )
+    return line, [("passages", passages), ("differences", differs)]
 
 
 @presenter(DiffOutput)

@@ -3,6 +3,9 @@
 `tools/list` shows the tools of the chosen profile and transport, with `outputSchema`
 only when SOSOAPI_OUTPUT_SCHEMAS=1; every call returns `structuredContent`, and a call
 that produces no result returns `isError` with a text naming the problem and the fix.
+Resources, completions, prompts, progress and tasks are wired here from their own modules
+(`resources`, `completions`, `prompts`, `progress`, `tasks`); each runs the tools as the
+caller, so the one permission check decides what any of them shows.
 """
 
 from __future__ import annotations
@@ -20,8 +23,13 @@ from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.catalog import Transport, callable_on, listed_tools
 from sosoapi.contract.errors import ErrorCode, ServiceError
+from sosoapi.contract.models import RetrieveOutput
 from sosoapi.incidents import incident
+from sosoapi.mcp import completions, resources
 from sosoapi.mcp.presenters import render
+from sosoapi.mcp.progress import Send, forwarding
+from sosoapi.mcp.prompts import ICON, PROMPTS, get_prompt
+from sosoapi.mcp.tasks import Tasks, declared
 from sosoapi.research.operation import Outcome
 from sosoapi.research.service import ResearchService
 
@@ -30,6 +38,7 @@ TokenSource = Callable[[], str | None]
 PrincipalSource = Callable[[], Principal | None]
 CORPUS_REVISION_META = "sosoapi/corpus_revision"
 LANGUAGE_MATCH_META = "sosoapi/language_match"
+CAUSE_META = "sosoapi/cause"
 # An MCP user fixes the token where the client starts or reaches this server.
 AUTH_FIXES: Fixes = {
     NoToken: "set SOSOAPI_TOKEN in this server's `env` in your MCP client config "
@@ -51,6 +60,20 @@ def _cancel_requested(ctx: Any) -> bool:
     return bool(event is not None and event.is_set())
 
 
+def _progress_sender(ctx: Any) -> Send | None:
+    """The request's progress reporter, when it carries a `progressToken` and its answer
+    can carry notifications (a legacy HTTP session's JSON answer cannot: `streaming`)."""
+    meta = getattr(ctx, "meta", None) or {}
+    session = getattr(ctx, "session", None)
+    if session is None or meta.get("progress_token") is None:
+        return None
+    outbound = getattr(session, "_request_outbound", None)
+    framed = getattr(outbound, "message_metadata", None)
+    if not getattr(framed, "can_send_request", True):
+        return None
+    return session.report_progress  # type: ignore[no-any-return]
+
+
 def error_result(error: ServiceError) -> types.CallToolResult:
     text = f"{error.title} ({error.code}): {error.message}"
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
@@ -61,20 +84,39 @@ def _requested_url(arguments: dict[str, Any] | None) -> str | None:
     return url if isinstance(url, str) else None
 
 
-def success_result(outcome: Outcome, requested_url: str | None = None) -> types.CallToolResult:
+def _workspace(arguments: dict[str, Any] | None) -> str | None:
+    workspace_id = (arguments or {}).get("workspace_id")
+    return workspace_id if isinstance(workspace_id, str) else None
+
+
+def success_result(
+    outcome: Outcome, requested_url: str | None = None, workspace_id: str | None = None
+) -> types.CallToolResult:
     meta: dict[str, Any] = {}
     if outcome.corpus_revision is not None:
         meta[CORPUS_REVISION_META] = outcome.corpus_revision
     if outcome.language_match is not None:
         found = outcome.language_match
         meta[LANGUAGE_MATCH_META] = {"asked": found.asked, "matched": found.matched, "by": found.by}
+    cause = retrieval_cause(outcome.output)
+    if cause is not None:
+        meta[CAUSE_META] = cause
     text = render(outcome.output, outcome.corpus_revision, requested_url, outcome.language_match)
+    content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
+    content += resources.links(outcome, workspace_id)
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
+        content=content,
         structured_content=outcome.output.wire(),
         is_error=False,
         _meta=meta or None,
     )
+
+
+def retrieval_cause(output: object) -> str | None:
+    """Which cause of a receipt's reason it was (the published result has no field)."""
+    if isinstance(output, RetrieveOutput) and output.retrieval.result is not None:
+        return output.retrieval.result.cause
+    return None
 
 
 def build_server(
@@ -86,11 +128,13 @@ def build_server(
     token_source: TokenSource,
     principal_source: PrincipalSource = lambda: None,
     unauthenticated_hint: str = "",
+    fixes: Fixes = AUTH_FIXES,
 ) -> Server:
     """The MCP server; `unauthenticated_hint` is added to every refusal of the token.
 
     `principal_source` gives the token's principal when the transport already confirmed
-    it for this request (HTTP's bearer gate); otherwise each call authenticates.
+    it for this request (HTTP's bearer gate); otherwise each call authenticates. `fixes`
+    words a token refusal's fix for this transport's user (default: a stdio client's config).
     """
     tools = [
         types.Tool.model_validate(entry)
@@ -102,7 +146,14 @@ def build_server(
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def caller() -> Principal:
+        return principal_source() or await research.authenticate(token_source(), fixes)
+
+    tasks = Tasks(research, caller, success_result)
+
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
+        """The tool's result, or a task (a dict the SDK passes on) for a retrieval still
+        open after the wait budget when the request declared the Tasks extension."""
         if not callable_on(params.name, transport):  # the MCP specification: -32602
             raise MCPError(
                 types.INVALID_PARAMS,
@@ -110,16 +161,22 @@ def build_server(
                 "tools/list to see the tools offered.",
             )
         try:
-            outcome = await research.call(
-                params.name,
-                token_source(),
-                params.arguments or {},
-                lambda: _cancel_requested(ctx),
-                transport=transport,
-                fixes=AUTH_FIXES,
-                verified=principal_source(),
+            async with forwarding(_progress_sender(ctx)) as progress:
+                outcome = await research.call(
+                    params.name,
+                    token_source(),
+                    params.arguments or {},
+                    lambda: _cancel_requested(ctx),
+                    transport=transport,
+                    fixes=fixes,
+                    verified=principal_source(),
+                    progress=progress,
+                )
+            if declared(ctx) and (task := tasks.created(outcome, await caller())):
+                return task
+            return success_result(
+                outcome, _requested_url(params.arguments), _workspace(params.arguments)
             )
-            return success_result(outcome, _requested_url(params.arguments))
         except ServiceError as error:
             log.info("tool refused tool=%s code=%s field=%s", params.name, error.code, error.field)
             if error.code == ErrorCode.UNAUTHENTICATED and unauthenticated_hint:
@@ -133,13 +190,57 @@ def build_server(
                 types.INTERNAL_ERROR, failure.message, {"incident_id": failure.incident_id}
             ) from None
 
-    return Server(
+    async def as_caller(tool: str, arguments: dict[str, Any]) -> Outcome:
+        """A tool run for a resource read or a completion: the same checks as a call."""
+        return await research.call(
+            tool,
+            token_source(),
+            arguments,
+            transport=transport,
+            fixes=fixes,
+            verified=principal_source(),
+        )
+
+    async def on_list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        # Evidence is addressed through the templates; listing it all would be unbounded.
+        return types.ListResourcesResult(resources=[])
+
+    async def on_list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=resources.templates())
+
+    async def on_read_resource(
+        ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await resources.read(str(params.uri), as_caller)
+
+    async def on_completion(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
+        return await completions.complete(as_caller, params)
+
+    async def on_list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=PROMPTS)
+
+    async def on_get_prompt(
+        ctx: Any, params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        return get_prompt(params)
+
+    server = Server(
         "sosoapi-research",
         version=__version__,
+        title="SosoAPI Research",
         instructions=INSTRUCTIONS,
+        icons=[ICON],
         # The listing is the same for every caller: the SDK checks `Mcp-Param-*` headers
         # against this lookup instead of running tools/list before every call.
         get_tool_input_schema=input_schemas.get,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        on_list_resources=on_list_resources,
+        on_list_resource_templates=on_list_templates,
+        on_read_resource=on_read_resource,
+        on_completion=on_completion,
+        on_list_prompts=on_list_prompts,
+        on_get_prompt=on_get_prompt,
     )
+    tasks.install(server)
+    return server

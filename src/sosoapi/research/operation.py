@@ -10,6 +10,7 @@ from sosoapi.auth.permission import Access, Action
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.models import RetrieveOutput, Wire
 from sosoapi.extract.language import LanguageMatch, match_language
+from sosoapi.progress import Listener
 
 I = TypeVar("I", bound=Wire)  # noqa: E741
 W = TypeVar("W", bound=Wire)
@@ -28,6 +29,7 @@ class Call(Generic[I]):
     input: I
     arguments: dict[str, Any]
     cancel_requested: Callable[[], bool]
+    progress: Listener | None = None  # hears a retrieval's steps (a surface's progress)
 
     @property
     def workspace_id(self) -> str:

@@ -18,6 +18,7 @@ from sosoapi.store.records import (
     CorpusRow,
     EvidenceListRow,
     EvidenceRevisionRecord,
+    EvidenceUses,
     EvidenceWrite,
     MutationRecord,
     NewMutation,
@@ -86,6 +87,7 @@ class RetrievalsRepo(Protocol):
         now: datetime,
         evidence_item: EvidenceWrite | None = None,
         outcome: tuple[str | None, str | None] = (None, None),
+        cause: str | None = None,
     ) -> Settled | None: ...
     def sweep(self, retrieval_id: str | None = None) -> SweepCounts: ...
     def pending_ids(self, limit: int) -> list[str]: ...
@@ -141,6 +143,7 @@ class ReviewRows(Protocol):
         self, workspace_id: str, *, where: RetrievalFilter, cursor: str | None, limit: int
     ) -> tuple[list[RetrievalRecord], str | None]: ...
     def retrieval(self, workspace_id: str, retrieval_id: str) -> RetrievalRecord | None: ...
+    def uses(self, workspace_id: str, evidence_id: str) -> EvidenceUses: ...
 
 
 class Members(Protocol):

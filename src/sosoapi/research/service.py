@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 
 from sosoapi.auth.errors import AuthRefused, Fixes
-from sosoapi.auth.permission import Guard
+from sosoapi.auth.permission import Action, Guard
 from sosoapi.auth.tokens import Principal
 from sosoapi.clock import utcnow
 from sosoapi.contract.catalog import Transport, callable_on
@@ -32,6 +32,7 @@ from sosoapi.contract.models import (
     ProjectSourcesInput,
     ProjectUpdateInput,
     RetrieveInput,
+    RetrieveOutput,
     RetrieveResult,
     UploadInput,
     WhoamiInput,
@@ -39,6 +40,8 @@ from sosoapi.contract.models import (
     WhoamiWorkspace,
 )
 from sosoapi.contract.schemas import validate_input
+from sosoapi.contract.vocabulary import OPEN_STATES
+from sosoapi.progress import Listener
 from sosoapi.research.corpora.projects import ProjectService
 from sosoapi.research.corpora.sealing import CorpusService
 from sosoapi.research.evidence.diffs import RevisionDiff
@@ -48,6 +51,7 @@ from sosoapi.research.evidence.search import EvidenceSearch
 from sosoapi.research.faults import answering_store_faults
 from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.ports import Storage
+from sosoapi.research.retrieval.receipt import receipt_of
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.retrieval.uploads import check_upload, read_upload
 
@@ -122,11 +126,13 @@ class ResearchService:
         transport: Transport = "http",
         fixes: Fixes | None = None,
         verified: Principal | None = None,
+        progress: Listener | None = None,
     ) -> Outcome:
         """Authenticate, validate, authorise and run `tool`; raise `ServiceError` if no result.
 
         `fixes` words an auth refusal's fix for the calling surface's user. `verified` is
         `token`'s principal when the surface authenticated this same request already.
+        `progress` hears a retrieval's steps as it goes (other tools ignore it).
         """
         operation = self.operations.get(tool)
         if operation is None or not callable_on(tool, transport):
@@ -134,7 +140,9 @@ class ResearchService:
                 f"Unknown tool `{tool}` on {transport}; list the tools this server offers."
             )
         principal = verified or await self.authenticate(token, fixes)
-        return await self.call_as(principal, tool, arguments, cancel_requested, fixes=fixes)
+        return await self.call_as(
+            principal, tool, arguments, cancel_requested, fixes=fixes, progress=progress
+        )
 
     async def call_as(
         self,
@@ -144,13 +152,14 @@ class ResearchService:
         cancel_requested: Callable[[], bool] = lambda: False,
         *,
         fixes: Fixes | None = None,
+        progress: Listener | None = None,
     ) -> Outcome:
         """`call` for a caller already authenticated (a console session's token)."""
         operation = self.operations[tool]
         with answering_store_faults():
             try:
                 call = await anyio.to_thread.run_sync(
-                    self._admit, operation, principal, arguments, cancel_requested
+                    self._admit, operation, principal, arguments, cancel_requested, progress
                 )
             except AuthRefused as refused:
                 raise refused.service_error(fixes) from None
@@ -162,6 +171,7 @@ class ResearchService:
         principal: Principal,
         arguments: Any,
         cancel_requested: Callable[[], bool],
+        progress: Listener | None = None,
     ) -> Call[Any]:
         """The checks of docs/product.md ("Authentication and permission") after
         authentication; the one parse of the input, after validation against the contract
@@ -172,11 +182,40 @@ class ResearchService:
         if operation.action is not None:
             workspace_id = str(request.workspace_id)  # type: ignore[attr-defined]
             access = self.guard.check(principal, workspace_id, operation.action)
-        return Call(principal, access, request, arguments, cancel_requested)
+        return Call(principal, access, request, arguments, cancel_requested, progress)
+
+    async def receipt(
+        self,
+        principal: Principal,
+        workspace_id: str,
+        retrieval_id: str,
+        *,
+        cancel: bool = False,
+        fixes: Fixes | None = None,
+    ) -> RetrieveOutput:
+        """One receipt by id, as it stands (no wait), for a member of its workspace; with
+        `cancel`, an open one is settled `cancelled` first (a writer's explicit cancel)."""
+        action: Action = "write" if cancel else "read"
+        with answering_store_faults():
+            try:
+                await anyio.to_thread.run_sync(self.guard.check, principal, workspace_id, action)
+            except AuthRefused as refused:
+                raise refused.service_error(fixes) from None
+            record = await self.receipts.by_id(workspace_id, retrieval_id)
+            if record is None:
+                raise not_found(
+                    f"No retrieval {retrieval_id[:64]} in workspace {workspace_id[:64]}."
+                )
+            if cancel and record.state in OPEN_STATES:
+                await self.receipts.cancel(record.id)
+                record = await self.receipts.workers.load(record.id)
+            return receipt_of(record)
 
     async def _retrieve(self, call: Call[RetrieveInput]) -> Outcome:
         request = call.input
-        output = await self.receipts.retrieve(request, call.token_id, call.cancel_requested)
+        output = await self.receipts.retrieve(
+            request, call.token_id, call.cancel_requested, call.progress
+        )
         return retrieval_outcome(output, request.language)
 
     async def _upload(self, call: Call[UploadInput]) -> Outcome:

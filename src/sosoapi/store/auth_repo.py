@@ -29,6 +29,7 @@ def token_record(row: object) -> TokenRecord:
         grant_id=m["grant_id"],
         approved_by=m["approved_by"],
         approver=_approver(m) if m["approved_by"] else None,
+        last_used_at=utc(m["last_used_at"]),
     )
 
 
@@ -191,6 +192,11 @@ class AuthRepository:
         with self.db.read() as conn:
             row = conn.execute(_TOKEN_BY_HASH, {"token_hash": token_hash}).first()
         return token_record(row) if row else None
+
+    def touch_token(self, token_id: str, now: datetime) -> None:
+        """Record that the token was used at `now` (the guard calls it once a minute)."""
+        with self.db.write() as conn:
+            conn.execute(update(tokens).where(tokens.c.id == token_id).values(last_used_at=now))
 
     def list_tokens(self) -> list[TokenRecord]:
         with self.db.read() as conn:

@@ -56,6 +56,7 @@ class TokenRecord:
     # (None: not an OAuth token, or approved before migration 0012 recorded it).
     approved_by: str | None = None
     approver: ApproverState | None = None
+    last_used_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +98,7 @@ class RetrievalRecord:
     evidence_id: str | None
     evidence_revision: int | None
     source: str
+    cause: str | None = None  # which cause of the result's reason (contract/guidance.py)
 
 
 def from_row(cls: type, row: Any) -> Any:
@@ -171,12 +173,23 @@ class SearchHit:
 
 
 @dataclass(frozen=True, slots=True)
+class EvidenceUses:
+    """Where one evidence is used: (project id, title) of each project that references it,
+    and (corpus id, corpus revision, evidence revision pinned, project title) of each
+    sealed corpus revision that pins it."""
+
+    projects: tuple[tuple[str, str], ...]
+    corpora: tuple[tuple[str, int, int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class RetrievalFilter:
     """Each field None means "any"."""
 
     state: str | None = None
     status: str | None = None
     reason: str | None = None
+    url_contains: str | None = None  # the asked URL holds this text (case as typed)
 
 
 @dataclass(frozen=True, slots=True)

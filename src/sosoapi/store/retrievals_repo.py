@@ -41,6 +41,7 @@ _SETTLED_VALUES = {
     "lease_owner": null(),
     "status": bindparam("status"),
     "reason": bindparam("reason"),
+    "cause": bindparam("cause"),
 }
 _THIS = retrievals.c.id == bindparam("retrieval_id")
 _RETRIEVAL_UNDER_KEY = select(retrievals).where(bound_key(retrievals))
@@ -200,12 +201,14 @@ class RetrievalRepository:
         now: datetime,
         evidence_item: EvidenceWrite | None = None,
         outcome: tuple[str | None, str | None] = (None, None),
+        cause: str | None = None,
     ) -> Settled | None:
         """Settle an open receipt (and record its evidence) in one transaction.
 
         With an `owner`, only that lease holder's running receipt settles; with None, any
         open receipt does (cancellation by its creator). None when it was already settled.
-        `outcome` is the result's (status, reason), kept in columns for filtering.
+        `outcome` is the result's (status, reason), kept in columns for filtering; `cause`
+        which cause of that reason it was (the published result has no field for it).
         """
         values = {
             "retrieval_id": retrieval_id,
@@ -215,6 +218,7 @@ class RetrievalRepository:
             "settled_at": now,
             "status": outcome[0],
             "reason": outcome[1],
+            "cause": cause,
         }
         with self.db.write() as conn:
             claimed = conn.execute(_SETTLE_OWNED if owner is not None else _SETTLE_OPEN, values)

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from sqlalchemy import func, select
 
 from sosoapi.store.database import Database
 from sosoapi.store.pages import page, split
-from sosoapi.store.records import RetrievalFilter, RetrievalRecord, WorkspaceCounts, from_row
-from sosoapi.store.tables import corpora, evidence, projects, retrievals
+from sosoapi.store.records import (
+    EvidenceUses,
+    RetrievalFilter,
+    RetrievalRecord,
+    WorkspaceCounts,
+    from_row,
+)
+from sosoapi.store.tables import (
+    corpora,
+    corpus_revisions,
+    evidence,
+    project_sources,
+    projects,
+    retrievals,
+)
 
 
 class ReviewRepository:
@@ -28,12 +42,45 @@ class ReviewRepository:
         ):
             if value is not None:
                 query = query.where(column == value)
+        if where.url_contains:
+            query = query.where(retrievals.c.url.contains(where.url_contains, autoescape=True))
         with self.db.read() as conn:
             rows = conn.execute(
                 page(query, retrievals.c.created_at, retrievals.c.id, cursor, limit)
             ).all()
         kept, next_cursor = split(rows, limit)
         return [from_row(RetrievalRecord, r) for r in kept], next_cursor
+
+    def uses(self, workspace_id: str, evidence_id: str) -> EvidenceUses:
+        """The projects that reference the evidence and the corpus revisions that pin it.
+
+        Pins live in each revision's snapshot, so the revisions naming the id are read and
+        their snapshots checked (a console page, not a hot path)."""
+        referencing = (
+            select(projects.c.id, projects.c.title)
+            .join(project_sources, project_sources.c.project_id == projects.c.id)
+            .where(projects.c.workspace_id == workspace_id)
+            .where(project_sources.c.evidence_id == evidence_id)
+            .distinct()
+            .order_by(projects.c.title, projects.c.id)
+        )
+        pinning = (
+            select(corpus_revisions.c.corpus_id, corpus_revisions.c.revision)
+            .add_columns(corpus_revisions.c.snapshot, projects.c.title)
+            .join(corpora, corpora.c.id == corpus_revisions.c.corpus_id)
+            .join(projects, projects.c.id == corpora.c.project_id)
+            .where(corpora.c.workspace_id == workspace_id)
+            .where(corpus_revisions.c.snapshot.contains(evidence_id, autoescape=True))
+            .order_by(corpus_revisions.c.corpus_id, corpus_revisions.c.revision)
+        )
+        with self.db.read() as conn:
+            found = [(r[0], r[1]) for r in conn.execute(referencing)]
+            pins = []
+            for corpus_id, revision, snapshot, title in conn.execute(pinning):
+                for ref in json.loads(snapshot).get("evidence", []):
+                    if ref.get("evidence_id") == evidence_id:
+                        pins.append((corpus_id, revision, ref["revision"], title))
+        return EvidenceUses(tuple(found), tuple(pins))
 
     def retrieval(self, workspace_id: str, retrieval_id: str) -> RetrievalRecord | None:
         query = select(retrievals).where(

@@ -78,6 +78,7 @@ tokens = Table(
     Column("grant_id", String(ID), nullable=True, index=True),
     # an OAuth token's approving personal token: the grant ends with it (migration 0012)
     Column("approved_by", String(ID), nullable=True, index=True),
+    _ts("last_used_at", nullable=True),  # 0013: to the minute (Guard.authenticate)
 )
 
 mutations = Table(
@@ -255,6 +256,7 @@ oauth_authorizations = Table(
 
 retrievals.append_column(Column("status", String(16), nullable=True))
 retrievals.append_column(Column("reason", String(32), nullable=True))
+retrievals.append_column(Column("cause", String(40), nullable=True))  # 0013
 for _name, _columns in (
     ("ix_retrievals_workspace_created", ("created_at", "id")),
     ("ix_retrievals_workspace_status", ("status", "created_at", "id")),

@@ -15,16 +15,18 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from importlib import resources
 from typing import Any, get_args
 from urllib.parse import urlsplit
 
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
+from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.models import Kind, format_timestamp
 from sosoapi.research.review.sessions import ConsoleSessions
@@ -72,9 +74,26 @@ def clock_time(ms: int) -> str:
     return f"{hours}:{minutes:02d}:{seconds:02d}.{millis:03d}"
 
 
-def when(value: datetime | None) -> str:
-    """A time a person reads: UTC to the second (the contract's own form is in the JSON)."""
-    return format_timestamp(value.replace(microsecond=0)) if value is not None else ""
+def when(value: datetime | None, now: datetime | None = None) -> Markup:
+    """A time a person reads ("5 minutes ago", "2 Dec 2026, 13:28 UTC"), with the exact
+    UTC time to the second on hover and in `datetime`."""
+    if value is None:
+        return Markup("")
+    exact = value.astimezone(UTC).replace(microsecond=0)
+    return Markup('<time datetime="{}" title="{}">{}</time>').format(
+        format_timestamp(exact), exact.strftime("%Y-%m-%d %H:%M:%S UTC"), ago(exact, now)
+    )
+
+
+def ago(moment: datetime, now: datetime | None = None) -> str:
+    seconds = ((now or utcnow()) - moment).total_seconds()
+    for limit, size, unit in ((3600, 60, "minute"), (86400, 3600, "hour")):
+        if 60 <= seconds < limit:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if n > 1 else ''} ago"
+    if 0 <= seconds < 60:
+        return "just now"
+    return f"{moment.day} {moment:%b %Y, %H:%M} UTC"
 
 
 def safe_next(raw: str | None) -> str:
@@ -93,6 +112,7 @@ class Console:
         self.secure_cookie = secure_cookie
         self.pages = ConsolePages(review, self.render)
         self.css = resources.files("sosoapi.web").joinpath("static/console.css").read_bytes()
+        self.icon = resources.files("sosoapi.web").joinpath("static/favicon.svg").read_bytes()
         add_template_names(
             {"source_href": source_href, "clock_time": clock_time, "when": when, "marked": marked},
             NAV=NAV,
@@ -107,6 +127,7 @@ class Console:
             Route(ROOT + "/sign-in", self.sign_in, methods=["POST"]),
             Route(ROOT + "/sign-out", self.sign_out, methods=["POST"]),
             Route(ROOT + "/console.css", self.stylesheet, methods=["GET"]),
+            Route(ROOT + "/favicon.svg", self.favicon, methods=["GET"]),
             *(Route(path, self._page(view), methods=["GET"]) for path, view in pages),
         ]
 
@@ -205,6 +226,9 @@ class Console:
 
     async def stylesheet(self, request: Request) -> Response:
         return secured(Response(self.css, media_type="text/css; charset=utf-8"), "console")
+
+    async def favicon(self, request: Request) -> Response:
+        return secured(Response(self.icon, media_type="image/svg+xml"), "console")
 
 
 def add_console(

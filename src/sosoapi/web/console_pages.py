@@ -68,7 +68,7 @@ class ConsolePages:
 
     async def retrievals(self, request: Request, principal: Principal) -> Response:
         query = request.query_params
-        chosen = {name: query.get(name, "") for name in FILTERS}
+        chosen = {name: query.get(name, "") for name in (*FILTERS, "q")}
         page = await self.review.retrievals(
             principal,
             request.path_params["workspace_id"],
@@ -97,10 +97,11 @@ class ConsolePages:
             "evidence_id": request.path_params["evidence_id"],
             "revision": _revision(request),
         }
-        evidence = await self.review.whole_evidence(
+        shown = await self.review.whole_evidence(
             principal, {k: v for k, v in arguments.items() if v is not None}
         )
-        return self._show(request, "evidence.html", "evidence", evidence=evidence)
+        uses = await self.review.uses(principal, request.path_params["workspace_id"], str(shown.id))
+        return self._show(request, "evidence.html", "evidence", evidence=shown, uses=uses)
 
     async def evidence_diff(self, request: Request, principal: Principal) -> Response:
         compared = await self.review.compare(
@@ -170,13 +171,26 @@ class ConsolePages:
             "sosoapi_research_projects_get",
             project_id=request.path_params["project_id"],
         )
+        project = outcome.of(ProjectOutput).project
+        refs = [(str(s.evidence_id), None) for s in project.sources if s.evidence_id]
+        names = await self.review.names(principal, request.path_params["workspace_id"], refs)
         return self._show(
-            request, "project.html", "projects", project=outcome.of(ProjectOutput).project
+            request,
+            "project.html",
+            "projects",
+            project=project,
+            names={ref[0]: named for ref, named in names.items()},
         )
 
     async def corpora(self, request: Request, principal: Principal) -> Response:
         outcome = await self._tool(request, principal, "sosoapi_research_corpora_list", cursor=1)
-        return self._show(request, "corpora.html", "corpora", listing=outcome.output)
+        listing = outcome.of(CorporaListOutput)
+        titles = await self.review.project_titles(
+            principal,
+            request.path_params["workspace_id"],
+            [str(item.project_id) for item in listing.items],
+        )
+        return self._show(request, "corpora.html", "corpora", listing=listing, titles=titles)
 
     async def corpus(self, request: Request, principal: Principal) -> Response:
         outcome = await self._tool(
@@ -186,12 +200,26 @@ class ConsolePages:
             id=request.path_params["corpus_id"],
             revision=_revision(request),
         )
+        snapshot = outcome.of(CorporaGetOutput).snapshot
+        ws = request.path_params["workspace_id"]
+        latest = outcome.corpus_revision
+        if _revision(request) is not None:  # the switcher lists every revision to the latest
+            newest = await self._tool(
+                request, principal, "sosoapi_research_corpora_get", id=str(snapshot.id)
+            )
+            latest = newest.corpus_revision
+        refs = [(str(r.evidence_id), r.revision) for r in snapshot.evidence]
+        names = await self.review.names(principal, ws, refs)
+        titles = await self.review.project_titles(principal, ws, [str(snapshot.project_id)])
         return self._show(
             request,
             "corpus.html",
             "corpora",
-            snapshot=outcome.of(CorporaGetOutput).snapshot,
+            snapshot=snapshot,
             revision=outcome.corpus_revision,
+            latest=latest or outcome.corpus_revision,
+            names={f"{ref[0]}:{ref[1]}": named for ref, named in names.items()},
+            project_title=titles.get(str(snapshot.project_id)),
         )
 
     async def _tool(

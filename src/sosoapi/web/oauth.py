@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcp.server.auth.routes import create_protected_resource_routes
+from mcp.server.auth.handlers.metadata import MetadataHandler
+from mcp.server.auth.routes import (
+    build_metadata,
+    cors_middleware,
+    create_protected_resource_routes,
+)
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.shared.auth import OAuthClientInformationFull
-from starlette.routing import BaseRoute
+from starlette.routing import BaseRoute, Route
 
 from sosoapi.auth.oauth import DOCS_CLIENT_ID, OAuthGrants
 from sosoapi.auth.tokens import RESEARCH_SCOPE
@@ -48,6 +53,28 @@ def oauth_auth_settings(base: str) -> AuthSettings:
     )
 
 
+# Public clients (PKCE, no secret: every client that registers with "none", and the API
+# docs) authenticate at the token endpoint with `none`; the SDK's metadata omits it.
+TOKEN_AUTH_METHODS = ["none", "client_secret_post", "client_secret_basic"]
+
+
+def authorization_metadata_route(settings: AuthSettings) -> Route:
+    """RFC 8414 metadata as the SDK builds it, naming every token auth method we accept;
+    served ahead of the SDK's own route (pages come before the /mcp mount)."""
+    metadata = build_metadata(
+        settings.issuer_url,
+        settings.service_documentation_url,
+        settings.client_registration_options or ClientRegistrationOptions(),
+        settings.revocation_options or RevocationOptions(),
+    )
+    metadata.token_endpoint_auth_methods_supported = TOKEN_AUTH_METHODS
+    return Route(
+        "/.well-known/oauth-authorization-server",
+        endpoint=cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"]),
+        methods=["GET", "OPTIONS"],
+    )
+
+
 def oauth_server(grants: OAuthGrants, base: str) -> OAuthServer:
     """The provider for the SDK, and our routes: consent page, docs, resource metadata."""
     docs_client = OAuthClientInformationFull(
@@ -62,7 +89,11 @@ def oauth_server(grants: OAuthGrants, base: str) -> OAuthServer:
     grants.ensure_client(DOCS_CLIENT_ID, docs_client.client_name or "", utcnow())
     provider = StoreOAuthProvider(grants, base, [f"{base}/mcp", base], builtin=[docs_client])
     settings = oauth_auth_settings(base)
-    routes: list[BaseRoute] = [*ConsentPage(grants, base).routes(), *docs_routes(base)]
+    routes: list[BaseRoute] = [
+        authorization_metadata_route(settings),
+        *ConsentPage(grants, base).routes(),
+        *docs_routes(base),
+    ]
     for resource in (settings.resource_server_url or settings.issuer_url, settings.issuer_url):
         routes.extend(
             create_protected_resource_routes(

@@ -14,6 +14,11 @@ space.
 against the passage of the same length that fits it best), so a few words changed,
 dropped or added still match; below it the verdict is `absent` and that passage is the
 `closest`.
+
+A caption cue's speaker label ("Jane Whitaker: ") is not spoken words: the quote is also
+judged without the labels, so it matches a WebVTT copy as it matches the SubRip one.
+
+An approximate passage runs through the words that differ (`quote_words`).
 """
 
 from __future__ import annotations
@@ -23,13 +28,13 @@ import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
 from rapidfuzz import fuzz
 
-from sosoapi.extract.passages import Cue
+from sosoapi.research.algorithms.quote_words import Difference, through_words
 
 Verdict = Literal["exact", "normalized", "approximate", "absent"]
 APPROXIMATE_THRESHOLD = 0.85
@@ -187,17 +192,26 @@ def _blocks(text: str, special: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
-def normalize(text: str) -> Normalized:
-    """The normalised form of `text` with its offset map (runs of spaces kept as one)."""
+def normalize(text: str, skip: Sequence[tuple[int, int]] = ()) -> Normalized:
+    """The normalised form of `text` with its offset map (runs of spaces kept as one);
+    the spans in `skip` (sorted, apart) are left out, as if they were not there."""
     folding = _folding(text)
     out = _Builder()
     at = 0
-    for start, end in _blocks(text, folding.special):
-        out.add(_plain(text[at:start], folding), at, start, True)
-        out.add(_fold(text[start:end]), start, end, False)
-        at = end
-    out.add(_plain(text[at:], folding), at, len(text), True)
+    for skip_start, skip_end in [*skip, (len(text), len(text))]:
+        _fold_into(out, text, at, skip_start, folding)
+        at = max(at, skip_end)
     return out.build()
+
+
+def _fold_into(out: _Builder, text: str, lo: int, hi: int, folding: _Folding) -> None:
+    piece = text[lo:hi]
+    at = 0
+    for start, end in _blocks(piece, folding.special):
+        out.add(_plain(piece[at:start], folding), lo + at, lo + start, True)
+        out.add(_fold(piece[start:end]), lo + start, lo + end, False)
+        at = end
+    out.add(_plain(piece[at:], folding), lo + at, hi, True)
 
 
 def normalized_quote(quote: str) -> str:
@@ -206,11 +220,13 @@ def normalized_quote(quote: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    """A passage of the original text: [start, end) and how similar it is to the quote."""
+    """A passage of the original text: [start, end), how similar it is to the quote, and
+    (approximate passages) the runs of words that differ."""
 
     start: int
     end: int
     similarity: float
+    differences: tuple[Difference, ...] = field(default=())
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,33 +307,38 @@ def _aligned(quote: str, norm: Normalized, text: str) -> Found | None:
     end = min(end, len(hay))
     if end <= start:
         return None
+    start, end, differences = through_words(quote, norm.text, norm.span, start, end)
     start, end = _word_bounds(text, *norm.span(start, end))
-    return Found(start, end, round(score / 100, 4))
+    return Found(start, end, round(score / 100, 4), differences)
 
 
-def find_quote(text: str, quote: str, norm: Normalized | None = None) -> Finding:
-    """Judge `quote` against `text` (pass `norm` when the text's form is already built)."""
+def find_quote(
+    text: str,
+    quote: str,
+    norm: Normalized | None = None,
+    ignorable: Sequence[tuple[int, int]] = (),
+) -> Finding:
+    """Judge `quote` against `text` (pass `norm` when the text's form is already built).
+
+    `ignorable` spans (a caption cue's speaker label) may be left out: the quote is
+    judged against the text with them and, failing that, without them, so quoting what
+    was said matches whether or not the copy names the speaker.
+    """
     exact = _occurrences(text, quote)
     if exact:
         return Finding("exact", tuple(Found(s, s + len(quote), 1.0) for s in exact))
-    norm = norm or normalize(text)
     wanted = normalized_quote(quote)
     if not wanted:
         return Finding("absent", ())
-    spans = [norm.span(s, s + len(wanted)) for s in _occurrences(norm.text, wanted)]
-    if spans:
-        return Finding("normalized", tuple(Found(a, b, 1.0) for a, b in spans))
-    passage = _aligned(wanted, norm, text)
+    forms = [norm or normalize(text)]
+    if ignorable:
+        forms.append(normalize(text, ignorable))
+    for form in forms:
+        spans = [form.span(s, s + len(wanted)) for s in _occurrences(form.text, wanted)]
+        if spans:
+            return Finding("normalized", tuple(Found(a, b, 1.0) for a, b in spans))
+    aligned = [p for p in (_aligned(wanted, form, text) for form in forms) if p is not None]
+    passage = max(aligned, key=lambda p: p.similarity, default=None)
     if passage is not None and passage.similarity >= APPROXIMATE_THRESHOLD:
         return Finding("approximate", (passage,))
     return Finding("absent", (), passage)
-
-
-def cues_of(cues: Sequence[Cue], start: int, end: int) -> tuple[int, Cue, Cue] | None:
-    """(index of the first cue, first cue, last cue) that the passage [start, end) touches."""
-    if not cues:
-        return None
-    ends = [c.end for c in cues]
-    first = min(bisect_right(ends, start), len(cues) - 1)
-    last = min(bisect_right(ends, max(end - 1, start)), len(cues) - 1)
-    return first, cues[first], cues[max(last, first)]

@@ -56,10 +56,21 @@ def content_digest(result: RetrieveResult) -> str:
     )
 
 
+def as_evidence(result: RetrieveResult) -> RetrieveResult:
+    """The content a result's evidence keeps. A caption file's title and description are
+    its own (none: WebVTT and SubRip carry neither); a page that linked it through a
+    `<track>` lends the receipt its title, never the evidence, so reading the same file
+    directly or through the page keeps one revision."""
+    if result.provenance.content_kind != "published_caption_file":
+        return result
+    return result.model_copy(update={"title": None, "description": None})
+
+
 def evidence_write(workspace_id: str, result: RetrieveResult) -> EvidenceWrite | None:
     """The evidence a result becomes: only `ready` and `partial` results become evidence."""
     if result.status not in ("ready", "partial"):
         return None
+    result = as_evidence(result)
     provenance = result.provenance
     digest = content_digest(result)
     if provenance.source_url is None:

@@ -2,13 +2,16 @@
 
 The use case cuts them (the store only runs SQL): the title and description as passages of
 their own, then the text's passages, which are a caption's cues or a page's lines and
-windows (`extract.passages`). Each body is in the search form both stores tokenize alike.
+windows (`extract.passages`). A cue's speaker label ("Jane Whitaker: ") is indexed as a
+passage of its own (part `speaker`), not as words of the sentence, so a phrase never runs
+from the name into what was said and a snippet shows the spoken words. Each body is in
+the search form both stores tokenize alike.
 """
 
 from __future__ import annotations
 
 from sosoapi.contract.models import RetrieveResult
-from sosoapi.extract.passages import cue_spans, searchable, text_passages
+from sosoapi.extract.passages import cue_spans, searchable, speakers, text_passages
 from sosoapi.store.records import PassageRecord
 
 
@@ -22,12 +25,24 @@ def passages_of(result: RetrieveResult) -> tuple[PassageRecord, ...]:
     ]
     if result.whole_segments:
         segments = [(s.text, s.start_ms, s.end_ms) for s in result.whole_segments]
-        rows += [
-            PassageRecord(
-                "text", c.start, c.end, c.start_ms, c.end_ms, searchable(body[c.start : c.end])
+        cues = cue_spans(body, segments)
+        labels = {label.start: label for label in speakers(body, cues)}
+        for c in cues:
+            start = c.start
+            label = labels.get(c.start)
+            if label is not None:
+                rows.append(
+                    PassageRecord(
+                        "speaker", label.start, label.end, c.start_ms, c.end_ms,
+                        searchable(label.name),
+                    )
+                )  # fmt: skip
+                start = label.end
+            rows.append(
+                PassageRecord(
+                    "text", start, c.end, c.start_ms, c.end_ms, searchable(body[start : c.end])
+                )
             )
-            for c in cue_spans(body, segments)
-        ]
     else:
         rows += [
             PassageRecord("text", a, b, None, None, searchable(body[a:b]))

@@ -8,12 +8,15 @@ is absent, the closest passage.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Sequence
+
 import anyio
 
 from sosoapi.contract.errors import invalid_input
-from sosoapi.contract.evidence_tools import QuoteInput, QuoteMatch, QuoteOutput
-from sosoapi.extract.passages import cue_spans
-from sosoapi.research.algorithms.quote_match import Found, Verdict, cues_of, find_quote, rank
+from sosoapi.contract.evidence_tools import QuoteDifference, QuoteInput, QuoteMatch, QuoteOutput
+from sosoapi.extract.passages import Cue, Speaker, cue_spans, speakers
+from sosoapi.research.algorithms.quote_match import Found, Verdict, find_quote, rank
 from sosoapi.research.evidence.anchors import anchor
 from sosoapi.research.evidence.scope import (
     StoredRevision,
@@ -28,10 +31,29 @@ from sosoapi.research.ports import CorporaRepo, EvidenceRepo
 MAX_REPORTED = 50
 
 
-def _match(stored: StoredRevision, found: Found) -> QuoteMatch:
+def cues_of(cues: Sequence[Cue], start: int, end: int) -> tuple[int, Cue, Cue] | None:
+    """(index of the first cue, first cue, last cue) that the passage [start, end) touches."""
+    if not cues:
+        return None
+    ends = [c.end for c in cues]
+    first = min(bisect_right(ends, start), len(cues) - 1)
+    last = min(bisect_right(ends, max(end - 1, start)), len(cues) - 1)
+    return first, cues[first], cues[max(last, first)]
+
+
+def _labels(stored: StoredRevision) -> list[Speaker]:
     segments = [(s.text, s.start_ms, s.end_ms) for s in stored.segments]
-    where = cues_of(cue_spans(stored.text, segments), found.start, found.end)
+    return speakers(stored.text, cue_spans(stored.text, segments)) if segments else []
+
+
+def _match(stored: StoredRevision, found: Found) -> QuoteMatch:
+    content = stored.content
+    segments = [(s.text, s.start_ms, s.end_ms) for s in stored.segments]
+    cues = cue_spans(stored.text, segments)
+    where = cues_of(cues, found.start, found.end)
     index, first, last = where if where else (None, None, None)
+    touched = {c.start for c in cues if c.start < found.end and c.end > found.start}
+    named = [label.name for label in speakers(stored.text, cues) if label.start in touched]
     return QuoteMatch(
         evidence_id=stored.evidence_id,
         revision=stored.revision,
@@ -42,7 +64,14 @@ def _match(stored: StoredRevision, found: Found) -> QuoteMatch:
         segment_index=index,
         start_ms=first.start_ms if first else None,
         end_ms=last.end_ms if last else None,
-        anchor=anchor(stored.text, found.start, found.end, stored.content.provenance.source_url),
+        anchor=anchor(stored.text, found.start, found.end, content.provenance.source_url),
+        speakers=list(dict.fromkeys(named)),
+        differences=[
+            QuoteDifference(
+                quote=d.quote, text=stored.text[d.start : d.end], start=d.start, end=d.end
+            )
+            for d in found.differences[:50]
+        ],
     )
 
 
@@ -53,7 +82,17 @@ def judge(
     `found_elsewhere` holds the matches in `others` (the rest of a corpus) that are
     better than the named evidence's, since a quote cited to the wrong source is the
     commonest citation error."""
-    findings = [(stored, find_quote(stored.text, quote)) for stored in revisions]
+    findings = [
+        (
+            stored,
+            find_quote(
+                stored.text,
+                quote,
+                ignorable=[(label.start, label.end) for label in _labels(stored)],
+            ),
+        )
+        for stored in revisions
+    ]
     best: Verdict = max((f.verdict for _, f in findings), key=rank, default="absent")
     matches = [
         _match(stored, found)

@@ -67,7 +67,33 @@ def decode_cursor(cursor: str | None, fingerprint: str) -> int:
         ) from None
 
 
-def _result(hit: SearchHit, text: str | None) -> SearchResult:
+DESCRIPTION_SNIPPET = 300  # code points of a description shown when only it matched
+
+
+def description_snippet(description: str | None, phrases: list[str]) -> Snippet | None:
+    """When no passage of the text matched, the description may have: a snippet of it
+    around the first query word it holds (an exact slice, offsets into the description)."""
+    if not description:
+        return None
+    folded = description.casefold()
+    words = [w.casefold() for phrase in phrases for w in re.findall(r"\w+", phrase)]
+    at = min((i for i in (folded.find(w) for w in words) if i >= 0), default=-1)
+    if at < 0:
+        return None
+    start = max(0, at - DESCRIPTION_SNIPPET // 3)
+    end = min(len(description), start + DESCRIPTION_SNIPPET)
+    return Snippet(
+        text=description[start:end],
+        start=start,
+        end=end,
+        start_ms=None,
+        end_ms=None,
+        field="description",
+        anchor=anchor(description, start, end, None),  # offsets into the description
+    )
+
+
+def _result(hit: SearchHit, phrases: list[str], text: str | None) -> SearchResult:
     """A hit shaped for the contract; `text` is the revision's whole text (snippet offsets
     point into it), None to read it from the hit's content."""
     content = RetrieveResult.model_validate_json(hit.content)
@@ -84,6 +110,9 @@ def _result(hit: SearchHit, text: str | None) -> SearchResult:
         for s in hit.snippets
         if s.end > s.start
     ]
+    if not snippets:
+        described = description_snippet(content.description, phrases)
+        snippets = [described] if described else []
     return SearchResult(
         evidence_id=hit.evidence_id,
         revision=hit.revision,
@@ -147,7 +176,7 @@ class EvidenceSearch:
             )
         )
         wholes = await anyio.to_thread.run_sync(self._whole_texts, call.workspace_id, hits)
-        results = [_result(h, wholes.get((h.evidence_id, h.revision))) for h in hits]
+        results = [_result(h, phrases, wholes.get((h.evidence_id, h.revision))) for h in hits]
         following = offset + len(hits)
         more = more and following <= MAX_SEARCH_OFFSET
         next_cursor = encode_search(following, fingerprint) if more else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from sosoapi.contract.guidance import cause_of
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
 from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
 from sosoapi.research.retrieval.ranking import Condition, decide, status_of
@@ -33,6 +34,7 @@ class Draft:
     retry_after_seconds: int | None = None
     whole_text: str | None = None  # the evidence's whole text when `text` was cut from it
     whole_segments: list[Segment] | None = None
+    cause: str | None = None  # the first fetch failure's cause (egress FetchOutcome.cause)
 
     def add(self, reason: Reason, *, usable: bool = False) -> Draft:
         status = status_of(reason, usable=usable, captions=self.kind == "published_captions")
@@ -67,6 +69,7 @@ class Draft:
                 else None
             ),
         )
+        result = result.with_cause(cause_of(reason, self.cause))
         if not usable:
             return result
         return result.with_whole(self.whole_text, self.whole_segments)

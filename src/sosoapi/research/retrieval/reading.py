@@ -32,6 +32,7 @@ from sosoapi.extract.media import (
 )
 from sosoapi.extract.types import CaptionFile, PageTracks
 from sosoapi.extract.walls import WALL_REASONS
+from sosoapi.progress import report
 from sosoapi.research.offload import off_loop
 from sosoapi.research.retrieval.draft import Draft
 
@@ -76,6 +77,7 @@ def _failed(draft: Draft, outcome: FetchOutcome) -> bool:
             return True
         return False
     draft.add(outcome.reason)
+    draft.cause = draft.cause or outcome.cause
     if outcome.reason == Reason.RATE_LIMITED:
         draft.retry_after_seconds = outcome.retry_after_seconds
     return True
@@ -97,6 +99,7 @@ async def read_url_text(
     outcome = await fetch_judged(fetch, url, tuple(sorted(TEXT_TYPES)))
     if _failed(draft, outcome):
         return draft
+    report("parsing")
     _read_body(draft, outcome)
     media, charset = parse_content_type(outcome.content_type)
     document = await off_loop(
@@ -150,6 +153,7 @@ async def read_captions(
     outcome = await fetch_judged(fetch, url, PAGE_OR_CAPTION_ACCEPT)
     if _failed(draft, outcome):
         return draft
+    report("parsing")
     media, _ = parse_content_type(outcome.content_type)
     declared = None
     if media in HTML_TYPES or (media is None and _looks_like_html(outcome.body)):

@@ -8,9 +8,12 @@ from sosoapi.store.records import RetrievalRecord
 
 def receipt_of(record: RetrievalRecord, parsed: RetrieveResult | None = None) -> RetrieveOutput:
     """The receipt of `record`; `parsed` is `record.result` already as a model (this
-    instance just settled it), so it is not parsed again."""
+    instance just settled it), so it is not parsed again. The result names the cause the
+    receipt kept, so a replay gives the same advice as the first answer."""
     result = parsed or (
-        RetrieveResult.model_validate_json(record.result) if record.result else None
+        RetrieveResult.model_validate_json(record.result).with_cause(record.cause)
+        if record.result
+        else None
     )
     evidence = (
         EvidenceRef(evidence_id=record.evidence_id, revision=record.evidence_revision)

@@ -22,6 +22,7 @@ from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.models import RetrieveInput, RetrieveOutput, UploadInput
 from sosoapi.contract.vocabulary import OPEN_STATES, Reason, State
+from sosoapi.progress import Listener, Step
 from sosoapi.research.mutations import ensure_same, new_mutation
 from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.draft import Draft
@@ -97,7 +98,9 @@ class ReceiptService:
         request: RetrieveInput,
         token_id: str | None,
         cancel_requested: Callable[[], bool] = lambda: False,
+        progress: Listener | None = None,
     ) -> RetrieveOutput:
+        """Claim or replay the key's receipt and wait for it; `progress` hears its steps."""
         key = new_mutation(TOOL, request.model_dump(mode="json"), token_id, self.clock())
         reserved = await self._reserve(key)
         # A free slot now: claim the receipt already leased to this instance (one write
@@ -120,7 +123,10 @@ class ReceiptService:
             if record.state in OPEN_STATES:
                 record = await self._judge_on_replay(record)
         try:
-            record, parsed = await self.workers.wait(record)
+            with self.workers.progress.watching(record.id, progress):
+                if progress is not None and record.state == State.PENDING:
+                    progress(Step("queued"))
+                record, parsed = await self.workers.wait(record)
         except anyio.get_cancelled_exc_class():
             if created and cancel_requested():
                 with anyio.CancelScope(shield=True):
@@ -216,6 +222,11 @@ class ReceiptService:
         if not judged and record.state == State.PENDING and record.source == "url":
             self.workers.start(record.id)  # uploads are local: never resumed
         return await self.workers.load(record.id)
+
+    async def by_id(self, workspace_id: str, retrieval_id: str) -> RetrievalRecord | None:
+        """The receipt `retrieval_id` if it belongs to `workspace_id` (else None)."""
+        record = await anyio.to_thread.run_sync(self.retrievals.retrieval_by_id, retrieval_id)
+        return record if record is not None and record.workspace_id == workspace_id else None
 
     async def cancel(self, retrieval_id: str) -> None:
         """Settle an open receipt as `cancelled` (its creator's MCP cancellation)."""

@@ -65,6 +65,25 @@ def _refuse_broad(roots: Sequence[Path]) -> None:
             )
 
 
+def _refuse_missing(roots: Sequence[Path], resolved: Path) -> None:
+    """A root that does not exist (a typo, a folder not made yet) is this tool's error
+    naming the variable, not a server that will not start: the rest of it keeps working."""
+    missing = [r for r in roots if not _real(r).is_dir()]
+    if not missing:
+        return
+    present = [_real(r) for r in roots if r not in missing]
+    if any(resolved.is_relative_to(b) and resolved != b for b in present):
+        return  # the file lies in a root that exists
+    names = ", ".join(repr(str(r)) for r in missing)
+    raise ServiceError(
+        ErrorCode.UNAVAILABLE,
+        f"SOSOAPI_UPLOAD_ROOTS names {names}, which is not an existing directory, so nothing "
+        "there can be read; create it (`mkdir -p`), or set SOSOAPI_UPLOAD_ROOTS in this "
+        "server's config to existing directories (`:`-separated) and restart the server "
+        "(`sosoapi connect --upload-root DIR` prints a block with one).",
+    )
+
+
 def _open_below(base: Path, parts: Sequence[str]) -> int:
     """Open `base/parts` one component at a time, never following a link below `base`."""
     fd = os.open(base, _DIR_FLAGS & ~os.O_NOFOLLOW)
@@ -89,6 +108,7 @@ def open_upload(path_text: str, kind: str, roots: Sequence[Path]) -> tuple[int, 
     _refuse_broad(roots)
     media_type_of(Path(path_text), kind)
     resolved = Path(os.path.realpath(Path(path_text).expanduser()))
+    _refuse_missing(roots, resolved)
     base = next((b for b in map(_real, roots) if resolved.is_relative_to(b)), None)
     if base is None or resolved == base:
         raise Unreadable(path_text)

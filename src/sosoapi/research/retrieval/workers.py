@@ -18,6 +18,7 @@ from anyio.abc import TaskGroup
 
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.contract.vocabulary import SETTLED_STATES, Reason, State
+from sosoapi.progress import Board, Step, listening
 from sosoapi.research.evidence.identity import evidence_write
 from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.draft import Draft
@@ -65,6 +66,7 @@ class ReceiptWorkers:
         self._running: dict[str, anyio.CancelScope] = {}
         self._settled: dict[str, _Settling] = {}
         self._idle = anyio.Event()
+        self.progress = Board()  # the callers waiting here on each receipt's steps
 
     def open(self, tg: TaskGroup) -> None:
         self._tg, self._accepting = tg, True
@@ -200,7 +202,8 @@ class ReceiptWorkers:
         results: list[RetrieveResult] = []
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._renew, record.id, tg.cancel_scope)
-            results.append(await self._read(record, reader))
+            with listening(self.progress.send(record.id)):
+                results.append(await self._read(record, reader))
             tg.cancel_scope.cancel()
         if results:
             await self._settle(record, results[0])
@@ -240,15 +243,19 @@ class ReceiptWorkers:
                 now,
                 item,
                 outcome=(result.status, result.reason),
+                cause=result.cause,
             )
         )
         log.info(
-            "retrieval settled id=%s status=%s reason=%s kept=%s",
+            "retrieval settled id=%s status=%s reason=%s cause=%s kept=%s",
             record.id,
             result.status,
             result.reason,
+            result.cause,
             settled is not None,
         )
+        if settled is not None:
+            self.progress.send(record.id)(Step("stored"))
         settling = self._settled.get(record.id)
         if settled is not None and settling is not None:
             settling.record = replace(
@@ -259,6 +266,7 @@ class ReceiptWorkers:
                 lease_owner=None,
                 evidence_id=settled.evidence_id,
                 evidence_revision=settled.evidence_revision,
+                cause=result.cause,
             )
             settling.result = result
 

@@ -7,6 +7,7 @@ retrievals table) pass `Guard.check(..., "read")` first. Nothing here widens acc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,13 +19,24 @@ from sosoapi.auth.permission import Access
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.evidence_tools import DiffOutput
-from sosoapi.contract.models import Evidence, EvidenceGetOutput, PageInput, Retrieval
+from sosoapi.contract.models import (
+    Evidence,
+    EvidenceGetOutput,
+    PageInput,
+    Retrieval,
+    RetrieveResult,
+)
 from sosoapi.contract.vocabulary import Reason, State, Status
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
 from sosoapi.research.retrieval.receipt import receipt_of
 from sosoapi.research.service import ResearchService
-from sosoapi.store.records import RetrievalFilter, RetrievalRecord, WorkspaceCounts
+from sosoapi.store.records import (
+    EvidenceUses,
+    RetrievalFilter,
+    RetrievalRecord,
+    WorkspaceCounts,
+)
 
 LATEST = 10
 FILTERS: dict[str, tuple[str, ...]] = {
@@ -55,6 +67,15 @@ class RetrievalPage:
 
 
 @dataclass(frozen=True, slots=True)
+class Named:
+    """What a person tells an evidence revision by: its title, source and kind."""
+
+    title: str | None
+    source_url: str | None
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class Comparison:
     """The diff tool's answer, and the revision it compares to: the changes carry only
     the changed text, so the unchanged text around them comes from `new`."""
@@ -67,9 +88,19 @@ def _row(record: RetrievalRecord) -> RetrievalRow:
     return RetrievalRow(record.url, receipt_of(record).retrieval)
 
 
+MAX_URL_FILTER = 500
+
+
 def parse_filter(raw: dict[str, str]) -> RetrievalFilter:
-    """Empty means "any"; anything else must be one of the contract's values."""
+    """Empty means "any"; anything else must be one of the contract's values; `q` is text
+    the asked URL must hold."""
     chosen: dict[str, str | None] = {}
+    text = (raw.get("q") or "").strip()
+    if len(text) > MAX_URL_FILTER:
+        raise invalid_input(
+            f"`q` is {len(text)} characters; search for at most {MAX_URL_FILTER}.", "q"
+        )
+    chosen["url_contains"] = text or None
     for name, allowed in FILTERS.items():
         value = (raw.get(name) or "").strip() or None
         if value is not None and value not in allowed:
@@ -129,6 +160,46 @@ class Review:
         ).of(DiffOutput)
         new = await self.whole_evidence(principal, {**ids, "revision": diff.to_revision})
         return Comparison(diff, new)
+
+    async def names(
+        self, principal: Principal, workspace_id: str, refs: Sequence[tuple[str, int | None]]
+    ) -> dict[tuple[str, int | None], Named]:
+        """Title, source and kind of each (evidence id, revision or None for the latest) in
+        the workspace the read check admits; a reference it cannot find is left out."""
+        access = await self._read(principal, workspace_id)
+        evidence = self.research.store.evidence
+
+        def load() -> dict[tuple[str, int | None], Named]:
+            found: dict[tuple[str, int | None], Named] = {}
+            for ref in dict.fromkeys(refs):
+                record = evidence.revision(access.workspace.id, ref[0], ref[1])
+                if record is not None:
+                    content = RetrieveResult.model_validate_json(record.content)
+                    url = content.provenance.source_url
+                    found[ref] = Named(content.title, url, record.kind)
+            return found
+
+        return await anyio.to_thread.run_sync(load)
+
+    async def uses(self, principal: Principal, workspace_id: str, evidence_id: str) -> EvidenceUses:
+        """The projects and sealed corpus revisions of the workspace that use the evidence."""
+        access = await self._read(principal, workspace_id)
+        return await anyio.to_thread.run_sync(
+            self.rows.uses, access.workspace.id, evidence_id.lower()
+        )
+
+    async def project_titles(
+        self, principal: Principal, workspace_id: str, ids: list[str]
+    ) -> dict[str, str]:
+        """Each project's title, to show beside its id (corpora name their project)."""
+        access = await self._read(principal, workspace_id)
+        projects = self.research.store.projects
+
+        def load() -> dict[str, str]:
+            rows = {i: projects.get(access.workspace.id, i) for i in dict.fromkeys(ids)}
+            return {i: row.title for i, row in rows.items() if row is not None}
+
+        return await anyio.to_thread.run_sync(load)
 
     async def overview(self, principal: Principal, workspace_id: str) -> Overview:
         access = await self._read(principal, workspace_id)
