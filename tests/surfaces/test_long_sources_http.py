@@ -23,14 +23,14 @@ async def test_a_long_article_is_read_whole_over_http(
 
 def test_the_cli_reads_on_from_an_offset(initialised: dict[str, str], origin: HTTPSOrigin) -> None:
     origin.routes["/long"] = Route(article_html())
-    first = cli(["retrieve", origin.url("/long")], initialised)
+    first = cli(["retrieve", origin.url("/long"), "--json"], initialised)
     assert first.returncode == 0, first.stderr
     retrieval = json.loads(first.stdout)["retrieval"]
     evidence_id = retrieval["evidence"]["evidence_id"]
     offset: int | None = len(retrieval["result"]["text"])
     read = [retrieval["result"]["text"]]
     while offset is not None:
-        got = cli(["evidence", "get", evidence_id, "--offset", str(offset)], initialised)
+        got = cli(["evidence", "get", evidence_id, "--offset", str(offset), "--json"], initialised)
         assert got.returncode == 0, got.stderr
         data = json.loads(got.stdout)
         assert_valid_output("sosoapi_research_evidence_get", data)
