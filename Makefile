@@ -10,7 +10,9 @@ DEMO_STAMP := $(VENV)/.demo-stamp
 TEST_STAMP := $(VENV)/.test-stamp
 BENCH_STAMP := $(VENV)/.bench-stamp
 
-.PHONY: install node-tools demo test lint format bench clean
+PYWB := .venv-pywb/.installed-stamp
+
+.PHONY: install node-tools demo test lint format bench clean pywb
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +34,16 @@ $(BENCH_STAMP): $(TEST_STAMP)
 
 install: $(STAMP)
 
+# pywb, which the replay test opens exported corpora with, in its own virtualenv: it pulls
+# in brotlipy, whose `brotli` module would shadow the brotli package egress decodes with.
+# Only `make test` needs it; `make install` stays the product's own dependencies.
+$(PYWB):
+	$(PYTHON) -m venv .venv-pywb
+	.venv-pywb/bin/python -m pip install -q 'pywb>=2.10,<3'
+	touch $(PYWB)
+
+pywb: $(PYWB)
+
 # The pinned Node MCP clients the tests drive sosoapi with, into .node-tools/ (needs npm).
 node-tools:
 	scripts/install-node-tools.sh
@@ -50,7 +62,7 @@ format: $(TEST_STAMP)
 
 # Two phases: most tests on three workers (they mostly wait on servers and subprocesses),
 # then the `exclusive` ones (load, faults, lease timing) alone, one at a time.
-test: lint
+test: lint $(PYWB)
 	$(BIN)/pytest -q -n 3 --dist loadfile -m "not exclusive"
 	$(BIN)/pytest -q -m exclusive
 
@@ -58,4 +70,4 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .demo .node-tools
+	rm -rf $(VENV) .venv-pywb .pytest_cache .ruff_cache .hypothesis .demo .node-tools

@@ -10,6 +10,7 @@ HERE = Path(__file__).resolve().parent
 BENCHES = [
     "replay.py",
     "corpora.py",
+    "export.py",
     "search.py",
     "console.py",
     "captions.py",

@@ -62,3 +62,9 @@ def test_the_evidence_text_bound_is_read_and_checked(tmp_path: Path) -> None:
         with pytest.raises(ValueError) as raised:
             _settings(tmp_path, SOSOAPI_EVIDENCE_TEXT_MAX=value)
         assert "SOSOAPI_EVIDENCE_TEXT_MAX" in str(raised.value) and says in str(raised.value)
+
+
+@pytest.mark.parametrize(("value", "kept"), [("", True), ("1", True), ("0", False), ("off", False)])
+def test_keep_captures_is_on_unless_turned_off(tmp_path: Path, value: str, kept: bool) -> None:
+    assert _settings(tmp_path, SOSOAPI_KEEP_CAPTURES=value).receipts.keep_captures is kept
+    assert Settings.from_env({"SOSOAPI_HOME": str(tmp_path)}).receipts.keep_captures is True

@@ -21,12 +21,12 @@ from sosoapi.auth.oauth import OAuthGrants
 from sosoapi.auth.permission import Guard
 from sosoapi.clock import utcnow
 from sosoapi.config import Settings
-from sosoapi.contract.models import RetrieveResult
 from sosoapi.egress.gate import Egress
 from sosoapi.mcp.http import McpAuth, McpLimits, mcp_http
 from sosoapi.mcp.stdio import serve_stdio
 from sosoapi.research.offload import Offload, install
-from sosoapi.research.retrieval.reading import read_source
+from sosoapi.research.retrieval.captures import Captured
+from sosoapi.research.retrieval.reading import read_captured
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.review.sessions import ConsoleSessions
 from sosoapi.research.review.views import Review
@@ -126,8 +126,8 @@ def freeze_startup_heap() -> None:
 
 async def _read(
     egress: Egress, whole_max: int, kind: str, url: str, language: str | None
-) -> RetrieveResult:
-    return await read_source(egress.fetch, kind, url, language, whole_max=whole_max)
+) -> Captured:
+    return await read_captured(egress.fetch, kind, url, language, whole_max=whole_max)
 
 
 def http_app(settings: Settings, *, host: str, port: int, public_url: str | None = None) -> FastAPI:

@@ -70,12 +70,14 @@ def seconds(environ: Environ, name: str, default: float) -> float:
     return value
 
 
-def flag(environ: Environ, name: str) -> bool:
-    """A strict boolean: 1/true/yes/on or 0/false/no/off (any case); unset is false."""
+def flag(environ: Environ, name: str, *, default: bool = False) -> bool:
+    """A strict boolean: 1/true/yes/on or 0/false/no/off (any case); unset is `default`."""
     raw = environ.get(name, "").strip()
+    if not raw:
+        return default
     if raw.lower() in TRUE:
         return True
-    if not raw or raw.lower() in FALSE:
+    if raw.lower() in FALSE:
         return False
     raise ValueError(f"{name}={raw!r} is not a boolean; set it to 1 or 0 (or true/false)")
 
@@ -211,6 +213,9 @@ class Settings:
             slots_per_workspace=number(env, "SOSOAPI_SLOTS_PER_WORKSPACE", 0, int, 1),
             max_queued_per_workspace=number(env, "SOSOAPI_MAX_QUEUED_PER_WORKSPACE", 500, int, 1),
             evidence_text_max=_evidence_text_max(env),
+            keep_captures=flag(env, "SOSOAPI_KEEP_CAPTURES")
+            if env.get("SOSOAPI_KEEP_CAPTURES", "").strip()
+            else True,
         )
         return cls(
             database_url=env.get("SOSOAPI_DATABASE_URL") or sqlite_url(home),

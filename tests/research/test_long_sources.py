@@ -269,7 +269,7 @@ def test_existing_revisions_are_left_as_they_were(database_url: str) -> None:
     config.set_main_option("script_location", str(resources.files("sosoapi.store") / "migrations"))
     with db.write() as conn:
         config.attributes["connection"] = conn
-        command.upgrade(config, "0013")
+        command.upgrade(config, "0015")
     now = datetime(2026, 1, 2, tzinfo=UTC)
     content = _content("The harbour froze in the long winter. " * 500, "en")
     with db.write() as conn:

@@ -7,6 +7,7 @@ here they see only `tests/support/fake_storage.py`, which the storage port
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
@@ -273,3 +274,42 @@ async def test_review_views_count_filter_and_hide_other_workspaces(
     with pytest.raises(ServiceError) as hidden:
         await review.overview(principal, stranger)
     assert hidden.value.code == ErrorCode.NOT_FOUND
+
+
+def test_the_wacz_writer_needs_only_the_ports(storage: FakeStorage, tmp_path: Any) -> None:
+    """The export runs on the in-memory storage: it reads nothing but the two ports."""
+    import json
+    import zipfile
+
+    from sosoapi.contract.models import EvidenceRef, Snapshot
+    from sosoapi.research.corpora.wacz import write_wacz
+    from sosoapi.store.records import CaptureWrite
+    from tests.support.wacz_check import fixity, records, validate
+
+    body = b"<html><title>A story</title><p>Tide tables for the harbour.</p></html>"
+    meta = json.dumps({
+        "request": {"method": "GET", "url": URL, "headers": [["Host", "example.org"]]},
+        "response": {"http_version": "HTTP/1.1", "status": 200, "reason": "OK",
+                     "headers": [["Content-Type", "text/html"]], "body_truncated": False},
+    })  # fmt: skip
+    capture = CaptureWrite("response", URL, START, "203.0.113.9", 200, meta, body)
+    item = evidence_write(WS, page("Tide tables for the harbour.", URL), (capture,))
+    assert item is not None
+    evidence_id, revision = storage.evidence.record(item, START)
+    snapshot = Snapshot(
+        id=uuid.uuid4(), workspace_id=uuid.UUID(WS), project_id=uuid.uuid4(), project_revision=1,
+        evidence=[EvidenceRef(evidence_id=evidence_id, revision=revision)], sealed_at=START,
+        coverage="supplied_set", missing_sources=[],
+    )  # fmt: skip
+    target = tmp_path / "port.wacz"
+    with open(target, "wb") as out:
+        summary = write_wacz(storage.evidence, storage.captures, snapshot, 1, out)
+    assert (summary.revisions, summary.captures, summary.warc_records) == (1, 1, 2)
+    assert validate(target).returncode == 0
+    with zipfile.ZipFile(target) as package:
+        fixity(package)
+        read = [r for r in records(package) if r["type"] == "response"]
+    assert read == [
+        {"type": "response", "uri": URL, "ip": "203.0.113.9", "status": "200",
+         "sha256": hashlib.sha256(body).hexdigest(), "warc_digest": read[0]["warc_digest"]}
+    ]  # fmt: skip

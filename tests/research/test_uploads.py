@@ -100,8 +100,9 @@ async def test_a_swapped_link_never_reads_outside_the_roots(
     # inside, reads refused while the link pointed out), so the race really ran.
     while len(texts) < 300 or not (INSIDE in texts and any(t != INSIDE for t in texts)):
         assert len(texts) < 5000, "the swapper never raced the reads"
-        result = await read_upload(str(swapping.link), "url_text", None, MAX, (tmp_path,))
-        texts.append(result.text)
+        read = await read_upload(str(swapping.link), "url_text", None, MAX, (tmp_path,))
+        texts.append(read.result.text)
+        assert all(SECRET.encode() not in c.body for c in read.captures)
     assert not [t for t in texts if SECRET in t]
 
 
@@ -190,8 +191,8 @@ async def test_a_link_swapped_to_a_fifo_is_never_read(
         assert caught.value.code == "invalid_input" and caught.value.field == "path"
     with Releaser(fifo), Swapper(tmp_path / "link.txt", inside, fifo):
         for _ in range(200):
-            results.append(await read_upload(str(tmp_path / "link.txt"), "url_text", None, MAX,
-                                             (tmp_path,)))  # fmt: skip
+            results.append((await read_upload(str(tmp_path / "link.txt"), "url_text", None,
+                                              MAX, (tmp_path,))).result)  # fmt: skip
         for _ in range(20):
             try:
                 results.append(await upload(application, token, ws, tmp_path / "link.txt"))

@@ -10,6 +10,7 @@ order and page what the store ranked.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Callable, Sequence
@@ -19,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.contract.vocabulary import OPEN_STATES, State
 from sosoapi.store.records import (
+    CaptureRecord,
     EvidenceListRow,
     EvidenceRevisionRecord,
     EvidenceUses,
@@ -227,9 +229,10 @@ class FakeEvidence:
         held.revisions.append(
             EvidenceRevisionRecord(
                 evidence_id, item.workspace_id, item.kind, number, number, item.digest,
-                item.content, now, item.whole,
+                item.content, now, item.whole, item.citation,
             )
         )  # fmt: skip
+        self.storage.captures.keep(item, evidence_id, number)
         held.updated_at = now
         self.storage.state.evidence[evidence_id] = (item.workspace_id, number)
         return evidence_id, number
@@ -272,6 +275,31 @@ class FakeEvidence:
             and (language is None or (e.language or "").lower() == language.lower())
         ]  # fmt: skip
         return rows[:limit], None
+
+
+class FakeCaptures:
+    """The captures port: each new revision's captures, bodies kept as given."""
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple[str, int], tuple[str, list[CaptureRecord]]] = {}
+
+    def keep(self, item: EvidenceWrite, evidence_id: str, revision: int) -> None:
+        self.kept[(evidence_id, revision)] = (
+            item.workspace_id,
+            [
+                CaptureRecord(
+                    evidence_id, revision, seq, c.role, c.url, c.retrieved_at, c.ip, c.status,
+                    c.meta, hashlib.sha256(c.body).hexdigest(), c.body,
+                )
+                for seq, c in enumerate(item.captures)
+            ],
+        )  # fmt: skip
+
+    def of_revision(
+        self, workspace_id: str, evidence_id: str, revision: int
+    ) -> list[CaptureRecord]:
+        owner, records = self.kept.get((evidence_id, revision), ("", []))
+        return list(records) if owner == workspace_id else []
 
 
 class FakeSearch:
@@ -408,6 +436,7 @@ class FakeStorage(FakeUnitOfWork):
         self.clock = clock
         self.rows = Rows()
         self.retrievals = FakeRetrievals(self)
+        self.captures = FakeCaptures()
         self.evidence = FakeEvidence(self)
         self.search = FakeSearch(self)
         self.review = FakeReview(self)

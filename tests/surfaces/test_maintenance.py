@@ -17,7 +17,7 @@ from tests.support.faults import RETRIEVE, RETRIEVE_TOOL, retrieve_body
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess, cli
 
-PURGE_KEYS = {"receipts", "mutations", "kept_pinned"}
+PURGE_KEYS = {"receipts", "mutations", "kept_pinned", "captures", "capture_blobs"}
 
 
 def _ok(args: list[str], env: dict[str, str]) -> dict:
@@ -46,15 +46,20 @@ def test_purge_removes_only_old_settled_unpinned_receipts_and_says_so(
     assert "30d" in refused.stderr  # names the fix
     time.sleep(1.1)  # past every valid_until
     young = _ok(["purge", "--older-than", "1d"], env)
-    assert young["removed"] == {"receipts": 0, "mutations": 0, "kept_pinned": 0}
+    assert young["removed"] == {
+        "receipts": 0, "mutations": 0, "kept_pinned": 0, "captures": 0, "capture_blobs": 0
+    }  # fmt: skip
     fresh = _ok(  # a day's window (the default)
         ["retrieve", origin.url(paths[2]), "--mutation-id", str(uuid.uuid4())], initialised
     )
     assert fresh["retrieval"]["state"] == "completed"  # inside its window: never purged
     done = _ok(["purge", "--older-than", "0s"], env)
     assert set(done["removed"]) == PURGE_KEYS
-    # the first and third receipts (window over, settled, unpinned) go; the pinned one stays
-    assert done["removed"] == {"receipts": 2, "mutations": 2, "kept_pinned": 1}
+    # the first and third receipts (window over, settled, unpinned) go; the pinned one stays;
+    # so do the captures of the two unpinned revisions and their bodies
+    assert done["removed"] == {
+        "receipts": 2, "mutations": 2, "kept_pinned": 1, "captures": 2, "capture_blobs": 2
+    }  # fmt: skip
     assert _ok(["evidence", "list"], env)["items"] == evidence_before  # evidence untouched
     replay_pinned = _ok(
         ["retrieve", origin.url(paths[1]), "--mutation-id", pinned["retrieval"]["mutation_id"]],

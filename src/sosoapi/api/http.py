@@ -7,13 +7,15 @@ The body is the tool's input and the response body its `structuredContent`; the 
 from __future__ import annotations
 
 import logging
+import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
+import anyio
 from fastapi import FastAPI, Request
 from starlette.requests import ClientDisconnect
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -25,7 +27,7 @@ from sosoapi.api.security import OPERATION_SECURITY, security_schemes
 from sosoapi.auth.challenge import bearer_token
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.contract.catalog import visible_tools
-from sosoapi.contract.errors import ErrorCode, ServiceError
+from sosoapi.contract.errors import ErrorCode, ServiceError, invalid_input
 from sosoapi.incidents import incident
 from sosoapi.research.service import ResearchService
 
@@ -84,6 +86,102 @@ def _route(
         return JSONResponse(outcome.output.wire(), headers=headers)
 
     return endpoint
+
+
+EXPORT_PATH = "/research-api/corpora/export"
+WACZ_TYPE = "application/wacz"
+
+
+def _export_route(
+    research: ResearchService, metadata_url: str
+) -> Callable[[Request], Awaitable[Response]]:
+    """GET a sealed corpus as WACZ. The package is spooled to a temporary file (never held
+    in memory) and streamed from it; refusals come before the first byte, as problems."""
+
+    async def endpoint(request: Request) -> Response:
+        query = request.query_params
+        spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the streamed response)
+        try:
+            revision_text = query.get("revision")
+            if revision_text is not None and not revision_text.isdigit():
+                raise invalid_input(
+                    f"revision={revision_text!r} is not a revision number; pass a positive "
+                    "integer or leave it out for the latest.",
+                    "revision",
+                )
+            token = _bearer(request)
+            await research.authenticate(token, AUTH_FIXES)
+            summary = await research.export_corpus(
+                token,
+                query.get("workspace_id", ""),
+                query.get("corpus_id", ""),
+                int(revision_text) if revision_text is not None else None,
+                spool,
+                fixes=AUTH_FIXES,
+            )
+        except ServiceError as error:
+            spool.close()
+            log.info("api refused export code=%s field=%s", error.code, error.field)
+            return problem_response(error, request.url.path, metadata_url)
+        except Exception:
+            spool.close()
+            failure = incident(log, "surface=http export")
+            return problem_response(failure, request.url.path, metadata_url)
+        spool.seek(0)
+
+        async def chunks() -> AsyncIterator[bytes]:
+            try:
+                while chunk := await anyio.to_thread.run_sync(spool.read, 1 << 16):
+                    yield chunk
+            finally:
+                spool.close()
+
+        name = f"corpus-{query.get('corpus_id', '')}.wacz"
+        headers = {
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "Content-Length": str(spool.seek(0, 2)),
+            "Export-Revisions": str(summary.revisions),
+        }
+        spool.seek(0)
+        return StreamingResponse(chunks(), media_type=WACZ_TYPE, headers=headers)
+
+    return endpoint
+
+
+def _export_openapi() -> dict[str, Any]:
+    """The export's parameters, security and answers, as the other operations declare theirs."""
+    uuid_schema = {"type": "string", "format": "uuid"}
+    problem = {"content": {PROBLEM_JSON: {"schema": PROBLEM_SCHEMA}}}
+    return {
+        "security": OPERATION_SECURITY,
+        "parameters": [
+            {"name": "workspace_id", "in": "query", "required": True, "schema": uuid_schema},
+            {"name": "corpus_id", "in": "query", "required": True, "schema": uuid_schema},
+            {
+                "name": "revision",
+                "in": "query",
+                "required": False,
+                "description": "the corpus revision; the latest when absent",
+                "schema": {"type": "integer", "minimum": 1, "maximum": 9007199254740991},
+            },
+        ],
+        "responses": {
+            "200": {
+                "description": "The WACZ package (docs/archive.md)",
+                "content": {WACZ_TYPE: {"schema": {"type": "string", "format": "binary"}}},
+            },
+            **{
+                code: {"description": text, **problem}
+                for code, text in (
+                    ("400", "Invalid input"),
+                    ("401", "Authentication required"),
+                    ("403", "Forbidden"),
+                    ("404", "Not found"),
+                    ("503", "The database is unavailable; retry"),
+                )
+            },
+        },
+    }
 
 
 def _openapi_extra(contract: dict[str, Any]) -> dict[str, Any]:
@@ -179,6 +277,18 @@ def create_http_app(
             openapi_extra=_openapi_extra(contract),
             include_in_schema=True,
         )
+    api.add_api_route(
+        EXPORT_PATH,
+        _export_route(research, metadata_url),
+        methods=["GET"],
+        name="corpora_export",
+        summary="Export a sealed corpus as WACZ",
+        description="A WACZ package (WARC captures, CDXJ index, pages, CSL-JSON and BibTeX "
+        "bibliography, corpus.json); query: workspace_id, corpus_id, revision (optional). "
+        "The permission check is sosoapi_research_corpora_get's.",
+        openapi_extra=_export_openapi(),
+        include_in_schema=True,
+    )
     _refuse_other_methods(api)
     api.router.routes.extend(pages)
     api.mount("/", mcp.app)

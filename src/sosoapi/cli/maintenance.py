@@ -47,7 +47,8 @@ def _open(url: str) -> Database:
 def purge(older_than: str, as_json: bool) -> None:
     """Delete settled retrieval receipts (and their mutation rows) past their valid_until
     that settled longer ago than --older-than. Never evidence, never a receipt whose
-    evidence a sealed corpus pins. Prints what was removed."""
+    evidence a sealed corpus pins. Captures made before then go too unless a sealed corpus
+    pins their revision, and every stored body no capture needs. Prints what was removed."""
     age = parse_duration(older_than)
     db = _open(settings_from_env().database_url)
     try:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sys
 import uuid
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 import click
@@ -148,6 +149,60 @@ def corpora_get(
         {"id": corpus_id, "revision": revision},
         as_json,
     )
+
+
+@corpora.command("export")
+@click.argument("corpus_id")
+@click.option("--workspace", "workspace_id", help="default: the local workspace")
+@click.option("--revision", type=int, default=None, help="default: the latest revision")
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="the .wacz file to write",
+)
+@json_option
+def corpora_export(
+    corpus_id: str, workspace_id: str | None, revision: int | None, output: Path, as_json: bool
+) -> None:
+    """Write a sealed corpus as a WACZ package (captures, pages, bibliography); open it in
+    ReplayWeb.page or pywb. A failed export leaves no file behind."""
+    from sosoapi.app import Application  # heavy (extractors): only for operations
+
+    settings = settings_from_env()
+    workspace = workspace_id or _local_workspace()
+    partial = output.with_name(output.name + ".partial")
+
+    async def run(out: IO[bytes]) -> dict[str, Any] | ServiceError:
+        application = Application(settings)
+        async with application.running():
+            try:
+                summary = await application.research.export_corpus(
+                    settings.token, workspace, corpus_id, revision, out,
+                    transport="stdio", fixes=AUTH_FIXES,
+                )  # fmt: skip
+            except ServiceError as error:
+                return error
+            return {"path": str(output), **asdict(summary)}
+
+    try:
+        with open(partial, "wb") as out:
+            result = anyio.run(run, out)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    if isinstance(result, ServiceError):
+        partial.unlink(missing_ok=True)
+        click.echo(f"error ({result.code}): {result.message}", err=True)
+        sys.exit(2)
+    partial.replace(output)
+    if as_json:
+        emit(result)
+        return
+    told = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in result.items() if k != "path")
+    click.echo(f"wrote {output} ({told})")
 
 
 def _workspace_call(

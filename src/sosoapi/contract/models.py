@@ -205,6 +205,35 @@ class EvidenceGetInput(Wire):
     length: Annotated[int, Field(ge=1, le=WINDOW_MAX)] = WINDOW_MAX
 
 
+CitationSource = Literal["citation_meta", "json_ld", "dublin_core", "opengraph", "link_canonical"]
+CitedText = Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class CitedValue(Wire):
+    """One citation field as the page declared it, and the tag it came from."""
+
+    value: CitedText
+    source: CitationSource
+    key: Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class CitedNames(Wire):
+    value: Annotated[list[CitedText], Field(min_length=1, max_length=50)]
+    source: CitationSource
+    key: Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class Citation(Wire):
+    """What the source page declared for citing it (absent fields were not declared)."""
+
+    authors: CitedNames | None = None
+    site_name: CitedValue | None = None
+    publisher: CitedValue | None = None
+    published: CitedValue | None = None
+    modified: CitedValue | None = None
+    canonical_url: CitedValue | None = None
+
+
 class Evidence(Wire):
     id: UUIDStr
     workspace_id: UUIDStr
@@ -221,6 +250,7 @@ class Evidence(Wire):
     offset: TextOffset
     total_length: TextOffset
     next_offset: TextOffset | None
+    citation: Citation | None = None  # None: not an HTML page, or it declared nothing
 
 
 class EvidenceGetOutput(Wire):

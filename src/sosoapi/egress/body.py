@@ -123,11 +123,17 @@ class BoundedBody:
         self._cap = cap
         self._raw = 0
         self._buffer = bytearray()
+        self._raw_buffer = bytearray()
         self.truncated = False
 
     @property
     def body(self) -> bytes:
         return bytes(self._buffer)
+
+    @property
+    def raw_body(self) -> bytes:
+        """The bytes as received (before content decoding), at most the cap."""
+        return bytes(self._raw_buffer) if self._stages else bytes(self._buffer)
 
     @property
     def raw_bytes(self) -> int:
@@ -136,6 +142,8 @@ class BoundedBody:
     def feed(self, chunk: bytes) -> bool:
         """Take one raw chunk; return True when the cap is reached and reading should stop."""
         self._raw += len(chunk)
+        if self._stages:  # an identity body is its own raw form: not kept twice
+            self._raw_buffer += chunk[: max(0, self._cap - len(self._raw_buffer))]
         if not self._stages:
             self._keep(chunk)
         else:

@@ -16,7 +16,7 @@ import os
 import ssl
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -49,7 +49,7 @@ from sosoapi.egress.statuses import (
     clamp_retry_after,
     reason_for_status,
 )
-from sosoapi.egress.types import FetchOutcome, IPAddress
+from sosoapi.egress.types import FetchOutcome, Hop, IPAddress
 from sosoapi.egress.urls import Target, join_location
 from sosoapi.progress import Step, listening, report
 
@@ -71,6 +71,7 @@ class _Progress:
 @dataclass(frozen=True, slots=True)
 class _Redirect:
     location: str
+    hop: Hop
 
 
 def build_ssl_context(ca_bundle: str | None) -> ssl.SSLContext:
@@ -143,7 +144,8 @@ class Egress:
             if settings.robots_txt == "obey"
             else None
         )
-        # Bodies in flight cost up to max_body_bytes each: bound them process-wide.
+        # Bodies in flight cost up to max_body_bytes each (twice that for a compressed body,
+        # whose raw bytes are kept for its capture): bound them process-wide.
         self._capacity = asyncio.Semaphore(settings.max_concurrent_fetches)
 
     async def aclose(self) -> None:
@@ -195,6 +197,7 @@ class Egress:
     async def _follow(
         self, url: str, accept: tuple[str, ...], progress: _Progress, *, robots: bool = True
     ) -> FetchOutcome:
+        hops: list[Hop] = []
         for _hop in range(self._settings.max_redirects + 1):
             judged = judge(url, self._settings)
             if isinstance(judged, Refused):
@@ -217,7 +220,8 @@ class Egress:
             report("connecting")
             answer = await self._hop(judged, accept, progress, crawl_delay)
             if isinstance(answer, FetchOutcome):
-                return answer
+                return replace(answer, hops=(*hops, *answer.hops)) if hops else answer
+            hops.append(answer.hop)
             url = join_location(judged, answer.location)
         return FetchOutcome(
             Reason.UNAVAILABLE, final_url=progress.url, cause=Cause.TOO_MANY_REDIRECTS
@@ -243,7 +247,7 @@ class Egress:
             ):
                 progress.waiting_for_slot = False
                 with pinned(Pin(target.host, target.port, admitted)):
-                    return await self._request(target, accept)
+                    return await self._request(target, accept, admitted)
         except Exception as exc:
             reason = reason_for_error(exc)
             if reason is None:
@@ -267,7 +271,9 @@ class Egress:
             return Refused(Reason.UNSAFE_URL, address_cause(refused[0]))
         return addresses[0]
 
-    async def _request(self, target: Target, accept: tuple[str, ...]) -> FetchOutcome | _Redirect:
+    async def _request(
+        self, target: Target, accept: tuple[str, ...], ip: IPAddress
+    ) -> FetchOutcome | _Redirect:
         settings = self._settings
         url = httpcore.URL(
             scheme=b"https",
@@ -295,20 +301,22 @@ class Egress:
             extensions={"timeout": timeouts},
         ) as response:
             retrieved_at = utcnow()
-            return await self._answer(target, accept, response, retrieved_at)
+            hop = _hop_of(target, ip, retrieved_at, headers, response)
+            return await self._answer(target, accept, response, hop)
 
     async def _answer(
         self,
         target: Target,
         accept: tuple[str, ...],
         response: httpcore.Response,
-        retrieved_at: datetime,
+        hop: Hop,
     ) -> FetchOutcome | _Redirect:
         status = response.status
+        retrieved_at = hop.at
         header = _header_reader(response.headers)
         location = header("location")
         if status in REDIRECT_STATUSES and location:
-            return _Redirect(location)
+            return _Redirect(location, hop)
         common: dict[str, Any] = {
             "final_url": target.url,
             "status_code": status,
@@ -316,6 +324,7 @@ class Egress:
             "content_language": header("content-language"),
             "retrieved_at": retrieved_at,
             "headers": _all_headers(response.headers),
+            "hops": (hop,),
         }
         if not 200 <= status < 300:
             reason, retry_after = reason_for_status(status, header("retry-after"))
@@ -335,6 +344,7 @@ class Egress:
         except UnsupportedEncoding:
             return FetchOutcome(Reason.UNAVAILABLE, cause=Cause.UNSUPPORTED_ENCODING, **common)
         short = await _read_body(response, body, _content_length(header("content-length")))
+        common["hops"] = (replace(hop, body=body.raw_body, body_truncated=body.truncated),)
         return FetchOutcome(
             None, body=body.body, truncated=body.truncated, short_body=short, **common
         )
@@ -342,6 +352,29 @@ class Egress:
 
 def _unreported(step: Step) -> None:
     return None
+
+
+def _hop_of(
+    target: Target,
+    ip: IPAddress,
+    at: datetime,
+    sent: list[tuple[bytes, bytes]],
+    response: httpcore.Response,
+) -> Hop:
+    """The exchange as it went over the wire (its body is added once read)."""
+    extensions = response.extensions
+    return Hop(
+        url=target.url,
+        ip=str(ip),
+        at=at,
+        request_headers=tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in sent),
+        status=response.status,
+        reason_phrase=bytes(extensions.get("reason_phrase", b"")).decode("latin-1"),
+        http_version=bytes(extensions.get("http_version", b"HTTP/1.1")).decode("latin-1"),
+        response_headers=tuple(
+            (k.decode("latin-1"), _decode_header(v)) for k, v in response.headers
+        ),
+    )
 
 
 async def _read_body(response: httpcore.Response, body: BoundedBody, declared: int | None) -> bool:

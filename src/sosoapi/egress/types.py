@@ -18,6 +18,28 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 @dataclass(frozen=True, slots=True)
+class Hop:
+    """One HTTP exchange as it went over the wire, kept so a capture can be archived.
+
+    `request_headers` are exactly the headers we sent (the gate sends no cookies and no
+    credentials: there are none to leak). `response_headers` keep the origin's case,
+    order and repeats. `body` is the raw body as received, before any content decoding,
+    bounded like the decoded one (a redirect's body is not read: empty).
+    """
+
+    url: str
+    ip: str
+    at: datetime
+    request_headers: tuple[tuple[str, str], ...]
+    status: int
+    reason_phrase: str
+    http_version: str
+    response_headers: tuple[tuple[str, str], ...]
+    body: bytes = b""
+    body_truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class FetchOutcome:
     """The result of one bounded fetch, redirects included.
 
@@ -35,7 +57,8 @@ class FetchOutcome:
     `headers` are the final response's headers (names lower-case, repeats joined by ", ").
     With a reason from a status a bot defence uses (403, 405, 429, 503), `body` holds the
     first 64 KiB of the error page, so the reader can tell a challenge page from a real
-    refusal or outage; for any other reason it is empty.
+    refusal or outage; for any other reason it is empty. `hops` are the exchanges as they
+    arrived (the capture an archive keeps): each redirect's response, then the final one.
     """
 
     reason: Reason | None
@@ -51,6 +74,7 @@ class FetchOutcome:
     robots_disallowed: bool = False  # access_denied because robots.txt disallows the URL
     cause: Cause | None = None
     headers: tuple[tuple[str, str], ...] = ()
+    hops: tuple[Hop, ...] = ()  # every response of this fetch, redirects first, as received
 
     def header(self, name: str) -> str | None:
         """One response header by lower-case name, None when absent."""

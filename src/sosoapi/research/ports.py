@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from sosoapi.store.records import (
+    CaptureRecord,
     CorpusRow,
     EvidenceListRow,
     EvidenceRevisionRecord,
@@ -109,6 +110,14 @@ class EvidenceRepo(Protocol):
         cursor: str | None,
         limit: int,
     ) -> tuple[list[EvidenceListRow], str | None]: ...
+
+
+class CapturesRepo(Protocol):
+    """The exchanges behind a revision, bodies restored (one revision at a time)."""
+
+    def of_revision(
+        self, workspace_id: str, evidence_id: str, revision: int
+    ) -> list[CaptureRecord]: ...
 
 
 class SearchIndex(Protocol):
@@ -210,6 +219,8 @@ class Storage(UnitOfWork, Protocol):
     def retrievals(self) -> RetrievalsRepo: ...
     @property
     def evidence(self) -> EvidenceRepo: ...
+    @property
+    def captures(self) -> CapturesRepo: ...
     @property
     def search(self) -> SearchIndex: ...
     @property

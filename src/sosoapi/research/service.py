@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 
@@ -33,7 +33,6 @@ from sosoapi.contract.models import (
     ProjectUpdateInput,
     RetrieveInput,
     RetrieveOutput,
-    RetrieveResult,
     UploadInput,
     WhoamiInput,
     WhoamiOutput,
@@ -44,6 +43,7 @@ from sosoapi.contract.vocabulary import OPEN_STATES
 from sosoapi.progress import Listener
 from sosoapi.research.corpora.projects import ProjectService
 from sosoapi.research.corpora.sealing import CorpusService
+from sosoapi.research.corpora.wacz import ExportSummary, write_wacz
 from sosoapi.research.evidence.diffs import RevisionDiff
 from sosoapi.research.evidence.quotes import QuoteCheck
 from sosoapi.research.evidence.reader import EvidenceReader
@@ -51,6 +51,7 @@ from sosoapi.research.evidence.search import EvidenceSearch
 from sosoapi.research.faults import answering_store_faults
 from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.ports import Storage
+from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.receipt import receipt_of
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.retrieval.uploads import check_upload, read_upload
@@ -221,7 +222,7 @@ class ResearchService:
     async def _upload(self, call: Call[UploadInput]) -> Outcome:
         request = call.input
 
-        async def reader(kind: str, path: str, language: str | None) -> RetrieveResult:
+        async def reader(kind: str, path: str, language: str | None) -> Captured:
             return await read_upload(
                 path,
                 kind,
@@ -238,6 +239,37 @@ class ResearchService:
             lambda: check_upload(request.path, request.kind, self.upload_roots),
         )
         return retrieval_outcome(output, request.language)
+
+    async def export_corpus(
+        self,
+        token: str | None,
+        workspace_id: str,
+        corpus_id: str,
+        revision: int | None,
+        out: IO[bytes],
+        *,
+        transport: Transport = "http",
+        fixes: Fixes | None = None,
+    ) -> ExportSummary:
+        """Write a sealed corpus as WACZ to `out`. The corpus is read through
+        `sosoapi_research_corpora_get` first, so authentication, the permission check, the
+        input validation and a missing corpus's refusal are that tool's, word for word."""
+        arguments: dict[str, Any] = {"workspace_id": workspace_id, "id": corpus_id}
+        if revision is not None:
+            arguments["revision"] = revision
+        outcome = await self.call(
+            f"{CORPORA}_get", token, arguments, transport=transport, fixes=fixes
+        )
+        snapshot = outcome.output.snapshot  # type: ignore[attr-defined]
+        with answering_store_faults():
+            return await anyio.to_thread.run_sync(
+                write_wacz,
+                self.store.evidence,
+                self.store.captures,
+                snapshot,
+                outcome.corpus_revision or 1,
+                out,
+            )
 
     async def _whoami(self, call: Call[WhoamiInput]) -> Outcome:
         principal = call.principal

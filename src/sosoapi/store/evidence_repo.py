@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, func, select, update
 
+from sosoapi.store.captures_repo import write_captures
 from sosoapi.store.database import Database
 from sosoapi.store.pages import page, split
 from sosoapi.store.records import EvidenceListRow, EvidenceRevisionRecord, EvidenceWrite, utc
@@ -51,12 +52,14 @@ def record_revision(
             "content": item.content,
             "created_at": now,
             "whole": item.whole,
+            "citation": item.citation,
         },
     )
     conn.execute(
         _MOVE_LATEST, {"evidence_id": evidence_id, "revision": revision, "updated_at": now}
     )
     index_revision(conn, evidence_id, revision, item.language, item.passages, item.workspace_id)
+    write_captures(db, conn, evidence_id, revision, item.captures)
     return evidence_id, revision
 
 
@@ -187,6 +190,7 @@ def _revision_query() -> Select[Any]:
         evidence_revisions.c.content,
         evidence_revisions.c.created_at,
         evidence_revisions.c.whole,
+        evidence_revisions.c.citation,
     ).join(evidence_revisions, evidence_revisions.c.evidence_id == evidence.c.id)
 
 
@@ -201,4 +205,5 @@ def _record(m: Any) -> EvidenceRevisionRecord:
         content=m["content"],
         created_at=utc(m["created_at"]),
         whole=m["whole"],
+        citation=m["citation"],
     )

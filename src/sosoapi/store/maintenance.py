@@ -2,7 +2,9 @@
 
 Purge removes a retrieval receipt and its mutation row only when the receipt is settled,
 its idempotency window (`valid_until`) is over, it settled before the cutoff, and no
-sealed corpus pins the evidence revision it recorded. Evidence is never touched.
+sealed corpus pins the evidence revision it recorded. Evidence is never touched. Captures
+(the exchanges behind revisions) made before the cutoff go too unless a sealed corpus pins
+their revision, and with them every stored body no capture still points at.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from sqlalchemy import Connection, delete, select, tuple_
 from sqlalchemy.engine import make_url
 
 from sosoapi.contract.vocabulary import SETTLED_STATES
+from sosoapi.store.captures_repo import purge_captures
 from sosoapi.store.database import Database, private_file
 from sosoapi.store.tables import corpus_revisions, mutations, retrievals
 
@@ -28,6 +31,8 @@ class PurgeCounts:
     receipts: int
     mutations: int
     kept_pinned: int
+    captures: int = 0
+    capture_blobs: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +78,10 @@ def purge_receipts(db: Database, settled_before: datetime, now: datetime) -> Pur
                     tuple_(mutations.c.workspace_id, mutations.c.mutation_id).in_(keys)
                 )
             ).rowcount
-    return PurgeCounts(len(doomed), removed_mutations, len(rows) - len(doomed))
+        removed_captures, removed_blobs = purge_captures(conn, pins, settled_before)
+    return PurgeCounts(
+        len(doomed), removed_mutations, len(rows) - len(doomed), removed_captures, removed_blobs
+    )
 
 
 def sqlite_path(url: str) -> Path | None:

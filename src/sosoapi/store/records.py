@@ -233,6 +233,38 @@ class PassageRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class CaptureWrite:
+    """One exchange a revision was written from, as it arrived: `role` is `response`
+    (the answer read), `redirect` (a hop before it) or `upload` (a file's bytes); `meta`
+    is JSON with the request and response heads; `body` the raw bytes, before decoding."""
+
+    role: str
+    url: str
+    retrieved_at: datetime
+    ip: str | None
+    status: int | None
+    meta: str
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureRecord:
+    """A stored capture with its body restored; `body_sha256` is the body's digest."""
+
+    evidence_id: str
+    revision: int
+    seq: int
+    role: str
+    url: str
+    retrieved_at: datetime
+    ip: str | None
+    status: int | None
+    meta: str
+    body_sha256: str
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class EvidenceWrite:
     """What a settled retrieval asks to be recorded as evidence: the content as stored
     (canonical JSON) and its passages, cut by the use case before the write begins."""
@@ -246,6 +278,8 @@ class EvidenceWrite:
     content: str
     passages: tuple[PassageRecord, ...] = ()
     whole: str | None = None  # canonical JSON of the whole text and cues, when cut
+    captures: tuple[CaptureWrite, ...] = ()
+    citation: str | None = None  # JSON: the citation fields the page declared
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +293,7 @@ class EvidenceRevisionRecord:
     content: str
     created_at: datetime
     whole: str | None = None  # the whole text and cues `content` was cut from, if it was
+    citation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

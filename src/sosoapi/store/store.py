@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy.exc import IntegrityError
 
 from sosoapi.store.auth_repo import AuthRepository
+from sosoapi.store.captures_repo import CaptureRepository
 from sosoapi.store.corpora_repo import CorporaInTx, CorpusRepository
 from sosoapi.store.database import Database
 from sosoapi.store.evidence_repo import EvidenceRepository
@@ -48,6 +49,7 @@ class Store:
         self.auth = AuthRepository(self.db)
         self.retrievals = RetrievalRepository(self.db)
         self.evidence = EvidenceRepository(self.db)
+        self.captures = CaptureRepository(self.db)
         self.mutations = MutationRepository(self.db)
         self.projects = ProjectRepository(self.db)
         self.corpora = CorpusRepository(self.db)

@@ -14,6 +14,7 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -274,4 +275,35 @@ console_sessions = Table(
     _ts("created_at"),
     _ts("expires_at"),
     _ts("revoked_at", nullable=True),
+)
+
+evidence_revisions.append_column(Column("citation", Text, nullable=True))  # migration 0015
+
+# Captures (migration 0015): the HTTP exchanges (or uploaded file) each evidence revision
+# was written from. Bodies live once per SHA-256 in `capture_blobs`, zlib-compressed.
+capture_blobs = Table(
+    "capture_blobs",
+    metadata,
+    Column("sha256", String(64), primary_key=True),
+    Column("size", WIDE, nullable=False),  # uncompressed bytes
+    Column("codec", String(8), nullable=False),  # "zlib"
+    Column("data", LargeBinary, nullable=False),  # bytea on PostgreSQL, BLOB on SQLite
+)
+
+captures = Table(
+    "captures",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("evidence_id", String(ID), ForeignKey("evidence.id"), nullable=False),
+    Column("revision", WIDE, nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("role", String(16), nullable=False),  # response | redirect | upload
+    Column("url", Text, nullable=False),
+    _ts("retrieved_at"),
+    Column("ip", String(45), nullable=True),
+    Column("status", Integer, nullable=True),
+    Column("meta", Text, nullable=False),  # JSON: request and response heads
+    Column("body_sha256", String(64), ForeignKey("capture_blobs.sha256"), nullable=False),
+    Index("ix_captures_revision", "evidence_id", "revision", "seq"),
+    Index("ix_captures_blob", "body_sha256"),
 )

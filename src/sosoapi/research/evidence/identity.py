@@ -9,7 +9,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.research.evidence.passages import passages_of
-from sosoapi.store.records import EvidenceWrite
+from sosoapi.store.records import CaptureWrite, EvidenceWrite
 
 DEFAULT_PORTS = {"https": 443, "http": 80}
 
@@ -66,8 +66,14 @@ def as_evidence(result: RetrieveResult) -> RetrieveResult:
     return result.model_copy(update={"title": None, "description": None})
 
 
-def evidence_write(workspace_id: str, result: RetrieveResult) -> EvidenceWrite | None:
-    """The evidence a result becomes: only `ready` and `partial` results become evidence."""
+def evidence_write(
+    workspace_id: str,
+    result: RetrieveResult,
+    captures: tuple[CaptureWrite, ...] = (),
+    citation: dict[str, Any] | None = None,
+) -> EvidenceWrite | None:
+    """The evidence a result becomes: only `ready` and `partial` results become evidence,
+    with the `captures` of what it was read from (kept with a new revision only)."""
     if result.status not in ("ready", "partial"):
         return None
     result = as_evidence(result)
@@ -91,6 +97,8 @@ def evidence_write(workspace_id: str, result: RetrieveResult) -> EvidenceWrite |
         content=canonical_json(result.wire()),
         passages=passages_of(result),
         whole=whole_json(result),
+        captures=captures,
+        citation=canonical_json(citation) if citation else None,
     )
 
 

@@ -9,6 +9,7 @@ import anyio
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.models import (
     WINDOW_MAX,
+    Citation,
     Evidence,
     EvidenceGetInput,
     EvidenceGetOutput,
@@ -92,6 +93,9 @@ class EvidenceReader:
                     offset=offset,
                     total_length=len(whole.text),
                     next_offset=end if end < len(whole.text) else None,
+                    citation=(
+                        Citation.model_validate_json(record.citation) if record.citation else None
+                    ),
                 )
             )
         )

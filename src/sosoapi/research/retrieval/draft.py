@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sosoapi.contract.guidance import cause_of
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
@@ -35,6 +36,7 @@ class Draft:
     whole_text: str | None = None  # the evidence's whole text when `text` was cut from it
     whole_segments: list[Segment] | None = None
     cause: str | None = None  # the first fetch failure's cause (egress FetchOutcome.cause)
+    citation: dict[str, Any] = field(default_factory=dict)  # kept beside the result
 
     def add(self, reason: Reason, *, usable: bool = False) -> Draft:
         status = status_of(reason, usable=usable, captions=self.kind == "published_captions")

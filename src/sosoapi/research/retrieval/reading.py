@@ -19,6 +19,7 @@ from sosoapi.egress.urls import is_recordable
 from sosoapi.extract import captions as caption_extract
 from sosoapi.extract import tracks as track_extract
 from sosoapi.extract.charset import decode_bytes
+from sosoapi.extract.citation import citation_of
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
@@ -34,6 +35,7 @@ from sosoapi.extract.types import CaptionFile, PageTracks
 from sosoapi.extract.walls import WALL_REASONS
 from sosoapi.progress import report
 from sosoapi.research.offload import off_loop
+from sosoapi.research.retrieval.captures import Captured, Recorder
 from sosoapi.research.retrieval.draft import Draft
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
@@ -125,6 +127,8 @@ async def read_url_text(
         return draft.add(Reason.LOGIN_REQUIRED)
     draft.text, draft.title, draft.description = document.text, document.title, document.description
     draft.language, draft.whole_text = document.language, document.whole
+    if media in HTML_TYPES or media is None:
+        draft.citation = await off_loop(citation_of, outcome.body, charset, outcome.final_url)
     for reason in document.conditions:
         draft.add(reason, usable=True)
     if outcome.truncated:
@@ -275,3 +279,14 @@ async def read_source(
     reader = read_url_text if kind == "url_text" else read_captions
     draft = await reader(fetch, url, language, whole_max)
     return draft.finish(settled_at())
+
+
+async def read_captured(
+    fetch: Fetch, kind: str, url: str, language: str | None, whole_max: int = WHOLE_TEXT_DEFAULT
+) -> Captured:
+    """`read_source`, keeping the exchanges it read as captures (uploads: the file) and
+    the citation fields the page declared."""
+    recorder = Recorder(fetch)
+    reader = read_url_text if kind == "url_text" else read_captions
+    draft = await reader(recorder, url, language, whole_max)
+    return Captured(draft.finish(utcnow()), recorder.captures(url), draft.citation)

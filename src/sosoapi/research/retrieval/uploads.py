@@ -16,11 +16,11 @@ import anyio
 
 from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ErrorCode, ServiceError, SosoapiError, invalid_input
-from sosoapi.contract.models import RetrieveResult
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
-from sosoapi.research.retrieval.reading import read_source
+from sosoapi.research.retrieval.captures import Captured
+from sosoapi.research.retrieval.reading import read_captured
 
 UPLOAD_URL = "upload:local-file"
 MEDIA_BY_SUFFIX = {
@@ -155,7 +155,7 @@ async def read_upload(
     max_bytes: int,
     roots: Sequence[Path],
     whole_max: int = WHOLE_TEXT_DEFAULT,
-) -> RetrieveResult:
+) -> Captured:
     """Read the file through the page pipeline; gone or swapped since the check: not_found."""
     try:
         fd, media = await anyio.to_thread.run_sync(open_upload, path_text, kind, roots)
@@ -181,4 +181,4 @@ async def read_upload(
             retrieved_at=read_at,
         )
 
-    return await read_source(fetch, kind, UPLOAD_URL, language, whole_max=whole_max)
+    return await read_captured(fetch, kind, UPLOAD_URL, language, whole_max=whole_max)

@@ -21,13 +21,15 @@ from sosoapi.contract.vocabulary import SETTLED_STATES, Reason, State
 from sosoapi.progress import Board, Step, listening
 from sosoapi.research.evidence.identity import evidence_write
 from sosoapi.research.ports import RetrievalsRepo
+from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.draft import Draft
 from sosoapi.research.retrieval.fairness import FairSlots
 from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.store.records import RetrievalRecord, Settled, StoreUnavailable
 
 log = logging.getLogger("sosoapi.receipts")
-Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult]]
+# A reader answers a result, or a result with the captures of what it read.
+Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult | Captured]]
 
 
 @dataclass(slots=True)
@@ -199,7 +201,7 @@ class ReceiptWorkers:
     async def _run(self, record: RetrievalRecord, reader: Reader) -> None:
         """Read a receipt this instance holds the lease of, renewing it, then settle."""
         log.info("retrieval running id=%s kind=%s", record.id, record.kind)
-        results: list[RetrieveResult] = []
+        results: list[Captured] = []
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._renew, record.id, tg.cancel_scope)
             with listening(self.progress.send(record.id)):
@@ -208,13 +210,14 @@ class ReceiptWorkers:
         if results:
             await self._settle(record, results[0])
 
-    async def _read(self, record: RetrievalRecord, reader: Reader) -> RetrieveResult:
+    async def _read(self, record: RetrievalRecord, reader: Reader) -> Captured:
         """Read the source; an unexpected failure settles as `unavailable`, never as success."""
         try:
-            return await reader(record.kind, record.url, record.language)
+            read = await reader(record.kind, record.url, record.language)
         except Exception:
             log.exception("retrieval reader failed id=%s", record.id)
-            return Draft(kind=record.kind).add(Reason.UNAVAILABLE).finish(self.clock())
+            return Captured(Draft(kind=record.kind).add(Reason.UNAVAILABLE).finish(self.clock()))
+        return read if isinstance(read, Captured) else Captured(read)
 
     async def _renew(self, retrieval_id: str, work: anyio.CancelScope) -> None:
         while True:
@@ -230,9 +233,11 @@ class ReceiptWorkers:
                 work.cancel()
                 return
 
-    async def _settle(self, record: RetrievalRecord, result: RetrieveResult) -> None:
+    async def _settle(self, record: RetrievalRecord, read: Captured) -> None:
         now = self.clock()
-        item = evidence_write(record.workspace_id, result)
+        result = read.result
+        kept = read.captures if self.settings.keep_captures else ()
+        item = evidence_write(record.workspace_id, result, kept, read.citation)
         text = result.model_dump_json()
         settled = await self._when_stored(
             lambda: self.retrievals.settle(

@@ -5,14 +5,14 @@ caption cues when the receipt-bounded `content` was cut from longer ones. Existi
 revisions keep NULL, which means their `content` is all there is: nothing is rewritten.
 
 Revision ID: 0014
-Revises: 0013
+Revises: 0015
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0014"
-down_revision = "0013"
+down_revision = "0015"
 branch_labels = None
 depends_on = None
 

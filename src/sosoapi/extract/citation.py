@@ -1,0 +1,203 @@
+"""What a page declares for citing it: authors, site, publisher, dates, canonical URL.
+
+Read only from markup made for it, each field with the exact tag it came from, in this
+order of trust: Highwire `citation_*` meta tags (what Google Scholar and Zotero read),
+JSON-LD `Article` (and its subtypes), Dublin Core (`DC.*`, `DCTERMS.*`), then OpenGraph
+(`og:*`, `article:*`); the canonical URL from `<link rel="canonical">` first. Nothing is
+inferred from the visible text: a field the page did not declare is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from selectolax.lexbor import LexborHTMLParser
+
+from sosoapi.extract.charset import decode_bytes
+
+MAX_VALUE = 500
+MAX_AUTHORS = 50
+_SPACE = re.compile(r"\s+")
+_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?)?)?$")
+_ARTICLE_TYPES = {
+    "article",
+    "newsarticle",
+    "blogposting",
+    "scholarlyarticle",
+    "report",
+    "techarticle",
+    "reportagenewsarticle",
+    "analysisnewsarticle",
+    "webpage",
+}
+
+# field -> (source family, meta attribute, key) in order of trust; "json_ld" is read apart.
+_META: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "authors": (
+        ("citation_meta", "name", "citation_author"),
+        ("dublin_core", "name", "dc.creator"),
+        ("dublin_core", "name", "dcterms.creator"),
+        ("opengraph", "property", "article:author"),
+    ),
+    "site_name": (
+        ("citation_meta", "name", "citation_journal_title"),
+        ("opengraph", "property", "og:site_name"),
+    ),
+    "publisher": (
+        ("citation_meta", "name", "citation_publisher"),
+        ("dublin_core", "name", "dc.publisher"),
+        ("dublin_core", "name", "dcterms.publisher"),
+    ),
+    "published": (
+        ("citation_meta", "name", "citation_publication_date"),
+        ("citation_meta", "name", "citation_date"),
+        ("citation_meta", "name", "citation_online_date"),
+        ("dublin_core", "name", "dcterms.issued"),
+        ("dublin_core", "name", "dc.date"),
+        ("opengraph", "property", "article:published_time"),
+    ),
+    "modified": (
+        ("dublin_core", "name", "dcterms.modified"),
+        ("opengraph", "property", "article:modified_time"),
+        ("opengraph", "property", "og:updated_time"),
+    ),
+    "canonical_url": (
+        ("citation_meta", "name", "citation_public_url"),
+        ("opengraph", "property", "og:url"),
+    ),
+}
+
+
+def _clean(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    text = _SPACE.sub(" ", value).strip()
+    return text[:MAX_VALUE] if text else None
+
+
+def _metas(tree: LexborHTMLParser) -> dict[tuple[str, str], list[str]]:
+    """Every non-blank `content` by (attribute, lower-case key), in document order."""
+    table: dict[tuple[str, str], list[str]] = {}
+    for node in tree.tags("meta"):
+        attrs = node.attributes
+        content = _clean(attrs.get("content"))
+        if content is None:
+            continue
+        for kind in ("name", "property"):
+            key = attrs.get(kind)
+            if key:
+                table.setdefault((kind, key.strip().lower()), []).append(content)
+    return table
+
+
+def _json_ld_nodes(tree: LexborHTMLParser) -> Iterator[dict[str, Any]]:
+    """Every JSON-LD object of an article type (top level, in a list, or in `@graph`)."""
+    for node in tree.css('script[type="application/ld+json"]'):
+        try:
+            data = json.loads(node.text() or "")
+        except ValueError:
+            continue
+        stack = data if isinstance(data, list) else [data]
+        while stack:
+            item = stack.pop(0)
+            if not isinstance(item, dict):
+                continue
+            if isinstance(item.get("@graph"), list):
+                stack.extend(item["@graph"])
+            kinds = item.get("@type")
+            kinds = kinds if isinstance(kinds, list) else [kinds]
+            if any(isinstance(k, str) and k.lower() in _ARTICLE_TYPES for k in kinds):
+                yield item
+
+
+def _names(value: Any) -> list[str]:
+    """Names from a JSON-LD Person/Organization, a string, or a list of them."""
+    items = value if isinstance(value, list) else [value]
+    names = []
+    for item in items:
+        name = _clean(item.get("name") if isinstance(item, dict) else item)
+        if name and not name.startswith(("http://", "https://")):
+            names.append(name)
+    return names
+
+
+def _from_json_ld(item: dict[str, Any], field: str) -> tuple[Any, str] | None:
+    """(value, key) of one field in a JSON-LD article, or None."""
+    if field == "authors":
+        names = _names(item.get("author"))
+        return (names, "author") if names else None
+    if field in ("publisher", "site_name"):
+        names = _names(item.get("publisher"))
+        return (names[0], "publisher") if names and field == "publisher" else None
+    if field in ("published", "modified"):
+        key = "datePublished" if field == "published" else "dateModified"
+        value = _clean(item.get(key))
+        return (value, key) if value else None
+    main = item.get("mainEntityOfPage")
+    for key, value in (("url", item.get("url")), ("mainEntityOfPage", main)):
+        if isinstance(value, dict):
+            value = value.get("@id")
+        if _clean(value):
+            return _clean(value), key
+    return None
+
+
+def _absolute(value: str, base: str | None) -> str | None:
+    url = urljoin(base or "", value)
+    parts = urlsplit(url)
+    return url if parts.scheme in ("http", "https") and parts.hostname else None
+
+
+def _valid(field: str, value: Any, base: str | None) -> Any:
+    """The value in the form the contract allows, or None (a malformed date is dropped)."""
+    if field == "authors":
+        names = list(dict.fromkeys(value if isinstance(value, list) else [value]))
+        return names[:MAX_AUTHORS] or None
+    if field in ("published", "modified"):
+        return value if _DATE.match(value) else None
+    if field == "canonical_url":
+        return _absolute(value, base)
+    return value
+
+
+def read_citation(tree: LexborHTMLParser, url: str | None) -> dict[str, Any]:
+    """{field: {"value", "source", "key"}} for each field the page declares."""
+    metas = _metas(tree)
+    articles = list(_json_ld_nodes(tree))
+    found: dict[str, Any] = {}
+    link = tree.css_first('link[rel="canonical"][href]')
+    if link is not None:
+        href = _absolute(link.attributes.get("href") or "", url)
+        if href:
+            found["canonical_url"] = {"value": href, "source": "link_canonical", "key": "canonical"}
+    for field, keys in _META.items():
+        if field in found:
+            continue
+        candidates: list[tuple[Any, str, str]] = []
+        for source, kind, key in keys:
+            values = metas.get((kind, key))
+            if values:
+                value = values if field == "authors" else values[0]
+                candidates.append((value, source, key))
+        json_ld = next((hit for a in articles if (hit := _from_json_ld(a, field))), None)
+        if json_ld is not None:  # after the citation_* tags, before the others
+            at = sum(1 for c in candidates if c[1] == "citation_meta")
+            candidates.insert(at, (json_ld[0], "json_ld", json_ld[1]))
+        for value, source, key in candidates:
+            kept = _valid(field, value, url)
+            if kept:
+                found[field] = {"value": kept, "source": source, "key": key}
+                break
+    return found
+
+
+def citation_of(body: bytes, charset: str | None, url: str | None) -> dict[str, Any]:
+    """The citation fields of an HTML body (empty when it declares none)."""
+    text = decode_bytes(body, charset, html=True)
+    if not text:
+        return {}
+    return read_citation(LexborHTMLParser(text), url)

@@ -1,0 +1,122 @@
+"""Captures: the exchanges behind each revision, bodies kept once per SHA-256.
+
+A body is compressed (zlib) and stored in `capture_blobs` under its digest, so a page
+fetched unchanged a hundred times costs one blob; `captures` rows point at it. The writes
+run inside the transaction that records the revision, so a revision and its captures
+are kept or lost together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import Connection, delete, select
+
+from sosoapi.store.database import Database
+from sosoapi.store.records import CaptureRecord, CaptureWrite, utc
+from sosoapi.store.tables import capture_blobs, captures, evidence
+
+CODEC = "zlib"
+
+
+def write_captures(
+    db: Database,
+    conn: Connection,
+    evidence_id: str,
+    revision: int,
+    items: Sequence[CaptureWrite],
+) -> None:
+    """Store `items` for one revision inside the caller's transaction."""
+    for seq, item in enumerate(items):
+        digest = hashlib.sha256(item.body).hexdigest()
+        conn.execute(
+            db.insert(capture_blobs).on_conflict_do_nothing(index_elements=["sha256"]),
+            {
+                "sha256": digest,
+                "size": len(item.body),
+                "codec": CODEC,
+                "data": zlib.compress(item.body, 6),
+            },
+        )
+        conn.execute(
+            captures.insert(),
+            {
+                "evidence_id": evidence_id,
+                "revision": revision,
+                "seq": seq,
+                "role": item.role,
+                "url": item.url,
+                "retrieved_at": item.retrieved_at,
+                "ip": item.ip,
+                "status": item.status,
+                "meta": item.meta,
+                "body_sha256": digest,
+            },
+        )
+
+
+def _inflate(codec: str, data: bytes) -> bytes:
+    if codec != CODEC:
+        raise ValueError(f"capture blob codec {codec!r} is unknown to this version")
+    return zlib.decompress(data)
+
+
+class CaptureRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def of_revision(
+        self, workspace_id: str, evidence_id: str, revision: int
+    ) -> list[CaptureRecord]:
+        """One revision's captures in the order they were made (bodies inflated): one
+        revision at a time, so an export holds one page's bytes, not a corpus's."""
+        query = (
+            select(captures, capture_blobs.c.codec, capture_blobs.c.data)
+            .join(capture_blobs, capture_blobs.c.sha256 == captures.c.body_sha256)
+            .join(evidence, evidence.c.id == captures.c.evidence_id)
+            .where(
+                evidence.c.workspace_id == workspace_id,
+                captures.c.evidence_id == evidence_id,
+                captures.c.revision == revision,
+            )
+            .order_by(captures.c.seq)
+        )
+        with self.db.read() as conn:
+            rows = conn.execute(query).all()
+        return [
+            CaptureRecord(
+                evidence_id=r.evidence_id,
+                revision=r.revision,
+                seq=r.seq,
+                role=r.role,
+                url=r.url,
+                retrieved_at=utc(r.retrieved_at),
+                ip=r.ip,
+                status=r.status,
+                meta=r.meta,
+                body_sha256=r.body_sha256,
+                body=_inflate(r.codec, bytes(r.data)),
+            )
+            for r in rows
+        ]
+
+
+def purge_captures(
+    conn: Connection, pins: set[tuple[str, int]], created_before: datetime
+) -> tuple[int, int]:
+    """Delete captures made before the cutoff that no sealed corpus pins, then every blob
+    no capture points at; (captures, blobs) removed."""
+    rows = conn.execute(
+        select(captures.c.id, captures.c.evidence_id, captures.c.revision).where(
+            captures.c.retrieved_at < created_before
+        )
+    ).all()
+    doomed = [r.id for r in rows if (r.evidence_id, r.revision) not in pins]
+    for start in range(0, len(doomed), 500):
+        conn.execute(delete(captures).where(captures.c.id.in_(doomed[start : start + 500])))
+    used = select(captures.c.body_sha256).distinct()
+    blobs = conn.execute(delete(capture_blobs).where(capture_blobs.c.sha256.not_in(used)))
+    return len(doomed), blobs.rowcount
