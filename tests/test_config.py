@@ -49,6 +49,21 @@ def test_no_other_module_reads_the_environment() -> None:
     assert readers == ["config.py"]
 
 
+def test_the_evidence_text_bound_is_read_and_checked(tmp_path: Path) -> None:
+    assert _settings(tmp_path).receipts.evidence_text_max == 500_000
+    assert (
+        _settings(tmp_path, SOSOAPI_EVIDENCE_TEXT_MAX="60000").receipts.evidence_text_max == 60_000
+    )
+    for value, says in (
+        ("19999", "use a number >= 20000"),
+        ("lots", "use a number >= 20000"),
+        ("1000001", "use a number from 20000 to 1000000"),
+    ):
+        with pytest.raises(ValueError) as raised:
+            _settings(tmp_path, SOSOAPI_EVIDENCE_TEXT_MAX=value)
+        assert "SOSOAPI_EVIDENCE_TEXT_MAX" in str(raised.value) and says in str(raised.value)
+
+
 @pytest.mark.parametrize(("value", "kept"), [("", True), ("1", True), ("0", False), ("off", False)])
 def test_keep_captures_is_on_unless_turned_off(tmp_path: Path, value: str, kept: bool) -> None:
     assert _settings(tmp_path, SOSOAPI_KEEP_CAPTURES=value).receipts.keep_captures is kept

@@ -56,7 +56,7 @@ class Application:
             release=self.store.pacing.release,
         )
         self.offload = Offload(settings.parse_workers)
-        reader = partial(_read, self.egress)
+        reader = partial(_read, self.egress, settings.receipts.evidence_text_max)
         self.receipts = ReceiptService(self.store.retrievals, reader, settings.receipts)
         self.research = ResearchService(
             self.store,
@@ -124,8 +124,10 @@ def freeze_startup_heap() -> None:
     gc.freeze()
 
 
-async def _read(egress: Egress, kind: str, url: str, language: str | None) -> Captured:
-    return await read_captured(egress.fetch, kind, url, language)
+async def _read(
+    egress: Egress, whole_max: int, kind: str, url: str, language: str | None
+) -> Captured:
+    return await read_captured(egress.fetch, kind, url, language, whole_max=whole_max)
 
 
 def http_app(settings: Settings, *, host: str, port: int, public_url: str | None = None) -> FastAPI:

@@ -212,6 +212,7 @@ class Settings:
             max_concurrent_retrievals=number(env, "SOSOAPI_RETRIEVAL_SLOTS", 16, int, 1),
             slots_per_workspace=number(env, "SOSOAPI_SLOTS_PER_WORKSPACE", 0, int, 1),
             max_queued_per_workspace=number(env, "SOSOAPI_MAX_QUEUED_PER_WORKSPACE", 500, int, 1),
+            evidence_text_max=_evidence_text_max(env),
             keep_captures=flag(env, "SOSOAPI_KEEP_CAPTURES")
             if env.get("SOSOAPI_KEEP_CAPTURES", "").strip()
             else True,
@@ -235,6 +236,21 @@ class Settings:
             mcp_sessions_per_user=number(env, "SOSOAPI_MCP_SESSIONS_PER_USER", 100, int, 1),
             mcp_session_idle_seconds=seconds(env, "SOSOAPI_MCP_SESSION_IDLE_SECONDS", 600),
         )
+
+
+EVIDENCE_TEXT_CEILING = 1_000_000  # the contract's offsets reach this far
+
+
+def _evidence_text_max(environ: Environ) -> int:
+    """SOSOAPI_EVIDENCE_TEXT_MAX: code points of whole text an evidence revision keeps,
+    from the receipt's 20,000 up to the contract's offset ceiling."""
+    value = number(environ, "SOSOAPI_EVIDENCE_TEXT_MAX", 500_000, int, 20_000)
+    if value > EVIDENCE_TEXT_CEILING:
+        raise ValueError(
+            f"SOSOAPI_EVIDENCE_TEXT_MAX={value} is above {EVIDENCE_TEXT_CEILING:,}, the "
+            "furthest offset the contract carries; use a number from 20000 to 1000000"
+        )
+    return value
 
 
 def default_workers() -> int:

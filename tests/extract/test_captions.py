@@ -229,3 +229,20 @@ def test_large_file_stays_bounded() -> None:
     check_bounds(document)
     # 1,000 segments of about 35 characters pass 20,000: the joined text is cut too.
     assert document.conditions == ("cues_limited", "text_limited")
+
+
+def test_the_evidence_keeps_every_cue_up_to_its_bounds() -> None:
+    """The receipt keeps 1,000 cues; the whole keeps CUES_WHOLE_MAX, within `whole_max`."""
+    from sosoapi.extract.limits import CUES_WHOLE_MAX
+
+    cues = [Cue("", i * 10, i * 10 + 5, f"c{i}") for i in range(CUES_WHOLE_MAX + 5)]
+    result = cues_to_document(CaptionFile("webvtt", True, tuple(cues)), 1_000_000)
+    assert len(result.segments) == SEGMENTS_MAX and result.whole_segments is not None
+    assert len(result.whole_segments) == CUES_WHOLE_MAX
+    assert result.whole_text == "\n".join(f"c{i}" for i in range(CUES_WHOLE_MAX))
+    assert result.conditions == ("cues_limited",)
+    bounded = cues_to_document(CaptionFile("webvtt", True, tuple(cues)), 25_000)
+    assert bounded.whole_text is not None and len(bounded.whole_text) <= 25_000
+    assert bounded.whole_segments is not None and len(bounded.whole_segments) < CUES_WHOLE_MAX
+    small = doc(Cue("", 0, 5, "only"))
+    assert small.whole_segments is None and small.whole_text is None  # nothing was cut

@@ -331,3 +331,19 @@ def test_a_retrieved_long_page_is_cut_at_a_paragraph_end_with_text_limited(extra
     assert "text_limited" in doc.conditions and len(doc.text) <= TEXT_MAX
     last = doc.text.split("\n\n")[-1]
     assert last in real  # the last paragraph is whole
+
+
+def test_the_whole_text_is_kept_beside_the_receipts() -> None:
+    paragraphs = [f"Paragraph {i} says something of its own." for i in range(3_000)]
+    body = ("<html><body><article>" + "".join(f"<p>{p}</p>" for p in paragraphs)).encode()
+    doc = extract(body)
+    assert len(doc.text) <= TEXT_MAX and "text_limited" in doc.conditions
+    assert doc.whole is not None and doc.whole.startswith(doc.text)
+    assert doc.whole.endswith(paragraphs[-1])
+    bounded = extract_text_document(
+        body, media_type="text/html", charset=None, content_language=None, whole_max=50_000
+    )
+    assert bounded is not None and bounded.whole is not None
+    assert 40_000 < len(bounded.whole) <= 50_000
+    short = extract(b"<html><body><article><p>Short.</p></article></body></html>")
+    assert short.whole is None

@@ -105,11 +105,9 @@ BAD = [
     ("evidence_search", {"query": "q", "limit": 51}, "limit"),
     ("evidence_search", {"query": "q" * 501}, "query"),
     ("evidence_quote", {"quote": "q"}, "evidence_id"),
-    (
-        "evidence_quote",
-        {"quote": "q", "evidence_id": str(uuid.uuid4()), "corpus_id": str(uuid.uuid4())},
-        "evidence_id",
-    ),
+    ("evidence_get", {"evidence_id": str(uuid.uuid4()), "offset": -1}, "offset"),
+    ("evidence_get", {"evidence_id": str(uuid.uuid4()), "length": 20_001}, "length"),
+    ("evidence_get", {"evidence_id": str(uuid.uuid4()), "length": 0}, "length"),
     ("evidence_quote", {"quote": "q", "corpus_id": str(uuid.uuid4()), "revision": 2}, "revision"),
     (
         "evidence_quote",

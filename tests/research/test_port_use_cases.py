@@ -228,7 +228,7 @@ async def test_search_pages_through_hits_with_snippets_that_slice_the_text(
             for n in range(1, 6)
         },
     )
-    search = EvidenceSearch(storage.search, storage.corpora)
+    search = EvidenceSearch(storage.search, storage.corpora, storage.evidence)
     first = (await search.search(_call(SearchInput, query="glacier radar", limit=2))).output
     assert_valid_output("sosoapi_research_evidence_search", first.wire())
     assert [str(r.evidence_id) for r in first.results] == [

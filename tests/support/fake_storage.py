@@ -11,6 +11,7 @@ order and page what the store ranked.
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -228,7 +229,7 @@ class FakeEvidence:
         held.revisions.append(
             EvidenceRevisionRecord(
                 evidence_id, item.workspace_id, item.kind, number, number, item.digest,
-                item.content, now, item.citation,
+                item.content, now, item.whole, item.citation,
             )
         )  # fmt: skip
         self.storage.captures.keep(item, evidence_id, number)
@@ -338,7 +339,8 @@ class FakeSearch:
 
 def _hit(record: EvidenceRevisionRecord, phrases: Sequence[str]) -> SearchHit | None:
     content = RetrieveResult.model_validate_json(record.content)
-    text = content.text.casefold()
+    full = json.loads(record.whole)["text"] if record.whole else content.text
+    text = full.casefold()
     whole = " ".join([content.title or "", content.description or "", text]).casefold()
     if not all(p.casefold() in whole for p in phrases):
         return None

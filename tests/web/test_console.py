@@ -27,6 +27,7 @@ from tests.support.console import (
     Seeded,
     seed_retrievals,
 )
+from tests.support.origin import HTTPSOrigin, Route
 from tests.web.conftest import console_app, sign_in
 
 CSP = (
@@ -625,6 +626,26 @@ def test_only_http_sources_become_links(hostile: str) -> None:
 
     assert source_href(hostile) is None
     assert source_href("https://example.com/a?b=1") == "https://example.com/a?b=1"
+
+
+async def test_the_evidence_page_shows_the_whole_text_of_a_long_source(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin, client: httpx.AsyncClient
+) -> None:
+    """A 120,000-character article: the page joins every window, to the last sentence."""
+    from tests.support.long_sources import LAST_SENTENCE, article_html
+
+    ws, token = owner
+    origin.routes["/long"] = Route(article_html())
+    outcome = await application.research.call(
+        "sosoapi_research_evidence_retrieve",
+        token,
+        {"workspace_id": ws, "url": origin.url("/long"), "kind": "url_text",
+         "mutation_id": str(uuid.uuid4())},
+    )  # fmt: skip
+    evidence_id = outcome.output.wire()["retrieval"]["evidence"]["evidence_id"]
+    await sign_in(client, token)
+    shown = Page(await get(client, f"/console/workspaces/{ws}/evidence/{evidence_id}")).text
+    assert "Section 1." in shown and LAST_SENTENCE in shown
 
 
 async def test_pages_name_what_their_ids_stand_for(

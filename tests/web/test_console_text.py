@@ -13,7 +13,9 @@ def _revision(text: str, revision: int) -> StoredRevision:
     content = page_result(
         text, source_url="https://example.com/", retrieved_at="2026-01-01T00:00:00Z"
     )
-    return StoredRevision("00000000-0000-4000-8000-000000000000", revision, 2, content)
+    return StoredRevision(
+        "00000000-0000-4000-8000-000000000000", revision, 2, content, content.text, []
+    )
 
 
 def pieces(old: str, new: str, context: int = 40) -> list[tuple[str, str]]:

@@ -372,15 +372,22 @@ def evidence() -> None:
 @click.argument("evidence_id")
 @WORKSPACE
 @click.option("--revision", type=int, default=None, help="default: the latest revision")
+@click.option("--offset", type=int, default=None, help="read on from here (a previous next_offset)")
+@click.option("--length", type=int, default=None, help="at most this many characters (20000)")
 @json_option
 def evidence_get(
-    evidence_id: str, workspace_id: str | None, revision: int | None, as_json: bool
+    evidence_id: str,
+    workspace_id: str | None,
+    revision: int | None,
+    offset: int | None,
+    length: int | None,
+    as_json: bool,
 ) -> None:
-    """Show evidence EVIDENCE_ID: its text (or caption cues) at one revision."""
+    """Show evidence EVIDENCE_ID: a window of its text (or caption cues) at one revision."""
     _workspace_call(
         "sosoapi_research_evidence_get",
         workspace_id,
-        {"evidence_id": evidence_id, "revision": revision},
+        {"evidence_id": evidence_id, "revision": revision, "offset": offset, "length": length},
         as_json,
     )
 

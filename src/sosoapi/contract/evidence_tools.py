@@ -6,13 +6,48 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from sosoapi.contract.models import MAX_SAFE_INT, Cursor, Kind, Revision, UUIDStr, Wire
+from sosoapi.contract.models import (
+    MAX_SAFE_INT,
+    TEXT_CEILING,
+    Cursor,
+    Kind,
+    Revision,
+    TextOffset,
+    UUIDStr,
+    Wire,
+)
 
-Offset = Annotated[int, Field(ge=0, le=20_000)]
+# Offsets reach into an evidence's whole text (SOSOAPI_EVIDENCE_TEXT_MAX, at most this).
+Offset = TextOffset
 Millis = Annotated[int, Field(ge=0, le=MAX_SAFE_INT)]
-Index = Annotated[int, Field(ge=0, le=999)]
+Index = Annotated[int, Field(ge=0, le=19_999)]  # a cue of the whole caption file
 Title = Annotated[str, Field(min_length=1, max_length=200)]
 Verdict = Literal["exact", "normalized", "approximate", "absent"]
+
+
+# --- anchors: where a span stands, in forms that travel outside this service ------------
+
+
+class TextQuoteSelector(Wire):
+    """W3C Web Annotation: the span's text and up to 32 characters either side."""
+
+    type: Literal["TextQuoteSelector"] = "TextQuoteSelector"
+    exact: Annotated[str, Field(max_length=TEXT_CEILING)]
+    prefix: Annotated[str, Field(max_length=32)]
+    suffix: Annotated[str, Field(max_length=32)]
+
+
+class TextPositionSelector(Wire):
+    """W3C Web Annotation: code point offsets into the revision's whole text."""
+
+    type: Literal["TextPositionSelector"] = "TextPositionSelector"
+    start: Offset
+    end: Offset
+
+
+class Anchor(Wire):
+    selector: tuple[TextQuoteSelector, TextPositionSelector]
+    text_fragment_url: str | None
 
 
 # --- sosoapi_research_evidence_search ---------------------------------------------------
@@ -34,6 +69,7 @@ class Snippet(Wire):
     end: Offset
     start_ms: Millis | None
     end_ms: Millis | None
+    anchor: Anchor
     field: Literal["text", "description"] = "text"  # which field the offsets are into
 
 
@@ -83,6 +119,7 @@ class QuoteMatch(Wire):
     segment_index: Index | None
     start_ms: Millis | None
     end_ms: Millis | None
+    anchor: Anchor
     differences: Annotated[list[QuoteDifference], Field(max_length=50, default_factory=list)]
     # the speaker labels of the cues the passage touches (ignored when matching)
     speakers: Annotated[
@@ -94,6 +131,7 @@ class QuoteOutput(Wire):
     verdict: Verdict
     matches: Annotated[list[QuoteMatch], Field(max_length=50)]
     closest: QuoteMatch | None
+    found_elsewhere: Annotated[list[QuoteMatch], Field(max_length=50)]
 
 
 # --- sosoapi_research_evidence_diff -----------------------------------------------------
@@ -112,8 +150,10 @@ class TextChange(Wire):
     from_end: Offset
     to_start: Offset
     to_end: Offset
-    from_text: Annotated[str, Field(max_length=20_000)]
-    to_text: Annotated[str, Field(max_length=20_000)]
+    from_text: Annotated[str, Field(max_length=TEXT_CEILING)]
+    to_text: Annotated[str, Field(max_length=TEXT_CEILING)]
+    from_anchor: Anchor | None  # the removed span in the old revision (None: an insert)
+    to_anchor: Anchor | None  # the new span in the new revision (None: a delete)
 
 
 class DiffStats(Wire):
@@ -145,6 +185,6 @@ class DiffOutput(Wire):
     to_revision: Revision
     changes: list[TextChange]
     stats: DiffStats
-    segment_changes: Annotated[list[SegmentChange], Field(max_length=2_000)] | None
+    segment_changes: Annotated[list[SegmentChange], Field(max_length=40_000)] | None
     title_change: FieldChange | None
     description_change: FieldChange | None

@@ -102,6 +102,24 @@ class RetrieveResult(Wire):
     reason: Reason | None
     warnings: Annotated[list[Reason], Field(max_length=10)]
     retry_after_seconds: Annotated[int, Field(ge=1, le=86_400)] | None
+    # The whole content behind a bounded receipt, for its evidence revision only: never
+    # on the wire, never in the receipt's stored JSON (docs/product.md, "Long sources").
+    _whole_text: str | None = PrivateAttr(default=None)
+    _whole_segments: list[Segment] | None = PrivateAttr(default=None)
+
+    def with_whole(self, text: str | None, segments: list[Segment] | None) -> RetrieveResult:
+        """This result carrying the whole text and cues its receipt was cut from."""
+        self._whole_text, self._whole_segments = text, segments
+        return self
+
+    @property
+    def whole_text(self) -> str:
+        return self.text if self._whole_text is None else self._whole_text
+
+    @property
+    def whole_segments(self) -> list[Segment]:
+        return self.segments if self._whole_segments is None else self._whole_segments
+
     # Not a field: which of the reason's causes it was (contract/guidance.py CAUSES). The
     # published schema has no place for it, so the receipt keeps it in a column of its own.
     _cause: str | None = PrivateAttr(default=None)
@@ -174,10 +192,17 @@ Limit = Annotated[int, Field(ge=1, le=200)]
 Role = Literal["owner", "editor", "viewer"]
 
 
+WINDOW_MAX = 20_000  # code points of whole text one evidence_get returns
+TEXT_CEILING = 1_000_000  # the furthest offset into an evidence's whole text
+TextOffset = Annotated[int, Field(ge=0, le=TEXT_CEILING)]
+
+
 class EvidenceGetInput(Wire):
     workspace_id: UUIDStr
     evidence_id: UUIDStr
     revision: Revision | None = None
+    offset: TextOffset = 0
+    length: Annotated[int, Field(ge=1, le=WINDOW_MAX)] = WINDOW_MAX
 
 
 CitationSource = Literal["citation_meta", "json_ld", "dublin_core", "opengraph", "link_canonical"]
@@ -215,13 +240,16 @@ class Evidence(Wire):
     revision: Revision
     latest_revision: Revision
     kind: Kind
-    text: Annotated[str, Field(max_length=20_000)]
+    text: Annotated[str, Field(max_length=WINDOW_MAX)]
     title: Annotated[str, Field(min_length=1, max_length=200)] | None
     description: Annotated[str, Field(min_length=1, max_length=2_000)] | None
     segments: Annotated[list[Segment], Field(max_length=1_000)]
     provenance: Provenance
     content_digest: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
     created_at: Timestamp
+    offset: TextOffset
+    total_length: TextOffset
+    next_offset: TextOffset | None
     citation: Citation | None = None  # None: not an HTML page, or it declared nothing
 
 

@@ -12,7 +12,14 @@ from typing import Literal
 
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.charset import decode_bytes
-from sosoapi.extract.limits import SEGMENT_TEXT_MAX, SEGMENTS_MAX, TEXT_MAX, cut_at_paragraph_end
+from sosoapi.extract.limits import (
+    CUES_WHOLE_MAX,
+    SEGMENT_TEXT_MAX,
+    SEGMENTS_MAX,
+    TEXT_MAX,
+    WHOLE_TEXT_DEFAULT,
+    cut_at_paragraph_end,
+)
 from sosoapi.extract.rolling_captions import fold_rolling
 from sosoapi.extract.subrip import looks_like_subrip, parse_subrip
 from sosoapi.extract.types import CaptionDocument, CaptionFile, Segment
@@ -90,11 +97,18 @@ def _cue_lines(body: bytes) -> bytes:
     )
 
 
-def cues_to_document(file: CaptionFile) -> CaptionDocument:
+def cues_to_document(file: CaptionFile, whole_max: int = WHOLE_TEXT_DEFAULT) -> CaptionDocument:
     """Map parsed cues to contract segments, recording each reason code once; rolling
-    (automatic) captions first fold to each spoken line once."""
+    (automatic) captions first fold to each spoken line once.
+
+    The receipt keeps the contract's first `SEGMENTS_MAX` cues and `TEXT_MAX` of text
+    (`cues_limited`, `text_limited`); the evidence keeps every cue up to `CUES_WHOLE_MAX`
+    whose text fits in `whole_max` code points (`whole_segments`, `whole_text`).
+    """
     conditions: list[Reason] = []
     segments: list[Segment] = []
+    whole_max = max(whole_max, TEXT_MAX)
+    length = -1
     for cue in fold_rolling(file.cues) or file.cues:
         text = cue.text.strip()
         if not (cue.start_ms < cue.end_ms <= MAX_MS and cue.start_ms >= 0 and text):
@@ -102,20 +116,28 @@ def cues_to_document(file: CaptionFile) -> CaptionDocument:
             continue
         if len(segments) == SEGMENTS_MAX:
             _note(conditions, Reason.CUES_LIMITED)
-            break
         if len(text) > SEGMENT_TEXT_MAX:
             text, _ = cut_at_paragraph_end(text, SEGMENT_TEXT_MAX)
             _note(conditions, Reason.TEXT_LIMITED)
+        if len(segments) == CUES_WHOLE_MAX or length + 1 + len(text) > whole_max:
+            _note(conditions, Reason.CUES_LIMITED)
+            break
+        length += 1 + len(text)
         segments.append(Segment(start_ms=cue.start_ms, end_ms=cue.end_ms, text=text))
-    joined, cut = cut_at_paragraph_end("\n".join(s.text for s in segments), TEXT_MAX)
+    whole_text = "\n".join(s.text for s in segments)
+    kept = segments[:SEGMENTS_MAX]
+    joined, cut = cut_at_paragraph_end("\n".join(s.text for s in kept), TEXT_MAX)
     if cut:
         _note(conditions, Reason.TEXT_LIMITED)
+    whole = len(kept) < len(segments) or joined != whole_text
     return CaptionDocument(
         format=file.format,
-        segments=tuple(segments),
+        segments=tuple(kept),
         text=joined,
         language=file.language,
         conditions=tuple(conditions),
+        whole_segments=tuple(segments) if whole else None,
+        whole_text=whole_text if whole else None,
     )
 
 

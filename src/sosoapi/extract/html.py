@@ -18,7 +18,7 @@ from sosoapi.extract.html_meta import read_metadata
 from sosoapi.extract.html_repair import close_runaway_title
 from sosoapi.extract.html_trafilatura import trafilatura_text
 from sosoapi.extract.language import normalize_language
-from sosoapi.extract.limits import TEXT_MAX, cut_at_paragraph_end
+from sosoapi.extract.limits import TEXT_MAX, WHOLE_TEXT_DEFAULT, cut_at_paragraph_end
 from sosoapi.extract.media import HTML_TYPES
 from sosoapi.extract.text_plain import normalize_plain_text
 from sosoapi.extract.types import TextDocument
@@ -50,6 +50,7 @@ def extract_text_document(
     status: int | None = 200,
     headers: Mapping[str, str] | None = None,
     walls: bool = True,
+    whole_max: int = WHOLE_TEXT_DEFAULT,
 ) -> TextDocument | None:
     """Extract a TextDocument, or None when the bytes do not decode as text.
 
@@ -58,27 +59,44 @@ def extract_text_document(
     An HTML page is judged once (`walls.judge`, with the response's `status` and
     `headers`) for what it is not: a challenge, a consent wall, a soft 404, a script
     shell or chrome; `walls=False` skips that (only the bench's before/after count does).
+    The text is cut twice: to the contract's bound for the receipt, and to `whole_max`
+    for the evidence revision (`TextDocument.whole`).
     """
     is_html = media_type in HTML_TYPES if media_type is not None else _looks_like_markup(body)
     text = decode_bytes(body, charset, html=is_html)
     if text is None:
         return None
     if not is_html:
-        return _plain_document(text, content_language)
+        return _plain_document(text, content_language, whole_max)
     page = Page(markup=text, status=status, headers=headers or {})
     return _html_document(
-        page, content_language=content_language, url=url, extractor=extractor, walls=walls
+        page,
+        content_language=content_language,
+        url=url,
+        extractor=extractor,
+        walls=walls,
+        whole_max=whole_max,
     )
 
 
-def _plain_document(text: str, content_language: str | None) -> TextDocument:
-    cut, limited = cut_at_paragraph_end(normalize_plain_text(text), TEXT_MAX)
+def _cut_twice(found: str, whole_max: int) -> tuple[str, str | None, bool]:
+    """The receipt's text, the whole text (None when the same) and whether either was cut."""
+    text, limited = cut_at_paragraph_end(found, TEXT_MAX)
+    if not limited:
+        return text, None, False
+    whole, _ = cut_at_paragraph_end(found, max(whole_max, TEXT_MAX))
+    return text, whole, True
+
+
+def _plain_document(text: str, content_language: str | None, whole_max: int) -> TextDocument:
+    cut, whole, limited = _cut_twice(normalize_plain_text(text), whole_max)
     return TextDocument(
         text=cut,
         title=None,
         description=None,
         language=normalize_language(content_language),
         conditions=(Reason.TEXT_LIMITED,) if limited else (),
+        whole=whole,
     )
 
 
@@ -89,6 +107,7 @@ def _html_document(
     url: str | None,
     extractor: MainTextExtractor,
     walls: bool,
+    whole_max: int,
 ) -> TextDocument:
     bounded = bound_markup(close_runaway_title(page.markup))
     tree = LexborHTMLParser(bounded.markup, scripting=True)
@@ -105,7 +124,7 @@ def _html_document(
         found, judged, judgement = verdict.text, verdict.conditions, verdict.kind
     else:
         found, judged, judgement = main_text(), (), "page"
-    text, limited = cut_at_paragraph_end(found, TEXT_MAX)
+    text, whole, limited = _cut_twice(found, whole_max)
     conditions = judged + tuple(
         name
         for name, hit in (
@@ -121,6 +140,7 @@ def _html_document(
         language=meta.language,
         conditions=conditions,
         judgement=judgement,
+        whole=whole,
     )
 
 

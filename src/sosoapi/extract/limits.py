@@ -9,6 +9,12 @@ TITLE_MAX = 200
 DESCRIPTION_MAX = 2_000
 SEGMENTS_MAX = 1_000
 SEGMENT_TEXT_MAX = 20_000
+# What an evidence revision keeps beyond the receipt's bounds: the whole text up to
+# SOSOAPI_EVIDENCE_TEXT_MAX code points (default below, at most the ceiling) and up to
+# CUES_WHOLE_MAX caption cues (a three-hour transcript has about 3,000).
+WHOLE_TEXT_DEFAULT = 500_000
+WHOLE_TEXT_CEILING = 1_000_000
+CUES_WHOLE_MAX = 20_000
 ELLIPSIS = "…"
 
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)")

@@ -20,6 +20,8 @@ class TextDocument:
 
     `judgement` says what `extract/walls.py` found the page to be ("page" for the source's
     own content; "challenge:cloudflare", "consent", "soft_404", "embedded:json_ld", ...).
+    `text` is the receipt's (cut to the contract's bound); `whole` is the text the evidence
+    revision keeps (cut only at the whole-text bound), None when it is `text` itself.
     """
 
     text: str
@@ -28,6 +30,7 @@ class TextDocument:
     language: str | None
     conditions: tuple[Reason, ...] = ()
     judgement: str = "page"
+    whole: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,13 +66,17 @@ class Segment:
 
 @dataclass(frozen=True, slots=True)
 class CaptionDocument:
-    """Contract-ready segments of a caption file plus the conditions met on the way."""
+    """Contract-ready segments of a caption file plus the conditions met on the way;
+    `whole_segments` and `whole_text` are what the evidence revision keeps (every cue up
+    to `CUES_WHOLE_MAX`), None when they are `segments` and `text` themselves."""
 
     format: CaptionFormat
     segments: tuple[Segment, ...]
     text: str
     language: str | None
     conditions: tuple[Reason, ...] = ()
+    whole_segments: tuple[Segment, ...] | None = None
+    whole_text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from sosoapi.contract.models import (
     WhoamiOutput,
     Wire,
 )
+from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.language import LanguageMatch
 from sosoapi.mcp.framing import content_text
 
@@ -87,6 +88,14 @@ def _retrieval(
         line += f"; retry after {res.retry_after_seconds} s"
     if r.evidence:
         line += f"; evidence {r.evidence.evidence_id} revision {r.evidence.revision}"
+        cut = {Reason.TEXT_LIMITED, Reason.CUES_LIMITED} & {res.reason, *res.warnings}
+        if cut:
+            line += (
+                f". This text is the first {len(res.text)} characters; the evidence keeps the "
+                f"whole text and cues: read on with sosoapi_research_evidence_get (evidence_id "
+                f"{r.evidence.evidence_id}, offset {len(res.text)}), then each answer's "
+                "next_offset until it is null"
+            )
     if res.status != "ready":
         line += ". " + advice(res.reason, r.state, res.retry_after_seconds, res.cause)
         line = line.removesuffix(".")
@@ -131,7 +140,13 @@ def _evidence(output: EvidenceGetOutput, _: int | None) -> tuple[str, Parts]:
     e = output.evidence
     line = (
         f"Evidence {e.id} revision {e.revision} of {e.latest_revision} ({e.kind}): "
-        f"text {len(e.text)} characters, {len(e.segments)} segments, digest {e.content_digest}."
+        f"text {len(e.text)} characters from offset {e.offset} of {e.total_length}, "
+        f"{len(e.segments)} segments, digest {e.content_digest}; "
+        + (
+            f"read on with offset {e.next_offset}."
+            if e.next_offset is not None
+            else "this window reaches the end of the text."
+        )
     )
     return line, [("title", e.title or ""), ("description", e.description or ""), ("text", e.text)]
 

@@ -80,7 +80,7 @@ class ResearchService:
         projects = ProjectService(store, clock)
         corpora = CorpusService(store, clock)
         evidence = EvidenceReader(store.evidence)
-        search = EvidenceSearch(store.search, store.corpora)
+        search = EvidenceSearch(store.search, store.corpora, store.evidence)
         quotes = QuoteCheck(store.evidence, store.corpora)
         diffs = RevisionDiff(store.evidence)
         self.operations: dict[str, Operation] = {}
@@ -223,7 +223,14 @@ class ResearchService:
         request = call.input
 
         async def reader(kind: str, path: str, language: str | None) -> Captured:
-            return await read_upload(path, kind, language, self.max_upload_bytes, self.upload_roots)
+            return await read_upload(
+                path,
+                kind,
+                language,
+                self.max_upload_bytes,
+                self.upload_roots,
+                whole_max=self.receipts.settings.evidence_text_max,
+            )
 
         output = await self.receipts.upload(
             request,

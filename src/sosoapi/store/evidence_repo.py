@@ -51,6 +51,7 @@ def record_revision(
             "digest": item.digest,
             "content": item.content,
             "created_at": now,
+            "whole": item.whole,
             "citation": item.citation,
         },
     )
@@ -188,6 +189,7 @@ def _revision_query() -> Select[Any]:
         evidence_revisions.c.digest,
         evidence_revisions.c.content,
         evidence_revisions.c.created_at,
+        evidence_revisions.c.whole,
         evidence_revisions.c.citation,
     ).join(evidence_revisions, evidence_revisions.c.evidence_id == evidence.c.id)
 
@@ -202,5 +204,6 @@ def _record(m: Any) -> EvidenceRevisionRecord:
         digest=m["digest"],
         content=m["content"],
         created_at=utc(m["created_at"]),
+        whole=m["whole"],
         citation=m["citation"],
     )

@@ -299,6 +299,7 @@ class EvidenceWrite:
     digest: str
     content: str
     passages: tuple[PassageRecord, ...] = ()
+    whole: str | None = None  # canonical JSON of the whole text and cues, when cut
     captures: tuple[CaptureWrite, ...] = ()
     citation: str | None = None  # JSON: the citation fields the page declared
 
@@ -313,6 +314,7 @@ class EvidenceRevisionRecord:
     digest: str
     content: str
     created_at: datetime
+    whole: str | None = None  # the whole text and cues `content` was cut from, if it was
     citation: str | None = None
 
 

@@ -13,8 +13,10 @@ removed, so the same words match on both; query phrases arrive in that form too.
 SQL text is assembled only from this module's constant fragments (hence the S608
 waivers); every value is a bound parameter.
 
-A query is a list of phrases (a bare word is a one-word phrase); all must occur in one
-passage. A revision's score is its best passage's.
+A query is a list of phrases (a bare word is a one-word phrase); each must occur in some
+passage of the revision, not all in one (a long text's first and last paragraphs are
+different passages). A revision's score is the sum over the phrases of its best passage
+for each, and its snippets show the best passage of each phrase first.
 """
 
 from __future__ import annotations
@@ -174,18 +176,20 @@ class SearchRepository:
         (evidence_id, revision) pairs.
         """
         with self.db.read() as conn:
-            match, params = self._match(conn, workspace_id, phrases)
+            match, params = self._match_each(conn, workspace_id, phrases)
             if match is None:
                 return [], False
             scope, scope_params = self._scope(workspace_id, kind, pins)
-            params.update(scope_params, offset=offset, limit=limit + 1)
+            params.update(scope_params, offset=offset, limit=limit + 1, phrases=len(phrases))
             ranked = conn.execute(
                 text(
-                    f"SELECT p.evidence_id, p.revision, MAX(m.score) AS score FROM ({match}) m "  # noqa: S608
+                    "SELECT evidence_id, revision, SUM(best) AS score FROM ("  # noqa: S608
+                    f"SELECT p.evidence_id, p.revision, m.k, MAX(m.score) AS best FROM ({match}) m "
                     "JOIN evidence_passages p ON p.id = m.id "
                     f"JOIN evidence e ON e.id = p.evidence_id WHERE {scope} "
-                    "GROUP BY p.evidence_id, p.revision "
-                    "ORDER BY score DESC, p.evidence_id, p.revision LIMIT :limit OFFSET :offset"
+                    "GROUP BY p.evidence_id, p.revision, m.k) g "
+                    "GROUP BY evidence_id, revision HAVING COUNT(*) = :phrases "
+                    "ORDER BY score DESC, evidence_id, revision LIMIT :limit OFFSET :offset"
                 ).bindparams(*_expanding(scope_params)),
                 params,
             ).all()
@@ -216,6 +220,22 @@ class SearchRepository:
             "WHERE tsv @@ CAST(:q AS tsquery)",
             {"q": tsquery},
         )
+
+    def _match_each(
+        self, conn: Connection, workspace_id: str, phrases: Sequence[str]
+    ) -> tuple[str | None, dict[str, Any]]:
+        """A subquery of (id, score, k): the passages matching phrase number k, for each."""
+        parts: list[str] = []
+        params: dict[str, Any] = {}
+        for k, phrase in enumerate(phrases):
+            match, one = self._match(conn, workspace_id, [phrase])
+            if match is None:
+                return None, {}
+            parts.append(
+                f"SELECT id, score, {k} AS k FROM ({match.replace(':q', f':q{k}')}) m{k}"  # noqa: S608
+            )
+            params[f"q{k}"] = one["q"]
+        return " UNION ALL ".join(parts), params
 
     @staticmethod
     def _tsquery(conn: Connection, phrases: Sequence[str]) -> str:
@@ -266,17 +286,23 @@ class SearchRepository:
         rows = conn.execute(
             text(
                 f"SELECT p.evidence_id, p.revision, p.pos_start, p.pos_end, p.start_ms, p.end_ms, "  # noqa: S608
-                f"m.score FROM ({match}) m JOIN evidence_passages p ON p.id = m.id "
+                f"m.score, m.k FROM ({match}) m JOIN evidence_passages p ON p.id = m.id "
                 f"WHERE p.part = 'text' AND p.evidence_id IN :ids AND {_KEY} IN :keys "
                 "ORDER BY m.score DESC, p.pos_start"
             ).bindparams(*_expanding({"keys": keys, "ids": ids})),
             {**params, "keys": keys, "ids": ids},
         ).all()
+        # The best passage of each phrase first (where each word is), then the best others.
+        firsts = {(r[0], r[1], r[7]): r for r in reversed(rows)}
+        ordered = [*firsts.values()][::-1]
+        ordered.sort(key=lambda r: -r[6])
+        ordered += [r for r in rows if firsts[(r[0], r[1], r[7])] is not r]
         spans: dict[tuple[str, int], list[SnippetSpan]] = {}
-        for r in rows:
+        for r in ordered:
             found = spans.setdefault((r[0], r[1]), [])
-            if len(found) < SNIPPETS:
-                found.append(SnippetSpan(r[2], r[3], r[4], r[5]))
+            span = SnippetSpan(r[2], r[3], r[4], r[5])
+            if len(found) < SNIPPETS and span not in found:
+                found.append(span)
         contents = conn.execute(
             text(
                 "SELECT e.id, r.revision, e.kind, e.source_url, r.content FROM evidence e "

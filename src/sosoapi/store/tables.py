@@ -143,6 +143,9 @@ evidence_revisions = Table(
     Column("digest", String(64), nullable=False),
     Column("content", Text, nullable=False),
     _ts("created_at"),
+    # The whole text and cues the receipt-bounded `content` was cut from (migration 0014;
+    # NULL: `content` is whole, as for every revision written before it).
+    Column("whole", Text, nullable=True),
 )
 
 retrievals.append_column(Column("source", String(16), nullable=False, server_default="url"))

@@ -19,7 +19,6 @@ from sosoapi.contract.evidence_tools import SearchOutput
 from sosoapi.contract.models import (
     CorporaGetOutput,
     CorporaListOutput,
-    EvidenceGetOutput,
     ProjectOutput,
 )
 from sosoapi.research.evidence.search import parse_query
@@ -93,14 +92,14 @@ class ConsolePages:
         return self._show(request, "evidence_list.html", "evidence", listing=outcome.output)
 
     async def evidence(self, request: Request, principal: Principal) -> Response:
-        outcome = await self._tool(
-            request,
-            principal,
-            "sosoapi_research_evidence_get",
-            evidence_id=request.path_params["evidence_id"],
-            revision=_revision(request),
+        arguments = {
+            "workspace_id": request.path_params["workspace_id"],
+            "evidence_id": request.path_params["evidence_id"],
+            "revision": _revision(request),
+        }
+        shown = await self.review.whole_evidence(
+            principal, {k: v for k, v in arguments.items() if v is not None}
         )
-        shown = outcome.of(EvidenceGetOutput).evidence
         uses = await self.review.uses(principal, request.path_params["workspace_id"], str(shown.id))
         return self._show(request, "evidence.html", "evidence", evidence=shown, uses=uses)
 

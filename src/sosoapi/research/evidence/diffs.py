@@ -16,8 +16,8 @@ from sosoapi.contract.evidence_tools import (
     SegmentChange,
     TextChange,
 )
-from sosoapi.contract.models import RetrieveResult
 from sosoapi.research.algorithms.word_diff import diff_segments, diff_text
+from sosoapi.research.evidence.anchors import anchor
 from sosoapi.research.evidence.scope import StoredRevision, load_revision
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import EvidenceRepo
@@ -27,12 +27,12 @@ def _field(old: str | None, new: str | None) -> FieldChange | None:
     return None if old == new else FieldChange(from_text=old, to_text=new)
 
 
-def _cues(content: RetrieveResult) -> list[tuple[str, int, int]]:
-    return [(s.text, s.start_ms, s.end_ms) for s in content.segments]
+def _cues(stored: StoredRevision) -> list[tuple[str, int, int]]:
+    return [(s.text, s.start_ms, s.end_ms) for s in stored.segments]
 
 
-def _segment_changes(old: RetrieveResult, new: RetrieveResult) -> list[SegmentChange] | None:
-    if old.kind != "published_captions" and new.kind != "published_captions":
+def _segment_changes(old: StoredRevision, new: StoredRevision) -> list[SegmentChange] | None:
+    if old.content.kind != "published_captions" and new.content.kind != "published_captions":
         return None
     return [
         SegmentChange(
@@ -50,9 +50,9 @@ def _segment_changes(old: RetrieveResult, new: RetrieveResult) -> list[SegmentCh
 
 
 def compare(old: StoredRevision, new: StoredRevision) -> DiffOutput:
-    """The contract's diff of two revisions of one evidence."""
+    """The contract's diff of two revisions of one evidence, over their whole texts."""
     a, b = old.content, new.content
-    diff = diff_text(a.text, b.text)
+    diff = diff_text(old.text, new.text)
     return DiffOutput(
         evidence_id=old.evidence_id,
         kind=b.kind,
@@ -65,8 +65,18 @@ def compare(old: StoredRevision, new: StoredRevision) -> DiffOutput:
                 from_end=c.from_end,
                 to_start=c.to_start,
                 to_end=c.to_end,
-                from_text=a.text[c.from_start : c.from_end],
-                to_text=b.text[c.to_start : c.to_end],
+                from_text=old.text[c.from_start : c.from_end],
+                to_text=new.text[c.to_start : c.to_end],
+                from_anchor=(
+                    anchor(old.text, c.from_start, c.from_end, a.provenance.source_url)
+                    if c.from_end > c.from_start
+                    else None
+                ),
+                to_anchor=(
+                    anchor(new.text, c.to_start, c.to_end, b.provenance.source_url)
+                    if c.to_end > c.to_start
+                    else None
+                ),
             )
             for c in diff.changes
         ],
@@ -75,7 +85,7 @@ def compare(old: StoredRevision, new: StoredRevision) -> DiffOutput:
             chars_removed=diff.chars_removed,
             unchanged_ratio=diff.unchanged_ratio,
         ),
-        segment_changes=_segment_changes(a, b),
+        segment_changes=_segment_changes(old, new),
         title_change=_field(a.title, b.title),
         description_change=_field(a.description, b.description),
     )

@@ -37,15 +37,17 @@ def normalize_source_url(url: str) -> str:
 
 
 def content_digest(result: RetrieveResult) -> str:
-    """SHA-256 over the canonical JSON of the content, never of retrieval timestamps."""
+    """SHA-256 over the canonical JSON of the content, never of retrieval timestamps: the
+    whole text and cues, so a change past the receipt's bound is a new revision (for a
+    text within the bound this is the digest it always had)."""
     provenance = result.provenance
     return sha256_hex(
         canonical_json(
             {
-                "text": result.text,
+                "text": result.whole_text,
                 "title": result.title,
                 "description": result.description,
-                "segments": [s.wire() for s in result.segments],
+                "segments": [s.wire() for s in result.whole_segments],
                 "mime_type": provenance.mime_type,
                 "caption_format": provenance.caption_format,
                 "language": provenance.language,
@@ -94,6 +96,15 @@ def evidence_write(
         digest=digest,
         content=canonical_json(result.wire()),
         passages=passages_of(result),
+        whole=whole_json(result),
         captures=captures,
         citation=canonical_json(citation) if citation else None,
     )
+
+
+def whole_json(result: RetrieveResult) -> str | None:
+    """What an evidence revision keeps beyond its receipt: None when nothing was cut."""
+    text, segments = result.whole_text, result.whole_segments
+    if text == result.text and segments == result.segments:
+        return None
+    return canonical_json({"text": text, "segments": [s.wire() for s in segments]})

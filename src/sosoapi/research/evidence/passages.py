@@ -16,14 +16,15 @@ from sosoapi.store.records import PassageRecord
 
 
 def passages_of(result: RetrieveResult) -> tuple[PassageRecord, ...]:
-    body = result.text
+    """The passages of the whole text and cues (offsets into the whole text)."""
+    body = result.whole_text
     rows = [
         PassageRecord(part, 0, 0, None, None, searchable(value))
         for part, value in (("title", result.title), ("description", result.description))
         if value
     ]
-    if result.segments:
-        segments = [(s.text, s.start_ms, s.end_ms) for s in result.segments]
+    if result.whole_segments:
+        segments = [(s.text, s.start_ms, s.end_ms) for s in result.whole_segments]
         cues = cue_spans(body, segments)
         labels = {label.start: label for label in speakers(body, cues)}
         for c in cues:

@@ -16,7 +16,8 @@ import anyio
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import QuoteDifference, QuoteInput, QuoteMatch, QuoteOutput
 from sosoapi.extract.passages import Cue, Speaker, cue_spans, speakers
-from sosoapi.research.algorithms.quote_match import Found, find_quote, rank
+from sosoapi.research.algorithms.quote_match import Found, Verdict, find_quote, rank
+from sosoapi.research.evidence.anchors import anchor
 from sosoapi.research.evidence.scope import (
     StoredRevision,
     corpus_pins,
@@ -41,53 +42,58 @@ def cues_of(cues: Sequence[Cue], start: int, end: int) -> tuple[int, Cue, Cue] |
 
 
 def _labels(stored: StoredRevision) -> list[Speaker]:
-    content = stored.content
-    segments = [(s.text, s.start_ms, s.end_ms) for s in content.segments]
-    return speakers(content.text, cue_spans(content.text, segments)) if segments else []
+    segments = [(s.text, s.start_ms, s.end_ms) for s in stored.segments]
+    return speakers(stored.text, cue_spans(stored.text, segments)) if segments else []
 
 
 def _match(stored: StoredRevision, found: Found) -> QuoteMatch:
     content = stored.content
-    segments = [(s.text, s.start_ms, s.end_ms) for s in content.segments]
-    cues = cue_spans(content.text, segments)
+    segments = [(s.text, s.start_ms, s.end_ms) for s in stored.segments]
+    cues = cue_spans(stored.text, segments)
     where = cues_of(cues, found.start, found.end)
     index, first, last = where if where else (None, None, None)
     touched = {c.start for c in cues if c.start < found.end and c.end > found.start}
-    named = [label.name for label in speakers(content.text, cues) if label.start in touched]
+    named = [label.name for label in speakers(stored.text, cues) if label.start in touched]
     return QuoteMatch(
         evidence_id=stored.evidence_id,
         revision=stored.revision,
         start=found.start,
         end=found.end,
-        text=content.text[found.start : found.end],
+        text=stored.text[found.start : found.end],
         similarity=found.similarity,
         segment_index=index,
         start_ms=first.start_ms if first else None,
         end_ms=last.end_ms if last else None,
+        anchor=anchor(stored.text, found.start, found.end, content.provenance.source_url),
         speakers=list(dict.fromkeys(named)),
         differences=[
             QuoteDifference(
-                quote=d.quote, text=content.text[d.start : d.end], start=d.start, end=d.end
+                quote=d.quote, text=stored.text[d.start : d.end], start=d.start, end=d.end
             )
             for d in found.differences[:50]
         ],
     )
 
 
-def judge(revisions: list[StoredRevision], quote: str) -> QuoteOutput:
-    """The best verdict over the revisions, its matches, and the closest passage if absent."""
+def judge(
+    revisions: list[StoredRevision], quote: str, others: list[StoredRevision] | None = None
+) -> QuoteOutput:
+    """The best verdict over the revisions, its matches, and the closest passage if absent;
+    `found_elsewhere` holds the matches in `others` (the rest of a corpus) that are
+    better than the named evidence's, since a quote cited to the wrong source is the
+    commonest citation error."""
     findings = [
         (
             stored,
             find_quote(
-                stored.content.text,
+                stored.text,
                 quote,
                 ignorable=[(label.start, label.end) for label in _labels(stored)],
             ),
         )
         for stored in revisions
     ]
-    best = max((f.verdict for _, f in findings), key=rank, default="absent")
+    best: Verdict = max((f.verdict for _, f in findings), key=rank, default="absent")
     matches = [
         _match(stored, found)
         for stored, finding in findings
@@ -101,15 +107,24 @@ def judge(revisions: list[StoredRevision], quote: str) -> QuoteOutput:
         if near:
             stored, found = max(near, key=lambda pair: pair[1].similarity)
             closest = _match(stored, found)
-    return QuoteOutput(verdict=best, matches=matches[:MAX_REPORTED], closest=closest)
+    elsewhere: list[QuoteMatch] = []
+    if others:
+        found_there = judge(others, quote)
+        if rank(found_there.verdict) > rank(best):
+            elsewhere = found_there.matches
+    return QuoteOutput(
+        verdict=best, matches=matches[:MAX_REPORTED], closest=closest, found_elsewhere=elsewhere
+    )
 
 
 def _which(request: QuoteInput) -> None:
-    """Exactly one of evidence_id and corpus_id, each with only its own revision field."""
-    if (request.evidence_id is None) == (request.corpus_id is None):
+    """`evidence_id`, `corpus_id` or both (the named evidence, checked against the rest
+    of the corpus), each with only its own revision field."""
+    if request.evidence_id is None and request.corpus_id is None:
         raise invalid_input(
-            "give exactly one of `evidence_id` (one evidence revision) or `corpus_id` (every "
-            "revision a sealed corpus pins).",
+            "give `evidence_id` (one evidence revision), `corpus_id` (every revision a sealed "
+            "corpus pins), or both (the named evidence, and where else in the corpus the "
+            "quote occurs).",
             "evidence_id",
         )
     only_with(request.revision, request.evidence_id, "revision", "evidence_id")
@@ -125,14 +140,21 @@ class QuoteCheck:
         request = call.input
         _which(request)
         ws = call.workspace_id
-        if request.evidence_id is not None:
-            revisions = [
-                await load_revision(self.evidence, ws, str(request.evidence_id), request.revision)
-            ]
-        else:
+        pinned: list[StoredRevision] = []
+        if request.corpus_id is not None:
             pins = await corpus_pins(
                 self.corpora, ws, str(request.corpus_id), request.corpus_revision
             )
-            revisions = await load_pinned(self.evidence, ws, pins)
-        output = await anyio.to_thread.run_sync(judge, revisions, request.quote)
+            pinned = await load_pinned(self.evidence, ws, pins)
+        if request.evidence_id is None:
+            revisions, others = pinned, None
+        else:
+            named = str(request.evidence_id)
+            same = [p for p in pinned if p.evidence_id == named]
+            if same and request.revision is None:
+                revisions = same  # the revision the corpus pins
+            else:
+                revisions = [await load_revision(self.evidence, ws, named, request.revision)]
+            others = [p for p in pinned if p.evidence_id != named]
+        output = await anyio.to_thread.run_sync(judge, revisions, request.quote, others)
         return Outcome(output)

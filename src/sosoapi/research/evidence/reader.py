@@ -6,7 +6,9 @@ import json
 
 import anyio
 
+from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.models import (
+    WINDOW_MAX,
     Citation,
     Evidence,
     EvidenceGetInput,
@@ -14,12 +16,40 @@ from sosoapi.contract.models import (
     EvidenceItem,
     EvidenceListInput,
     EvidenceListOutput,
-    RetrieveResult,
+    Segment,
 )
-from sosoapi.research.evidence.scope import evidence_not_found
+from sosoapi.extract.limits import cut_at_paragraph_end
+from sosoapi.extract.passages import cue_spans
+from sosoapi.research.evidence.scope import evidence_not_found, stored_revision
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
 from sosoapi.research.ports import EvidenceRepo
+
+CUES_PER_WINDOW = 1_000  # the contract's bound on one answer's segments
+
+
+def window(
+    text: str, segments: list[Segment], offset: int, length: int = WINDOW_MAX
+) -> tuple[int, list[Segment]]:
+    """Where a window of at most `length` code points from `offset` ends, and the caption
+    cues it holds.
+
+    The window stops where a reader would (`cut_at_paragraph_end`: a paragraph end, then a
+    sentence, then a word), so windows read in turn (each from the last one's end) join to
+    the whole text exactly. A caption window also ends after its thousandth cue, and holds
+    every cue that overlaps it.
+    """
+    rest = text[offset : offset + length + 1]
+    cut, _ = cut_at_paragraph_end(rest, length)
+    end = offset + (len(cut) or min(length, len(rest)))
+    if not segments:
+        return end, []
+    spans = cue_spans(text, [(s.text, s.start_ms, s.end_ms) for s in segments])
+    held = [i for i, c in enumerate(spans) if c.end > offset and c.start < end]
+    if len(held) > CUES_PER_WINDOW:
+        held = held[:CUES_PER_WINDOW]
+        end = spans[held[-1]].end
+    return end, [segments[i] for i in held]
 
 
 class EvidenceReader:
@@ -34,7 +64,17 @@ class EvidenceReader:
         )
         if record is None:
             raise evidence_not_found(evidence_id, call.workspace_id, revision)
-        stored = RetrieveResult.model_validate_json(record.content)
+        whole = stored_revision(record)
+        stored = whole.content
+        offset = call.input.offset
+        if offset > len(whole.text):
+            raise invalid_input(
+                f"`offset` {offset} is past the end of this revision's text, which is "
+                f"{len(whole.text)} characters long; pass an offset from 0 to "
+                f"{len(whole.text)} (a previous answer's `next_offset`).",
+                "offset",
+            )
+        end, segments = window(whole.text, whole.segments, offset, call.input.length)
         return Outcome(
             EvidenceGetOutput(
                 evidence=Evidence(
@@ -43,13 +83,16 @@ class EvidenceReader:
                     revision=record.revision,
                     latest_revision=record.latest_revision,
                     kind=stored.kind,
-                    text=stored.text,
+                    text=whole.text[offset:end],
                     title=stored.title,
                     description=stored.description,
-                    segments=stored.segments,
+                    segments=segments,
                     provenance=stored.provenance,
                     content_digest=record.digest,
                     created_at=record.created_at,
+                    offset=offset,
+                    total_length=len(whole.text),
+                    next_offset=end if end < len(whole.text) else None,
                     citation=(
                         Citation.model_validate_json(record.citation) if record.citation else None
                     ),

@@ -6,24 +6,43 @@ shared by search, quote check and diff.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import anyio
 
 from sosoapi.contract.errors import invalid_input, not_found
-from sosoapi.contract.models import RetrieveResult, Snapshot
+from sosoapi.contract.models import RetrieveResult, Segment, Snapshot
 from sosoapi.research.corpora.sealing import corpus_not_found
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo
+from sosoapi.store.records import EvidenceRevisionRecord
 
 
 @dataclass(frozen=True, slots=True)
 class StoredRevision:
-    """One evidence revision's identity and its content as stored."""
+    """One evidence revision's identity, its content as stored, and its whole text and
+    cues (the receipt's own when nothing was cut): what search, quote and diff read."""
 
     evidence_id: str
     revision: int
     latest_revision: int
     content: RetrieveResult
+    text: str
+    segments: list[Segment]
+
+
+def stored_revision(record: EvidenceRevisionRecord) -> StoredRevision:
+    """A stored revision read back; a revision written before whole texts were kept (or
+    one that fit the receipt) is whole as it is."""
+    content = RetrieveResult.model_validate_json(record.content)
+    text, segments = content.text, content.segments
+    if record.whole is not None:
+        whole = json.loads(record.whole)
+        text = whole["text"]
+        segments = [Segment.model_validate(s) for s in whole["segments"]]
+    return StoredRevision(
+        record.evidence_id, record.revision, record.latest_revision, content, text, segments
+    )
 
 
 def evidence_not_found(evidence_id: str, workspace_id: str, revision: int | None) -> Exception:
@@ -60,12 +79,7 @@ async def load_revision(
     record = await anyio.to_thread.run_sync(evidence.revision, workspace_id, evidence_id, revision)
     if record is None:
         raise evidence_not_found(evidence_id, workspace_id, revision)
-    return StoredRevision(
-        record.evidence_id,
-        record.revision,
-        record.latest_revision,
-        RetrieveResult.model_validate_json(record.content),
-    )
+    return stored_revision(record)
 
 
 async def load_pinned(
@@ -73,12 +87,4 @@ async def load_pinned(
 ) -> list[StoredRevision]:
     """The pinned revisions, in the corpus's order."""
     records = await anyio.to_thread.run_sync(evidence.revisions, workspace_id, pins)
-    return [
-        StoredRevision(
-            r.evidence_id,
-            r.revision,
-            r.latest_revision,
-            RetrieveResult.model_validate_json(r.content),
-        )
-        for r in records
-    ]
+    return [stored_revision(r) for r in records]

@@ -18,9 +18,10 @@ from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchResult, Snippet
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.extract.passages import searchable
-from sosoapi.research.evidence.scope import corpus_pins, only_with
+from sosoapi.research.evidence.anchors import anchor
+from sosoapi.research.evidence.scope import corpus_pins, only_with, stored_revision
 from sosoapi.research.operation import Call, Outcome
-from sosoapi.research.ports import CorporaRepo, SearchIndex
+from sosoapi.research.ports import CorporaRepo, EvidenceRepo, SearchIndex
 from sosoapi.store.records import (
     MAX_SEARCH_OFFSET,
     BadCursor,
@@ -88,18 +89,23 @@ def description_snippet(description: str | None, phrases: list[str]) -> Snippet 
         start_ms=None,
         end_ms=None,
         field="description",
+        anchor=anchor(description, start, end, None),  # offsets into the description
     )
 
 
-def _result(hit: SearchHit, phrases: list[str]) -> SearchResult:
+def _result(hit: SearchHit, phrases: list[str], text: str | None) -> SearchResult:
+    """A hit shaped for the contract; `text` is the revision's whole text (snippet offsets
+    point into it), None to read it from the hit's content."""
     content = RetrieveResult.model_validate_json(hit.content)
+    text = content.text if text is None else text
     snippets = [
         Snippet(
-            text=content.text[s.start : s.end],
+            text=text[s.start : s.end],
             start=s.start,
             end=s.end,
             start_ms=s.start_ms,
             end_ms=s.end_ms,
+            anchor=anchor(text, s.start, s.end, hit.source_url),
         )
         for s in hit.snippets
         if s.end > s.start
@@ -119,9 +125,23 @@ def _result(hit: SearchHit, phrases: list[str]) -> SearchResult:
 
 
 class EvidenceSearch:
-    def __init__(self, search: SearchIndex, corpora: CorporaRepo) -> None:
+    def __init__(self, search: SearchIndex, corpora: CorporaRepo, evidence: EvidenceRepo) -> None:
         self.index = search
         self.corpora = corpora
+        self.evidence = evidence
+
+    def _whole_texts(self, workspace_id: str, hits: list[SearchHit]) -> dict[tuple[str, int], str]:
+        """The whole text of each hit's revision: snippets past the receipt's bound are cut
+        from it."""
+        if not hits:
+            return {}
+        pairs = [(h.evidence_id, h.revision) for h in hits]
+        records = self.evidence.revisions(workspace_id, pairs)
+        return {
+            (r.evidence_id, r.revision): stored_revision(r).text
+            for r in records
+            if r.whole is not None
+        }
 
     async def search(self, call: Call[SearchInput]) -> Outcome:
         request = call.input
@@ -155,9 +175,9 @@ class EvidenceSearch:
                 limit=request.limit,
             )
         )
+        wholes = await anyio.to_thread.run_sync(self._whole_texts, call.workspace_id, hits)
+        results = [_result(h, phrases, wholes.get((h.evidence_id, h.revision))) for h in hits]
         following = offset + len(hits)
         more = more and following <= MAX_SEARCH_OFFSET
         next_cursor = encode_search(following, fingerprint) if more else None
-        return Outcome(
-            SearchOutput(results=[_result(h, phrases) for h in hits], next_cursor=next_cursor)
-        )
+        return Outcome(SearchOutput(results=results, next_cursor=next_cursor))

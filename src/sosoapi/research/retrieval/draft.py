@@ -33,6 +33,8 @@ class Draft:
     language: str | None = None
     conditions: list[Condition] = field(default_factory=list)
     retry_after_seconds: int | None = None
+    whole_text: str | None = None  # the evidence's whole text when `text` was cut from it
+    whole_segments: list[Segment] | None = None
     cause: str | None = None  # the first fetch failure's cause (egress FetchOutcome.cause)
     citation: dict[str, Any] = field(default_factory=dict)  # kept beside the result
 
@@ -44,6 +46,7 @@ class Draft:
     def finish(self, settled_at: datetime) -> RetrieveResult:
         status, reason, warnings = decide(self.conditions)
         keep_content = status in (Status.READY, Status.PARTIAL, Status.EMPTY)
+        usable = status in (Status.READY, Status.PARTIAL)
         result = RetrieveResult(
             kind=self.kind,
             status=status,
@@ -68,4 +71,7 @@ class Draft:
                 else None
             ),
         )
-        return result.with_cause(cause_of(reason, self.cause))
+        result = result.with_cause(cause_of(reason, self.cause))
+        if not usable:
+            return result
+        return result.with_whole(self.whole_text, self.whole_segments)

@@ -22,6 +22,7 @@ from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.citation import citation_of
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.language import language_matches, normalize_language
+from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
 from sosoapi.extract.login import is_login_wall
 from sosoapi.extract.media import (
     CAPTION_TYPES,
@@ -93,7 +94,9 @@ def _read_body(draft: Draft, outcome: FetchOutcome) -> None:
         draft.add(Reason.SOURCE_PARTIAL)
 
 
-async def read_url_text(fetch: Fetch, url: str, language: str | None) -> Draft:
+async def read_url_text(
+    fetch: Fetch, url: str, language: str | None, whole_max: int = WHOLE_TEXT_DEFAULT
+) -> Draft:
     draft = Draft(kind="url_text")
     outcome = await fetch_judged(fetch, url, tuple(sorted(TEXT_TYPES)))
     if _failed(draft, outcome):
@@ -110,6 +113,7 @@ async def read_url_text(fetch: Fetch, url: str, language: str | None) -> Draft:
         url=outcome.final_url,
         status=outcome.status_code,
         headers=dict(outcome.headers),
+        whole_max=whole_max,
     )
     if document is None:
         draft.source_url = None
@@ -122,7 +126,7 @@ async def read_url_text(fetch: Fetch, url: str, language: str | None) -> Draft:
         draft.source_url = None  # the wall is not the source's content
         return draft.add(Reason.LOGIN_REQUIRED)
     draft.text, draft.title, draft.description = document.text, document.title, document.description
-    draft.language = document.language
+    draft.language, draft.whole_text = document.language, document.whole
     if media in HTML_TYPES or media is None:
         draft.citation = await off_loop(citation_of, outcome.body, charset, outcome.final_url)
     for reason in document.conditions:
@@ -145,7 +149,9 @@ def _classify_text(draft: Draft) -> None:
         draft.add(Reason.NO_TEXT)
 
 
-async def read_captions(fetch: Fetch, url: str, language: str | None) -> Draft:
+async def read_captions(
+    fetch: Fetch, url: str, language: str | None, whole_max: int = WHOLE_TEXT_DEFAULT
+) -> Draft:
     """A caption file, read directly or through the chosen `<track>` of an HTML page."""
     draft = Draft(kind="published_captions")
     outcome = await fetch_judged(fetch, url, PAGE_OR_CAPTION_ACCEPT)
@@ -162,11 +168,15 @@ async def read_captions(fetch: Fetch, url: str, language: str | None) -> Draft:
         if _failed(draft, track_outcome):
             return draft
         outcome = track_outcome
-    return await off_loop(_read_caption_file, draft, outcome, language, declared)
+    return await off_loop(_read_caption_file, draft, outcome, language, declared, whole_max)
 
 
 def _read_caption_file(
-    draft: Draft, outcome: FetchOutcome, language: str | None, declared: str | None
+    draft: Draft,
+    outcome: FetchOutcome,
+    language: str | None,
+    declared: str | None,
+    whole_max: int = WHOLE_TEXT_DEFAULT,
 ) -> Draft:
     """Parse a fetched caption body; `declared` is the track's `srclang`, if any."""
     _read_body(draft, outcome)
@@ -182,22 +192,28 @@ def _read_caption_file(
     draft.language = declared or parsed.language or normalize_language(outcome.content_language)
     if language and draft.language and not language_matches(language, draft.language):
         draft.add(Reason.LANGUAGE_MISMATCH)
-    _fill_segments(draft, parsed)
+    _fill_segments(draft, parsed, whole_max)
     if outcome.truncated:
         draft.add(Reason.RESPONSE_TOO_LARGE, usable=bool(draft.segments))
     return draft
 
 
-def _fill_segments(draft: Draft, parsed: CaptionFile) -> None:
+def _fill_segments(draft: Draft, parsed: CaptionFile, whole_max: int) -> None:
     """Segments and text from the parsed cues, with the conditions of the mapping."""
     if not parsed.cues:
         draft.add(Reason.NO_CAPTIONS)
         return
-    document = caption_extract.cues_to_document(parsed)
+    document = caption_extract.cues_to_document(parsed, whole_max)
     draft.segments = [
         Segment(start_ms=s.start_ms, end_ms=s.end_ms, text=s.text) for s in document.segments
     ]
     draft.text = document.text
+    if document.whole_segments is not None:
+        draft.whole_text = document.whole_text
+        draft.whole_segments = [
+            Segment(start_ms=s.start_ms, end_ms=s.end_ms, text=s.text)
+            for s in document.whole_segments
+        ]
     for reason in document.conditions:
         draft.add(reason)
     if not draft.segments:
@@ -256,16 +272,21 @@ async def read_source(
     url: str,
     language: str | None,
     settled_at: Callable[[], datetime] = utcnow,
+    whole_max: int = WHOLE_TEXT_DEFAULT,
 ) -> RetrieveResult:
+    """Read one source into a receipt's result, carrying the whole text (up to
+    `whole_max` code points) for its evidence revision."""
     reader = read_url_text if kind == "url_text" else read_captions
-    draft = await reader(fetch, url, language)
+    draft = await reader(fetch, url, language, whole_max)
     return draft.finish(settled_at())
 
 
-async def read_captured(fetch: Fetch, kind: str, url: str, language: str | None) -> Captured:
+async def read_captured(
+    fetch: Fetch, kind: str, url: str, language: str | None, whole_max: int = WHOLE_TEXT_DEFAULT
+) -> Captured:
     """`read_source`, keeping the exchanges it read as captures (uploads: the file) and
     the citation fields the page declared."""
     recorder = Recorder(fetch)
     reader = read_url_text if kind == "url_text" else read_captions
-    draft = await reader(recorder, url, language)
+    draft = await reader(recorder, url, language, whole_max)
     return Captured(draft.finish(utcnow()), recorder.captures(url), draft.citation)

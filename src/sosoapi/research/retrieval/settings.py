@@ -15,6 +15,7 @@ class ReceiptSettings:
     shutdown_grace_seconds: float = 10.0
     slots_per_workspace: int = 0  # 0: half of max_concurrent_retrievals (at least 1)
     max_queued_per_workspace: int = 500
+    evidence_text_max: int = 500_000  # SOSOAPI_EVIDENCE_TEXT_MAX: whole text an evidence keeps
     keep_captures: bool = True  # keep the exchanges each revision was read from
 
     def __post_init__(self) -> None:

@@ -18,6 +18,7 @@ from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ErrorCode, ServiceError, SosoapiError, invalid_input
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
+from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.reading import read_captured
 
@@ -148,7 +149,12 @@ def _read_bounded(fd: int, max_bytes: int) -> tuple[bytes, bool]:
 
 
 async def read_upload(
-    path_text: str, kind: str, language: str | None, max_bytes: int, roots: Sequence[Path]
+    path_text: str,
+    kind: str,
+    language: str | None,
+    max_bytes: int,
+    roots: Sequence[Path],
+    whole_max: int = WHOLE_TEXT_DEFAULT,
 ) -> Captured:
     """Read the file through the page pipeline; gone or swapped since the check: not_found."""
     try:
@@ -175,4 +181,4 @@ async def read_upload(
             retrieved_at=read_at,
         )
 
-    return await read_captured(fetch, kind, UPLOAD_URL, language)
+    return await read_captured(fetch, kind, UPLOAD_URL, language, whole_max=whole_max)

@@ -121,6 +121,26 @@ class Review:
         """A published read tool, exactly as an agent with the same token would call it."""
         return await self.research.call_as(principal, tool, arguments)
 
+    async def whole_evidence(self, principal: Principal, arguments: dict[str, Any]) -> Evidence:
+        """One revision with its whole text and cues, read window by window through the get
+        tool (for people's pages only: the copy holds more than one answer may carry)."""
+        first = (await self.tool(principal, "sosoapi_research_evidence_get", arguments)).of(
+            EvidenceGetOutput
+        )
+        e = first.evidence
+        parts, cues, offset = [e.text], list(e.segments), e.next_offset
+        while offset is not None:
+            more = await self.tool(
+                principal,
+                "sosoapi_research_evidence_get",
+                {**arguments, "revision": e.revision, "offset": offset},
+            )
+            window = more.of(EvidenceGetOutput).evidence
+            parts.append(window.text)
+            cues += [c for c in window.segments if not cues or c != cues[-1]]
+            offset = window.next_offset
+        return e.model_copy(update={"text": "".join(parts), "segments": cues, "next_offset": None})
+
     async def compare(
         self,
         principal: Principal,
@@ -138,10 +158,8 @@ class Review:
                 {**ids, "from_revision": from_revision, "to_revision": to_revision},
             )
         ).of(DiffOutput)
-        new = await self.tool(
-            principal, "sosoapi_research_evidence_get", {**ids, "revision": diff.to_revision}
-        )
-        return Comparison(diff, new.of(EvidenceGetOutput).evidence)
+        new = await self.whole_evidence(principal, {**ids, "revision": diff.to_revision})
+        return Comparison(diff, new)
 
     async def names(
         self, principal: Principal, workspace_id: str, refs: Sequence[tuple[str, int | None]]
