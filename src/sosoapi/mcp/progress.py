@@ -61,7 +61,10 @@ async def forwarding(send: Send | None) -> AsyncIterator[Listener | None]:
         position, message = _position(latest.pop())
         if position > sent:
             sent = position
-            await send(position, TOTAL, message)
+            # Shielded: the call ending cancels the pump, and a step it had taken but not yet
+            # sent (the last one, `stored`) would be lost to the final flush.
+            with anyio.CancelScope(shield=True):
+                await send(position, TOTAL, message)
 
     async def pump() -> None:
         nonlocal changed
