@@ -23,6 +23,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sosoapi.auth.tokens import hash_token
+from sosoapi.web.asgi_bodies import read_body, replaying
 
 CLIENT_AUTH_PATHS = frozenset({"/token", "/revoke"})
 MAX_FORM_BYTES = 64 * 1024
@@ -84,15 +85,11 @@ class ClientSecretHasher:
         if scope["type"] != "http" or scope["path"] not in CLIENT_AUTH_PATHS:
             await self.app(scope, receive, send)
             return
-        body = b""
-        more = True
-        while more:
-            message = await receive()
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > MAX_FORM_BYTES:
-                await _too_large(send)
-                return
+        read = await read_body(receive, MAX_FORM_BYTES)
+        if read is None:
+            await _too_large(send)
+            return
+        body = read
         try:
             body = await hashed_form(scope, body)
         except BadForm as exc:
@@ -110,16 +107,7 @@ class ClientSecretHasher:
                         continue  # unreadable: the SDK finds no Basic credentials at all
                     value = hashed
                 headers.append((b"authorization", value.encode("latin-1")))
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if sent:
-                return await receive()
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app({**scope, "headers": headers}, replay, send)
+        await self.app({**scope, "headers": headers}, replaying(body, receive), send)
 
 
 async def _too_large(send: Send) -> None:

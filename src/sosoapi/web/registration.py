@@ -23,7 +23,9 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from mcp.server.auth.provider import RegistrationError
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from sosoapi.web.asgi_bodies import read_body, replaying
 
 MAX_REGISTRATION_BYTES = 16 * 1024
 MAX_REDIRECT_URIS = 10
@@ -159,25 +161,12 @@ class RegistrationGate:
         if declared.isdigit() and int(declared) > MAX_REGISTRATION_BYTES:
             await _too_large(send)
             return
-        body = b""
-        more = True
-        while more:
-            message = await receive()
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > MAX_REGISTRATION_BYTES:
-                await _too_large(send)
-                return
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if sent:
-                return await receive()
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)
+        read = await read_body(receive, MAX_REGISTRATION_BYTES)
+        if read is None:
+            await _too_large(send)
+            return
+        body = read
+        await self.app(scope, replaying(body, receive), send)
 
 
 async def _too_large(send: Send) -> None:
