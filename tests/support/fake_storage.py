@@ -135,6 +135,8 @@ class FakeRetrievals:
         record = self.rows.retrievals.get(retrieval_id)
         if record is None or record.state != State.PENDING or record.valid_until <= self._now():
             return None
+        if not self._free_for(record, owner):
+            return None
         leased = replace(
             record,
             state=State.RUNNING,
@@ -144,12 +146,28 @@ class FakeRetrievals:
         self.rows.retrievals[retrieval_id] = leased
         return leased
 
+    def _free_for(self, record: RetrievalRecord, owner: str | None) -> bool:
+        expires = record.lease_expires_at
+        return record.lease_owner in (None, owner) or (
+            expires is not None and expires < self._now()
+        )
+
     def renew(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
+        record = self.rows.retrievals.get(retrieval_id)
+        if record is None or record.state not in OPEN_STATES or record.lease_owner != owner:
+            return False
+        until = self._now() + timedelta(seconds=lease_seconds)
+        self.rows.retrievals[retrieval_id] = replace(record, lease_expires_at=until)
+        return True
+
+    def park(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
         record = self.rows.retrievals.get(retrieval_id)
         if record is None or record.state != State.RUNNING or record.lease_owner != owner:
             return False
         until = self._now() + timedelta(seconds=lease_seconds)
-        self.rows.retrievals[retrieval_id] = replace(record, lease_expires_at=until)
+        self.rows.retrievals[retrieval_id] = replace(
+            record, state=State.PENDING, lease_expires_at=until
+        )
         return True
 
     def settle(
@@ -203,7 +221,7 @@ class FakeRetrievals:
         pending = [
             r
             for r in self.rows.retrievals.values()
-            if r.state == State.PENDING and r.source == "url"
+            if r.state == State.PENDING and r.source == "url" and self._free_for(r, None)
         ]
         return [r.id for r in sorted(pending, key=lambda r: r.created_at)][:limit]
 

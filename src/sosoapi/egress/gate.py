@@ -10,6 +10,7 @@ here, each hop judged afresh. Network and policy conditions never raise: they co
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import logging
 import os
@@ -29,7 +30,7 @@ from sosoapi.contract.vocabulary import Cause, Reason, State
 from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
 from sosoapi.egress.network import Pin, PinnedBackend, Proxy, UnpinnedDial, pinned
 from sosoapi.egress.policy import Refused, address_cause, is_admitted, judge
-from sosoapi.egress.politeness import Politeness, Release, Reserve
+from sosoapi.egress.politeness import Politeness, Release, Reserve, TurnTooLate
 from sosoapi.egress.pools import OriginPools
 from sosoapi.egress.resolver import (
     NameNotFound,
@@ -52,6 +53,7 @@ from sosoapi.egress.statuses import (
 from sosoapi.egress.types import FetchOutcome, Hop, IPAddress
 from sosoapi.egress.urls import Target, join_location
 from sosoapi.progress import Step, listening, report
+from sosoapi.turns import Keeper, keeper
 
 log = logging.getLogger("sosoapi.egress")
 
@@ -66,6 +68,42 @@ class _Progress:
 
     def reserved(self, at: float) -> None:
         self.slot_at = at
+
+
+@dataclass(slots=True)
+class _Parking:
+    """A read's late turn, as its keeper decides: the fetch's deadline stops while the read
+    waits parked, and its turn starts a whole deadline (the wait was not the read's)."""
+
+    keeper: Keeper
+    timeout: asyncio.Timeout
+    total: float
+
+    @property
+    def deadline(self) -> float:
+        return self.timeout.when() or float("inf")
+
+    async def park(self, seconds: float) -> bool:
+        when = self.timeout.when()
+        self.timeout.reschedule(None)  # before asking: the keeper's write must not be cut
+        try:
+            kept = await self.keeper.park(seconds)
+        except BaseException:
+            self.timeout.reschedule(when)
+            raise
+        if not kept:
+            self.timeout.reschedule(when)
+        return kept
+
+    async def resume(self) -> None:
+        await self.keeper.resume()
+        self.timeout.reschedule(asyncio.get_running_loop().time() + self.total)
+
+
+# The parking of the fetch this task runs (its robots.txt fetch included).
+_parking: contextvars.ContextVar[_Parking | None] = contextvars.ContextVar(
+    "sosoapi_parking", default=None
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,9 +204,15 @@ class Egress:
         - More than `max_redirects` redirects: `unavailable`. https -> http: `unsafe_url`.
         """
         progress = _Progress()
+        owner = keeper()
         try:
-            async with asyncio.timeout(self._settings.total_timeout):
-                outcome = await self._follow(url, tuple(a.lower() for a in accept), progress)
+            async with asyncio.timeout(self._settings.total_timeout) as timeout:
+                parking = _Parking(owner, timeout, self._settings.total_timeout) if owner else None
+                token = _parking.set(parking)
+                try:
+                    outcome = await self._follow(url, tuple(a.lower() for a in accept), progress)
+                finally:
+                    _parking.reset(token)
         except TimeoutError:
             if progress.waiting_for_slot:  # politeness or process capacity: retry later
                 # Never earlier than the origin's real next start (the one we gave back).
@@ -241,13 +285,18 @@ class Egress:
             progress.waiting_for_slot = True
             async with (
                 self._politeness.slot(
-                    f"{target.host}:{target.port}", crawl_delay, progress.reserved
+                    f"{target.host}:{target.port}", crawl_delay, progress.reserved, _parking.get()
                 ),
                 self._capacity,
             ):
                 progress.waiting_for_slot = False
                 with pinned(Pin(target.host, target.port, admitted)):
                     return await self._request(target, accept, admitted)
+        except TurnTooLate as late:  # the read's owner cannot wait that long for the turn
+            retry = clamp_retry_after(late.seconds)
+            return FetchOutcome(
+                Reason.RATE_LIMITED, final_url=target.url, retry_after_seconds=retry
+            )
         except Exception as exc:
             reason = reason_for_error(exc)
             if reason is None:

@@ -12,7 +12,7 @@ from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Float, bindparam, null, select, update
+from sqlalchemy import Float, bindparam, null, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from sosoapi.contract.vocabulary import OPEN_STATES, State
@@ -70,6 +70,16 @@ def _insert_running(db: Database) -> Any:
     )
 
 
+def _free_for(db: Database) -> Any:
+    """A pending receipt `owner` may take: no one's lease, its own, or a lease run out (a
+    receipt parked for an origin's turn stays leased to the instance that waits)."""
+    return or_(
+        retrievals.c.lease_owner.is_(None),
+        retrievals.c.lease_owner == bindparam("owner"),
+        retrievals.c.lease_expires_at < db_time(db),
+    )
+
+
 def _acquire(db: Database) -> Any:
     return (
         update(retrievals)
@@ -77,6 +87,7 @@ def _acquire(db: Database) -> Any:
             _THIS,
             retrievals.c.state == State.PENDING,
             retrievals.c.valid_until > db_time(db),
+            _free_for(db),
         )
         .values(
             state=State.RUNNING,
@@ -179,16 +190,36 @@ class RetrievalRepository:
         return from_row(RetrievalRecord, row) if row else None
 
     def renew(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
-        """Push `owner`'s lease `lease_seconds` past the database clock; False once lost."""
+        """Push `owner`'s lease `lease_seconds` past the database clock (running, or parked
+        pending for an origin's turn); False once lost."""
+        return self._lease(retrieval_id, owner, lease_seconds, OPEN_STATES)
+
+    def park(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
+        """running -> pending, still under `owner`'s (renewed) lease: the read waits for an
+        origin's turn; `acquire` by the same owner runs it again. False once lost."""
+        return self._lease(retrieval_id, owner, lease_seconds, {State.RUNNING}, State.PENDING)
+
+    def _lease(
+        self,
+        retrieval_id: str,
+        owner: str,
+        lease_seconds: float,
+        states: frozenset[str] | set[str],
+        new_state: str | None = None,
+    ) -> bool:
+        """Renew `owner`'s lease on a receipt in one of `states`, moving it to `new_state`."""
+        values: dict[str, Any] = {"lease_expires_at": db_time(self.db, lease_seconds)}
+        if new_state is not None:
+            values["state"] = new_state
         with self.db.write() as conn:
             result = conn.execute(
                 update(retrievals)
                 .where(
                     retrievals.c.id == retrieval_id,
-                    retrievals.c.state == State.RUNNING,
+                    retrievals.c.state.in_(states),
                     retrievals.c.lease_owner == owner,
                 )
-                .values(lease_expires_at=db_time(self.db, lease_seconds))
+                .values(**values)
             )
         return result.rowcount == 1
 
@@ -257,9 +288,17 @@ class RetrievalRepository:
         return SweepCounts(lost.rowcount, late.rowcount)
 
     def pending_ids(self, limit: int) -> list[str]:
+        """Pending reads no instance holds (one parked for an origin's turn is leased)."""
         query = (
             select(retrievals.c.id)
-            .where(retrievals.c.state == State.PENDING, retrievals.c.source == "url")
+            .where(
+                retrievals.c.state == State.PENDING,
+                retrievals.c.source == "url",
+                or_(
+                    retrievals.c.lease_owner.is_(None),
+                    retrievals.c.lease_expires_at < db_time(self.db),
+                ),
+            )
             .order_by(retrievals.c.created_at)
             .limit(limit)
         )

@@ -24,8 +24,10 @@ from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.draft import Draft
 from sosoapi.research.retrieval.fairness import FairSlots
+from sosoapi.research.retrieval.parking import LeaseLost, ParkedTurn
 from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.store.records import RetrievalRecord, Settled, StoreUnavailable
+from sosoapi.turns import keeping
 
 log = logging.getLogger("sosoapi.receipts")
 # A reader answers a result, or a result with the captures of what it read.
@@ -182,6 +184,8 @@ class ReceiptWorkers:
                 await work()
         except StoreUnavailable:  # stays pending (or leased): the sweep resumes or judges it
             log.warning("retrieval worker stopped: store unavailable id=%s", retrieval_id)
+        except LeaseLost:  # settled, cancelled or taken over while it waited for its turn
+            log.warning("retrieval worker stopped: lease lost at its turn id=%s", retrieval_id)
         except Exception:
             log.exception("retrieval worker failed id=%s", retrieval_id)
         finally:
@@ -199,12 +203,16 @@ class ReceiptWorkers:
             await self._run(record, reader or self.reader)
 
     async def _run(self, record: RetrievalRecord, reader: Reader) -> None:
-        """Read a receipt this instance holds the lease of, renewing it, then settle."""
+        """Read a receipt this instance holds the lease of, renewing it, then settle; an
+        origin's turn after the read's deadline is waited for `pending` (parking.py)."""
         log.info("retrieval running id=%s kind=%s", record.id, record.kind)
         results: list[Captured] = []
+        turn = ParkedTurn(
+            self.retrievals, record, self.owner, self.settings.lease_seconds, self.clock
+        )
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._renew, record.id, tg.cancel_scope)
-            with listening(self.progress.send(record.id)):
+            with listening(self.progress.send(record.id)), keeping(turn):
                 results.append(await self._read(record, reader))
             tg.cancel_scope.cancel()
         if results:
@@ -214,6 +222,8 @@ class ReceiptWorkers:
         """Read the source; an unexpected failure settles as `unavailable`, never as success."""
         try:
             read = await reader(record.kind, record.url, record.language)
+        except LeaseLost:
+            raise
         except Exception:
             log.exception("retrieval reader failed id=%s", record.id)
             return Captured(Draft(kind=record.kind).add(Reason.UNAVAILABLE).finish(self.clock()))
