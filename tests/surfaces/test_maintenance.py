@@ -7,6 +7,7 @@ import sqlite3
 import threading
 import time
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -26,13 +27,23 @@ def _ok(args: list[str], env: dict[str, str]) -> dict:
     return json.loads(done.stdout)
 
 
+def _sleep_past(*receipts: dict) -> None:
+    """Sleep until every receipt's window is over (by its own valid_until, not a guess)."""
+    ends = [datetime.fromisoformat(r["retrieval"]["valid_until"]) for r in receipts]
+    left = (max(ends) - datetime.now(UTC)).total_seconds()
+    time.sleep(max(0.0, left) + 0.2)
+
+
 @pytest.mark.slow
 def test_purge_removes_only_old_settled_unpinned_receipts_and_says_so(
     initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
 ) -> None:
-    env = {**initialised, "SOSOAPI_IDEMPOTENCY_WINDOW_SECONDS": "1"}
+    # A window long enough for a loaded machine to start each read inside it (a read that
+    # has not started when its window ends expires instead of completing).
+    env = {**initialised, "SOSOAPI_IDEMPOTENCY_WINDOW_SECONDS": "5"}
     paths = list(pages)[:3]
-    old, pinned, _ = (_ok(["retrieve", origin.url(p)], env) for p in paths)
+    old, pinned, third = (_ok(["retrieve", origin.url(p)], env) for p in paths)
+    assert [r["retrieval"]["state"] for r in (old, pinned, third)] == ["completed"] * 3
     evidence_before = _ok(["evidence", "list"], env)["items"]
     project = _ok(["projects", "create", "Pinned"], env)["project"]
     _ok(
@@ -44,7 +55,7 @@ def test_purge_removes_only_old_settled_unpinned_receipts_and_says_so(
     refused = cli(["purge", "--older-than", "thirty days"], env)
     assert refused.returncode == 2 and "--older-than" in refused.stderr
     assert "30d" in refused.stderr  # names the fix
-    time.sleep(1.1)  # past every valid_until
+    _sleep_past(old, pinned, third)  # past every valid_until
     young = _ok(["purge", "--older-than", "1d"], env)
     assert young["removed"] == {
         "receipts": 0, "mutations": 0, "kept_pinned": 0, "captures": 0, "capture_blobs": 0

@@ -200,7 +200,11 @@ CAUSES: dict[Cause, tuple[Reason, str, str]] = {
 
 # unsettled or failed states of a receipt -> (meaning, what to do)
 STATES: dict[State, tuple[str, str]] = {
-    State.PENDING: ("the read is queued", "replay the same mutation_id to collect it"),
+    State.PENDING: (
+        "the read is queued (for a slot, or for the origin's turn under its Crawl-delay); it "
+        "runs without you",
+        "replay the same mutation_id to collect it",
+    ),
     State.RUNNING: ("the read is in progress", "replay the same mutation_id to collect it"),
     State.UNCONFIRMED: (
         "the server lost track of the read (it stopped mid-read)",
