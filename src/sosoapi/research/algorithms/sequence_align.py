@@ -94,7 +94,10 @@ def _solve(
     bound = EDIT_BOUND if first else GAP_BOUND
     if (a1 - a0) + (b1 - b0) <= GAP_BOUND:
         return _myers(ia, ib, region, GAP_BOUND, meter)  # cannot need more edits
-    hopeful = _fewest_edits(ia, ib, region, meter) <= bound
+    fewest = _fewest_edits(ia, ib, region, meter)
+    if fewest == (a1 - a0) + (b1 - b0):
+        return []  # nothing in common: one replace is the shortest script, not coarse
+    hopeful = fewest <= bound
     if first and hopeful:
         found = _myers(ia, ib, region, bound, meter)
         if found is not None:
