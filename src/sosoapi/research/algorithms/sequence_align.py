@@ -1,8 +1,8 @@
 """Align two sequences of hashable items in near-linear time, with a bound (pure, no I/O).
 
 Why: difflib's `SequenceMatcher` without its junk heuristic is quadratic (two 20,000
-character revisions of unrelated words took ~32 s). Here, after the common prefix and
-suffix:
+character revisions of unrelated words took ~32 s). Here, after the common prefix (and,
+for regions past step 1, the common suffix):
 
 1. Myers' O(ND) search finds a shortest edit script when it needs at most `EDIT_BOUND`
    edits, so ordinary diffs (few changes) are minimal.
@@ -11,7 +11,8 @@ suffix:
    region; each gap is aligned the same way, and a gap with no anchor is tried with Myers
    up to `GAP_BOUND` edits.
 3. A gap with no anchor and more edits than the bound, or any gap once the work budget
-   (`WORK_PER_ITEM` per item) is spent, is one replace: `coarse` counts those regions.
+   (`WORK_PER_ITEM` per item) is spent, is one replace: `coarse` counts those regions
+   (a gap whose sides share no item is one replace too, but exact, so not counted).
 
 The result is always a correct edit script: applying it to `a` gives `b`.
 """
