@@ -14,6 +14,7 @@ BENCHES = [
     "search.py",
     "console.py",
     "captions.py",
+    "diff.py",
     "egress.py",
     "extraction.py",
     "load.py",

@@ -1,9 +1,9 @@
 """What changed between two texts, word by word, and between two caption cue lists.
 
 Pure functions, no I/O. Texts are cut into words, single punctuation marks and runs of
-white space; the token sequences are aligned with difflib (no junk heuristic, so common
-words are never skipped), and each changed run is reported with code point offsets into
-both texts.
+white space; the token sequences are aligned by `sequence_align` (a shortest edit script
+up to its bound, anchored and then coarse past it, never quadratic), and each changed run
+is reported with code point offsets into both texts.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from typing import Literal
+
+from sosoapi.research.algorithms.sequence_align import align
 
 _TOKEN = re.compile(r"\w+|\s+|[^\w\s]", re.UNICODE)
 Op = Literal["insert", "delete", "replace"]
@@ -29,10 +30,14 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class TextDiff:
+    """The changes and their sums; `coarse` counts the regions past the alignment's bound,
+    each reported as one replace rather than word by word (0: word by word throughout)."""
+
     changes: tuple[Change, ...]
     chars_added: int
     chars_removed: int
     unchanged_ratio: float
+    coarse: int
 
 
 def _cuts(text: str) -> tuple[list[str], list[int]]:
@@ -51,7 +56,8 @@ def diff_text(old: str, new: str) -> TextDiff:
     b, b_at = _cuts(new)
     changes: list[Change] = []
     kept = 0
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    alignment = align(a, b)
+    for tag, i1, i2, j1, j2 in alignment.opcodes:
         if tag == "equal":
             kept += a_at[i2] - a_at[i1]
             continue
@@ -61,7 +67,7 @@ def diff_text(old: str, new: str) -> TextDiff:
     added = sum(c.to_end - c.to_start for c in changes)
     total = len(old) + len(new)
     ratio = 1.0 if total == 0 else round(2 * kept / total, 4)
-    return TextDiff(tuple(changes), added, removed, ratio)
+    return TextDiff(tuple(changes), added, removed, ratio, alignment.coarse)
 
 
 SegmentOp = Literal["added", "removed", "retimed"]
@@ -80,10 +86,11 @@ class SegmentChange:
 def diff_segments(
     old: Sequence[tuple[str, int, int]], new: Sequence[tuple[str, int, int]]
 ) -> list[SegmentChange]:
-    """Cues (text, start_ms, end_ms) added, removed, or kept with other times."""
-    matcher = SequenceMatcher(None, [s[0] for s in old], [s[0] for s in new], autojunk=False)
+    """Cues (text, start_ms, end_ms) added, removed, or kept with other times; cues are
+    aligned by their texts (`sequence_align`: past its bound a region of cues is all
+    removed and added)."""
     out: list[SegmentChange] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in align([s[0] for s in old], [s[0] for s in new]).opcodes:
         if tag == "equal":
             for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
                 if old[i][1:] != new[j][1:]:

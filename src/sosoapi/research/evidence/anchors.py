@@ -11,6 +11,7 @@ occurs more than once in the revision, so the browser lands on this occurrence.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import quote, urldefrag
 
 from sosoapi.contract.evidence_tools import Anchor, TextPositionSelector, TextQuoteSelector
@@ -45,6 +46,14 @@ def _encode(words: list[str]) -> str:
     return quote(" ".join(words), safe=_SAFE).replace("-", "%2D")
 
 
+@lru_cache(maxsize=4)
+def _flat(text: str) -> str:
+    """The text with white-space runs as one space, kept for the next spans of the same
+    text: a diff anchors each of its changes, and joining 20,000 characters per change
+    made 400 changes cost 0.3 s."""
+    return " ".join(text.split())
+
+
 def fragment_url(source_url: str, text: str, start: int, end: int) -> str | None:
     """`source_url#:~:text=[prefix-,]start[,end][,-suffix]`; None for a span without words."""
     words = _WORD.findall(text[start:end])
@@ -55,8 +64,7 @@ def fragment_url(source_url: str, text: str, start: int, end: int) -> str | None
     else:
         directive = f"{_encode(words[:_EDGE_WORDS])},{_encode(words[-_EDGE_WORDS:])}"
     exact = " ".join(words)
-    flat = " ".join(text.split())
-    if flat.count(exact) > 1:
+    if _flat(text).count(exact) > 1:
         before = _WORD.findall(text[max(0, start - 200) : start])[-_CONTEXT_WORDS:]
         after = _WORD.findall(text[end : end + 200])[:_CONTEXT_WORDS]
         if before:
