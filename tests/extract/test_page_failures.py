@@ -209,3 +209,44 @@ def test_a_short_blog_post_is_chosen_over_the_boxes_beside_it(layout: str) -> No
     text = " ".join(main_text_of(page.encode()).split())
     assert all(" ".join(p.split()) in text for p in paragraphs)
     assert _ABOUT[:40] not in text and _TAGLINE[:40] not in text
+
+
+READABILITY_YAHOO = PAGES / "readability.yahoo-2.html.gz"
+READABILITY_BUZZFEED = PAGES / "readability.buzzfeed-1.html.gz"
+
+
+def test_an_article_in_an_atomic_css_overlay_is_not_furniture() -> None:
+    """Yahoo opens the story in an overlay whose atomic CSS classes (`modal-open_D(b)`:
+    shown while a modal is open) start with a furniture word; the story stream under it
+    used to be taken for the article."""
+    body = gzip.decompress(READABILITY_YAHOO.read_bytes())
+    assert b"modal-open_D(b)" in body  # the page really styles its story with such tokens
+    text = " ".join(main_text_of(body).split())
+    assert "This is the third botched launch of a Russian spacecraft in two years." in text
+    assert "Aerospace Writer Marcia Dunn in Cape Canaveral, Florida" in text
+    assert "Trump's Carrier deal raises red flags" not in text  # the stream's headlines
+
+
+def test_a_modal_named_by_a_word_is_still_furniture() -> None:
+    """Only tokens with a parenthesis are styling; `login-modal` still names a dialog."""
+    prose = "A sentence of the article body that is long enough to count as prose. " * 30
+    dialog = "Sign in to keep reading this and every other article on the site today. " * 8
+    page = (
+        f'<html><body><div class="login-modal"><p>{dialog}</p></div>'
+        f"<article><p>{prose}</p></article></body></html>"
+    )
+    text = main_text_of(page.encode())
+    assert prose.split(".")[0] in text and dialog.split(".")[0] not in text
+
+
+def test_a_sentence_citing_its_source_through_a_link_is_kept() -> None:
+    """Most of the paragraph's text is its link, but it is a sentence of the article;
+    the "Next On BuzzFeed News" link lines after the article still go."""
+    body = gzip.decompress(READABILITY_BUZZFEED.read_bytes())
+    text = " ".join(main_text_of(body).split())
+    assert (
+        "West Mercia police said the tablets were believed to contain dinitrophenol, "
+        "known as DNP, which is a highly toxic industrial chemical." in text
+    )
+    assert "Next On BuzzFeed News" not in text
+    assert "The Food Standards Agency warned people" in text
