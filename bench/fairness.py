@@ -7,7 +7,7 @@ alone (`--n` calls in sequence), then again while A sends `--burst` concurrent
 answers is counted. In the same run, the same against `--baseline` (default: main before
 issue 23's scheduler), checked out in a temporary git worktree and run with this venv.
 
-    .venv/bin/python bench/fairness.py [--burst 45] [--n 20] [--baseline REV] [--slots 4,2]
+    .venv/bin/python bench/fairness.py [--burst 45] [--n 20] [--baseline REV] [--slots 2,4]
 
 `--slots` adds a row of this tree per SOSOAPI_HEAVY_READ_SLOTS value (the pool's size).
 """
@@ -119,7 +119,7 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=45)
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--baseline", default=BASELINE)
-    parser.add_argument("--slots", default="4", help="SOSOAPI_HEAVY_READ_SLOTS per row")
+    parser.add_argument("--slots", default="2", help="SOSOAPI_HEAVY_READ_SLOTS per row")
     args = parser.parse_args()
     rows = []
     with HTTPSOrigin({}) as origin:

@@ -72,7 +72,7 @@ def test_keep_captures_is_on_unless_turned_off(tmp_path: Path, value: str, kept:
 
 def test_the_heavy_read_pool_is_read_and_checked(tmp_path: Path) -> None:
     default = _settings(tmp_path).heavy_reads
-    assert (default.slots, default.per_workspace, default.max_queued_per_workspace) == (4, 2, 64)
+    assert (default.slots, default.per_workspace, default.max_queued_per_workspace) == (2, 1, 64)
     chosen = _settings(
         tmp_path,
         SOSOAPI_HEAVY_READ_SLOTS="6",

@@ -233,7 +233,7 @@ class Settings:
             egress=egress_from_env(env),
             receipts=receipts,
             heavy_reads=HeavyReadSettings(
-                slots=number(env, "SOSOAPI_HEAVY_READ_SLOTS", 4, int, 1),
+                slots=number(env, "SOSOAPI_HEAVY_READ_SLOTS", 2, int, 1),
                 per_workspace=number(env, "SOSOAPI_HEAVY_READ_SLOTS_PER_WORKSPACE", 0, int, 1),
                 max_queued_per_workspace=number(
                     env, "SOSOAPI_HEAVY_READ_MAX_QUEUED_PER_WORKSPACE", 64, int, 1

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class HeavyReadSettings:
-    slots: int = 4  # SOSOAPI_HEAVY_READ_SLOTS: heavy jobs running at once, all workspaces
+    slots: int = 2  # SOSOAPI_HEAVY_READ_SLOTS: heavy jobs running at once, all workspaces
     per_workspace: int = 0  # SOSOAPI_HEAVY_READ_SLOTS_PER_WORKSPACE; 0: half of `slots`
     max_queued_per_workspace: int = 64  # SOSOAPI_HEAVY_READ_MAX_QUEUED_PER_WORKSPACE
 
