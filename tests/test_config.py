@@ -68,3 +68,18 @@ def test_the_evidence_text_bound_is_read_and_checked(tmp_path: Path) -> None:
 def test_keep_captures_is_on_unless_turned_off(tmp_path: Path, value: str, kept: bool) -> None:
     assert _settings(tmp_path, SOSOAPI_KEEP_CAPTURES=value).receipts.keep_captures is kept
     assert Settings.from_env({"SOSOAPI_HOME": str(tmp_path)}).receipts.keep_captures is True
+
+
+def test_the_heavy_read_pool_is_read_and_checked(tmp_path: Path) -> None:
+    default = _settings(tmp_path).heavy_reads
+    assert (default.slots, default.per_workspace, default.max_queued_per_workspace) == (2, 1, 64)
+    chosen = _settings(
+        tmp_path,
+        SOSOAPI_HEAVY_READ_SLOTS="6",
+        SOSOAPI_HEAVY_READ_SLOTS_PER_WORKSPACE="9",
+        SOSOAPI_HEAVY_READ_MAX_QUEUED_PER_WORKSPACE="3",
+    ).heavy_reads
+    assert (chosen.slots, chosen.per_workspace, chosen.max_queued_per_workspace) == (6, 6, 3)
+    with pytest.raises(ValueError) as raised:
+        _settings(tmp_path, SOSOAPI_HEAVY_READ_SLOTS="0")
+    assert "SOSOAPI_HEAVY_READ_SLOTS" in str(raised.value) and ">= 1" in str(raised.value)

@@ -24,6 +24,7 @@ from sosoapi.config import Settings
 from sosoapi.egress.gate import Egress
 from sosoapi.mcp.http import McpAuth, McpLimits, mcp_http
 from sosoapi.mcp.stdio import serve_stdio
+from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.offload import Offload, install
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.reading import read_captured
@@ -64,6 +65,7 @@ class Application:
             self.receipts,
             max_upload_bytes=settings.egress.max_body_bytes,
             upload_roots=settings.upload_roots,
+            heavy=HeavyReads(settings.heavy_reads),
         )
 
     @asynccontextmanager

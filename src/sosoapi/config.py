@@ -29,6 +29,7 @@ from sosoapi.egress.settings import (
     proxy,
     user_agent_for,
 )
+from sosoapi.research.evidence.settings import HeavyReadSettings
 from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.store.settings import DEFAULT_POOL_SIZE, sqlite_url
 
@@ -190,6 +191,7 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()  # more Host names to answer to (api/hosts.py)
     egress: EgressSettings = field(default_factory=EgressSettings)
     receipts: ReceiptSettings = field(default_factory=ReceiptSettings)
+    heavy_reads: HeavyReadSettings = field(default_factory=HeavyReadSettings)
     upload_roots: tuple[Path, ...] = ()
     parse_workers: int = 0  # processes for CPU-bound parsing; 0: threads (research/offload.py)
     max_request_bytes: int = 1 << 20
@@ -230,6 +232,13 @@ class Settings:
             ),
             egress=egress_from_env(env),
             receipts=receipts,
+            heavy_reads=HeavyReadSettings(
+                slots=number(env, "SOSOAPI_HEAVY_READ_SLOTS", 2, int, 1),
+                per_workspace=number(env, "SOSOAPI_HEAVY_READ_SLOTS_PER_WORKSPACE", 0, int, 1),
+                max_queued_per_workspace=number(
+                    env, "SOSOAPI_HEAVY_READ_MAX_QUEUED_PER_WORKSPACE", 64, int, 1
+                ),
+            ),
             upload_roots=_roots(env),
             parse_workers=_workers(env),
             max_request_bytes=number(env, "SOSOAPI_MAX_REQUEST_BYTES", 1 << 20, int, 1),

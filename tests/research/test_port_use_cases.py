@@ -24,6 +24,7 @@ from sosoapi.contract.models import RetrieveInput, RetrieveResult, Wire
 from sosoapi.contract.vocabulary import Reason, State
 from sosoapi.research.evidence.identity import evidence_write
 from sosoapi.research.evidence.search import EvidenceSearch
+from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.mutations import new_mutation
 from sosoapi.research.operation import Call
 from sosoapi.research.retrieval.draft import Draft
@@ -228,7 +229,7 @@ async def test_search_pages_through_hits_with_snippets_that_slice_the_text(
             for n in range(1, 6)
         },
     )
-    search = EvidenceSearch(storage.search, storage.corpora, storage.evidence)
+    search = EvidenceSearch(storage.search, storage.corpora, storage.evidence, HeavyReads())
     first = (await search.search(_call(SearchInput, query="glacier radar", limit=2))).output
     assert_valid_output("sosoapi_research_evidence_search", first.wire())
     assert [str(r.evidence_id) for r in first.results] == [

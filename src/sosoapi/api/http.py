@@ -6,11 +6,12 @@ The body is the tool's input and the response body its `structuredContent`; the 
 
 from __future__ import annotations
 
+import functools
 import logging
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import anyio
 from fastapi import FastAPI, Request
@@ -32,6 +33,7 @@ from sosoapi.incidents import incident
 from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.api")
+T = TypeVar("T")
 # An HTTP caller fixes its token in the Authorization header.
 AUTH_FIXES: Fixes = {
     NoToken: "send `Authorization: Bearer <token>`; an operator mints one with "
@@ -56,17 +58,59 @@ def _bearer(request: Request) -> str | None:
     return bearer_token(request.headers.get("authorization"))
 
 
+async def _until_disconnect(request: Request, scope: anyio.CancelScope) -> None:
+    """Cancel `scope` when the client goes away: its body is read, so the next message the
+    server hands on is the disconnect."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()
+
+
+async def unless_gone(request: Request, run: Callable[[], Awaitable[T]]) -> T | None:
+    """`run()`, cancelled if the client disconnects first (None then), so a read nobody
+    waits for stops: dropped from its queue, or stopped at its next checkpoint."""
+    done: list[T] = []
+    failed: list[Exception] = []
+
+    async def work(scope: anyio.CancelScope) -> None:
+        try:
+            done.append(await run())
+        except Exception as error:  # raised again outside the task group, unwrapped
+            failed.append(error)
+        finally:
+            scope.cancel()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_until_disconnect, request, tg.cancel_scope)
+        tg.start_soon(work, tg.cancel_scope)
+    if failed:
+        raise failed[0]
+    return done[0] if done else None
+
+
 def _route(
     research: ResearchService, tool: str, metadata_url: str
 ) -> Callable[[Request], Awaitable[Response]]:
+    reads = research.operations[tool].action == "read"  # a write's receipt outlives its caller
+
     async def endpoint(request: Request) -> Response:
         try:
             token = _bearer(request)
             principal = await research.authenticate(token, AUTH_FIXES)  # 401 before the body
             arguments = parse_json_body(await request.body())
-            outcome = await research.call(
-                tool, token, arguments, transport="http", fixes=AUTH_FIXES, verified=principal
+            run = functools.partial(
+                research.call,
+                tool,
+                token,
+                arguments,
+                transport="http",
+                fixes=AUTH_FIXES,
+                verified=principal,
             )
+            outcome = await unless_gone(request, run) if reads else await run()
+            if outcome is None:
+                log.info("api caller gone tool=%s", tool)
+                return Response(status_code=204)  # nobody reads it
         except ServiceError as error:
             log.info("api refused tool=%s code=%s field=%s", tool, error.code, error.field)
             return problem_response(error, request.url.path, metadata_url)

@@ -49,6 +49,7 @@ from sosoapi.research.evidence.quotes import QuoteCheck
 from sosoapi.research.evidence.reader import EvidenceReader
 from sosoapi.research.evidence.search import EvidenceSearch
 from sosoapi.research.faults import answering_store_faults
+from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.ports import Storage
 from sosoapi.research.retrieval.captures import Captured
@@ -71,8 +72,10 @@ class ResearchService:
         max_upload_bytes: int,
         upload_roots: Sequence[Path] = (),
         clock: Callable[[], datetime] = utcnow,
+        heavy: HeavyReads | None = None,
     ) -> None:
         self.store = store
+        self.heavy = heavy or HeavyReads()  # the diff, quote and search pool
         self.guard = guard
         self.receipts = receipts
         self.max_upload_bytes = max_upload_bytes
@@ -80,9 +83,9 @@ class ResearchService:
         projects = ProjectService(store, clock)
         corpora = CorpusService(store, clock)
         evidence = EvidenceReader(store.evidence)
-        search = EvidenceSearch(store.search, store.corpora, store.evidence)
-        quotes = QuoteCheck(store.evidence, store.corpora)
-        diffs = RevisionDiff(store.evidence)
+        search = EvidenceSearch(store.search, store.corpora, store.evidence, self.heavy)
+        quotes = QuoteCheck(store.evidence, store.corpora, self.heavy)
+        diffs = RevisionDiff(store.evidence, self.heavy)
         self.operations: dict[str, Operation] = {}
         for operation in (
             Operation(f"{EVIDENCE}_retrieve", "write", RetrieveInput, self._retrieve),

@@ -1,12 +1,11 @@
 """What changed in a source between two reads: the diff of two evidence revisions.
 
 The comparing is `word_diff` (pure); this module loads both revisions from the
-workspace and shapes the contract's answer.
+workspace and shapes the contract's answer, comparing in the heavy-read pool
+(`research/heavy.py`).
 """
 
 from __future__ import annotations
-
-import anyio
 
 from sosoapi.contract.evidence_tools import (
     DiffInput,
@@ -19,6 +18,7 @@ from sosoapi.contract.evidence_tools import (
 from sosoapi.research.algorithms.word_diff import diff_segments, diff_text
 from sosoapi.research.evidence.anchors import anchor
 from sosoapi.research.evidence.scope import StoredRevision, load_revision
+from sosoapi.research.heavy import HeavyReads, ShouldStop, checkpoint, never
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import EvidenceRepo
 
@@ -49,10 +49,17 @@ def _segment_changes(old: StoredRevision, new: StoredRevision) -> list[SegmentCh
     ]
 
 
-def compare(old: StoredRevision, new: StoredRevision) -> DiffOutput:
-    """The contract's diff of two revisions of one evidence, over their whole texts."""
+def compare(
+    old: StoredRevision, new: StoredRevision, should_stop: ShouldStop = never
+) -> DiffOutput:
+    """The contract's diff of two revisions of one evidence, over their whole texts;
+    `should_stop` is checked between the steps."""
     a, b = old.content, new.content
+    checkpoint(should_stop)
     diff = diff_text(old.text, new.text)
+    checkpoint(should_stop)
+    segments = _segment_changes(old, new)
+    checkpoint(should_stop)
     return DiffOutput(
         evidence_id=old.evidence_id,
         kind=b.kind,
@@ -85,19 +92,20 @@ def compare(old: StoredRevision, new: StoredRevision) -> DiffOutput:
             chars_removed=diff.chars_removed,
             unchanged_ratio=diff.unchanged_ratio,
         ),
-        segment_changes=_segment_changes(old, new),
+        segment_changes=segments,
         title_change=_field(a.title, b.title),
         description_change=_field(a.description, b.description),
     )
 
 
 class RevisionDiff:
-    def __init__(self, evidence: EvidenceRepo) -> None:
+    def __init__(self, evidence: EvidenceRepo, heavy: HeavyReads) -> None:
         self.evidence = evidence
+        self.heavy = heavy
 
     async def diff(self, call: Call[DiffInput]) -> Outcome:
         request = call.input
         ws, evidence_id = call.workspace_id, str(request.evidence_id)
         old = await load_revision(self.evidence, ws, evidence_id, request.from_revision)
         new = await load_revision(self.evidence, ws, evidence_id, request.to_revision)
-        return Outcome(await anyio.to_thread.run_sync(compare, old, new))
+        return Outcome(await self.heavy.run(call, compare, old, new))

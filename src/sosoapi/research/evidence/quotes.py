@@ -1,9 +1,9 @@
 """Checking a quotation against evidence: does it occur, and where?
 
 The judging is `quote_match` (pure); this module picks the revisions (one evidence
-revision, or every revision a corpus pins), runs the check on each in a worker thread,
-and reports the best verdict with offsets, cue times for captions, and, when the quote
-is absent, the closest passage.
+revision, or every revision a corpus pins), runs the check on each in the heavy-read
+pool (`research/heavy.py`), and reports the best verdict with offsets, cue times for
+captions, and, when the quote is absent, the closest passage.
 """
 
 from __future__ import annotations
@@ -11,12 +11,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
-import anyio
-
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import QuoteDifference, QuoteInput, QuoteMatch, QuoteOutput
 from sosoapi.extract.passages import Cue, Speaker, cue_spans, speakers
-from sosoapi.research.algorithms.quote_match import Found, Verdict, find_quote, rank
+from sosoapi.research.algorithms.quote_match import Finding, Found, Verdict, find_quote, rank
 from sosoapi.research.evidence.anchors import anchor
 from sosoapi.research.evidence.scope import (
     StoredRevision,
@@ -25,6 +23,7 @@ from sosoapi.research.evidence.scope import (
     load_revision,
     only_with,
 )
+from sosoapi.research.heavy import HeavyReads, ShouldStop, checkpoint, never
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo
 
@@ -75,24 +74,23 @@ def _match(stored: StoredRevision, found: Found) -> QuoteMatch:
     )
 
 
+def _find(stored: StoredRevision, quote: str, should_stop: ShouldStop) -> Finding:
+    checkpoint(should_stop)  # one revision at a time: a corpus may pin hundreds
+    skip = [(label.start, label.end) for label in _labels(stored)]
+    return find_quote(stored.text, quote, ignorable=skip)
+
+
 def judge(
-    revisions: list[StoredRevision], quote: str, others: list[StoredRevision] | None = None
+    revisions: list[StoredRevision],
+    quote: str,
+    others: list[StoredRevision] | None = None,
+    should_stop: ShouldStop = never,
 ) -> QuoteOutput:
     """The best verdict over the revisions, its matches, and the closest passage if absent;
     `found_elsewhere` holds the matches in `others` (the rest of a corpus) that are
     better than the named evidence's, since a quote cited to the wrong source is the
-    commonest citation error."""
-    findings = [
-        (
-            stored,
-            find_quote(
-                stored.text,
-                quote,
-                ignorable=[(label.start, label.end) for label in _labels(stored)],
-            ),
-        )
-        for stored in revisions
-    ]
+    commonest citation error. `should_stop` is checked before each revision."""
+    findings = [(stored, _find(stored, quote, should_stop)) for stored in revisions]
     best: Verdict = max((f.verdict for _, f in findings), key=rank, default="absent")
     matches = [
         _match(stored, found)
@@ -109,7 +107,7 @@ def judge(
             closest = _match(stored, found)
     elsewhere: list[QuoteMatch] = []
     if others:
-        found_there = judge(others, quote)
+        found_there = judge(others, quote, should_stop=should_stop)
         if rank(found_there.verdict) > rank(best):
             elsewhere = found_there.matches
     return QuoteOutput(
@@ -132,9 +130,10 @@ def _which(request: QuoteInput) -> None:
 
 
 class QuoteCheck:
-    def __init__(self, evidence: EvidenceRepo, corpora: CorporaRepo) -> None:
+    def __init__(self, evidence: EvidenceRepo, corpora: CorporaRepo, heavy: HeavyReads) -> None:
         self.evidence = evidence
         self.corpora = corpora
+        self.heavy = heavy
 
     async def quote(self, call: Call[QuoteInput]) -> Outcome:
         request = call.input
@@ -156,5 +155,5 @@ class QuoteCheck:
             else:
                 revisions = [await load_revision(self.evidence, ws, named, request.revision)]
             others = [p for p in pinned if p.evidence_id != named]
-        output = await anyio.to_thread.run_sync(judge, revisions, request.quote, others)
+        output = await self.heavy.run(call, judge, revisions, request.quote, others)
         return Outcome(output)

@@ -3,7 +3,8 @@
 The query language is small on purpose: plain words must all occur, "quoted phrases"
 occur as phrases, and nothing else is syntax (no operators a model could trip over).
 Ranking and matching happen in the store (`store.search_repo`); this module parses the
-query, chooses the revisions (latest, or a corpus's pins), pages, and cuts snippets.
+query, chooses the revisions (latest, or a corpus's pins), pages, and cuts snippets, the
+store's search and the snippets as one job of the heavy-read pool (`research/heavy.py`).
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ import hashlib
 import json
 import re
 
-import anyio
-
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchResult, Snippet
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.extract.passages import searchable
 from sosoapi.research.evidence.anchors import anchor
 from sosoapi.research.evidence.scope import corpus_pins, only_with, stored_revision
+from sosoapi.research.heavy import HeavyReads, ShouldStop, checkpoint
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo, SearchIndex
 from sosoapi.store.records import (
@@ -125,10 +125,17 @@ def _result(hit: SearchHit, phrases: list[str], text: str | None) -> SearchResul
 
 
 class EvidenceSearch:
-    def __init__(self, search: SearchIndex, corpora: CorporaRepo, evidence: EvidenceRepo) -> None:
+    def __init__(
+        self,
+        search: SearchIndex,
+        corpora: CorporaRepo,
+        evidence: EvidenceRepo,
+        heavy: HeavyReads,
+    ) -> None:
         self.index = search
         self.corpora = corpora
         self.evidence = evidence
+        self.heavy = heavy
 
     def _whole_texts(self, workspace_id: str, hits: list[SearchHit]) -> dict[tuple[str, int], str]:
         """The whole text of each hit's revision: snippets past the receipt's bound are cut
@@ -165,19 +172,34 @@ class EvidenceSearch:
             pins = await corpus_pins(
                 self.corpora, call.workspace_id, str(request.corpus_id), request.corpus_revision
             )
-        hits, more = await anyio.to_thread.run_sync(
-            lambda: self.index.search(
-                call.workspace_id,
-                [searchable(p) for p in phrases],
-                kind=request.kind,
-                pins=pins,
-                offset=offset,
-                limit=request.limit,
-            )
+        results, more = await self.heavy.run(
+            call, self._found, call.workspace_id, request, phrases, pins, offset
         )
-        wholes = await anyio.to_thread.run_sync(self._whole_texts, call.workspace_id, hits)
-        results = [_result(h, phrases, wholes.get((h.evidence_id, h.revision))) for h in hits]
-        following = offset + len(hits)
+        following = offset + len(results)
         more = more and following <= MAX_SEARCH_OFFSET
         next_cursor = encode_search(following, fingerprint) if more else None
         return Outcome(SearchOutput(results=results, next_cursor=next_cursor))
+
+    def _found(
+        self,
+        workspace_id: str,
+        request: SearchInput,
+        phrases: list[str],
+        pins: list[tuple[str, int]] | None,
+        offset: int,
+        should_stop: ShouldStop,
+    ) -> tuple[list[SearchResult], bool]:
+        """One page of results and whether more follow: the store's search, then the
+        snippets cut from each hit's whole text."""
+        hits, more = self.index.search(
+            workspace_id,
+            [searchable(p) for p in phrases],
+            kind=request.kind,
+            pins=pins,
+            offset=offset,
+            limit=request.limit,
+        )
+        checkpoint(should_stop)
+        wholes = self._whole_texts(workspace_id, hits)
+        checkpoint(should_stop)
+        return [_result(h, phrases, wholes.get((h.evidence_id, h.revision))) for h in hits], more

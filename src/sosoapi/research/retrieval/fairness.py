@@ -11,7 +11,7 @@ before anything is claimed, and the caller retries later with the same mutation_
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -40,13 +40,21 @@ def busy(workspace_id: str, max_waiting: int) -> ServiceError:
     )
 
 
-class FairSlots:
-    """`slots` retrieval slots; per workspace a FIFO queue, across workspaces round-robin."""
+Refusal = Callable[[str, int], ServiceError]  # (workspace_id, max_waiting) -> the error
 
-    def __init__(self, slots: int, per_workspace: int, max_waiting: int) -> None:
+
+class FairSlots:
+    """`slots` slots; per workspace a FIFO queue, across workspaces round-robin. `refuse`
+    words the error past the queue bound (retrievals' by default; the heavy reads of
+    `research/heavy.py` name their own settings)."""
+
+    def __init__(
+        self, slots: int, per_workspace: int, max_waiting: int, refuse: Refusal = busy
+    ) -> None:
         self.slots = slots
         self.per_workspace = max(1, min(per_workspace, slots))
         self.max_waiting = max_waiting
+        self.refuse = refuse
         self._free = slots
         self._lanes: dict[str, _Lane] = {}
         self._turns: OrderedDict[str, None] = OrderedDict()  # lanes with waiters, next first
@@ -55,7 +63,7 @@ class FairSlots:
         """Count a call that will queue soon; refuse it (nothing claimed) past the bound."""
         lane = self._lanes.setdefault(workspace_id, _Lane())
         if lane.waiting >= self.max_waiting:
-            raise busy(workspace_id, self.max_waiting)
+            raise self.refuse(workspace_id, self.max_waiting)
         lane.waiting += 1
 
     def unreserve(self, workspace_id: str) -> None:
