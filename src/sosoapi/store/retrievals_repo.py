@@ -70,14 +70,15 @@ def _insert_running(db: Database) -> Any:
     )
 
 
+def _unleased(db: Database) -> Any:
+    """No instance holds the receipt: no lease, or its lease ran out (a receipt parked
+    for an origin's turn stays leased to the instance that waits)."""
+    return or_(retrievals.c.lease_owner.is_(None), retrievals.c.lease_expires_at < db_time(db))
+
+
 def _free_for(db: Database) -> Any:
-    """A pending receipt `owner` may take: no one's lease, its own, or a lease run out (a
-    receipt parked for an origin's turn stays leased to the instance that waits)."""
-    return or_(
-        retrievals.c.lease_owner.is_(None),
-        retrievals.c.lease_owner == bindparam("owner"),
-        retrievals.c.lease_expires_at < db_time(db),
-    )
+    """A pending receipt `owner` may take: one no instance holds, or its own."""
+    return or_(_unleased(db), retrievals.c.lease_owner == bindparam("owner"))
 
 
 def _acquire(db: Database) -> Any:
@@ -294,10 +295,7 @@ class RetrievalRepository:
             .where(
                 retrievals.c.state == State.PENDING,
                 retrievals.c.source == "url",
-                or_(
-                    retrievals.c.lease_owner.is_(None),
-                    retrievals.c.lease_expires_at < db_time(self.db),
-                ),
+                _unleased(self.db),
             )
             .order_by(retrievals.c.created_at)
             .limit(limit)
