@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.common import latency_args, percentiles, print_table  # noqa: E402
 from bench.search import bulk_evidence  # noqa: E402
-from sosoapi.app import Application  # noqa: E402
+from sosoapi.application import Application  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
 from sosoapi.store.settings import sqlite_url  # noqa: E402
 from sosoapi.store.tables import evidence  # noqa: E402

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import latency_args, percentiles, print_table  # noqa: E402
-from sosoapi.app import Application, freeze_startup_heap  # noqa: E402
+from sosoapi.application import Application, freeze_startup_heap  # noqa: E402
 from sosoapi.auth.admin import Admin  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
 from sosoapi.research.evidence.identity import sha256_hex  # noqa: E402

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.corpora import ITEMS  # noqa: E402
-from sosoapi.app import Application  # noqa: E402
+from sosoapi.application import Application  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
 from sosoapi.research.evidence.identity import canonical_json, sha256_hex  # noqa: E402
 from sosoapi.store.evidence_repo import record_revision  # noqa: E402

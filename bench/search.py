@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import latency_args, percentiles, print_table  # noqa: E402
-from sosoapi.app import Application  # noqa: E402
+from sosoapi.application import Application  # noqa: E402
 from sosoapi.auth.admin import Admin  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
 from sosoapi.contract.models import RetrieveResult  # noqa: E402

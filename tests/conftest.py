@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.store.settings import sqlite_url
 from tests.support.ci import missing
 from tests.support.lifespan import held_open

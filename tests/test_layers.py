@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -77,7 +79,7 @@ SURFACES = ("sosoapi.api", "sosoapi.mcp", "sosoapi.web")
 
 def test_inner_layers_do_not_import_outer_ones() -> None:
     inner = ("sosoapi.contract", "sosoapi.egress", "sosoapi.extract", "sosoapi.store")
-    outer = ("sosoapi.research", *SURFACES, "sosoapi.cli", "sosoapi.app")
+    outer = ("sosoapi.research", *SURFACES, "sosoapi.cli", "sosoapi.app", "sosoapi.application")
     for package in (*inner, "sosoapi.auth", "sosoapi.research"):
         for surface in outer:
             if surface != package:
@@ -119,9 +121,32 @@ def test_migrations_keep_their_own_frozen_copies() -> None:
 
 
 def test_only_the_command_line_imports_the_composition_root() -> None:
-    """`app.py` wires everything; the surfaces take what they need as arguments."""
+    """`application.py` and `app.py` wire everything; the surfaces take what they need as
+    arguments. Only the command line (and app.py, for `Application`) imports them."""
     importers = _importers("sosoapi", "sosoapi.app")
     assert [m for m in importers if not m.startswith("sosoapi.cli")] == []
+    importers = _importers("sosoapi", "sosoapi.application")
+    assert [m for m in importers if m != "sosoapi.app" and not m.startswith("sosoapi.cli")] == []
+
+
+def test_a_cli_operation_does_not_import_the_surfaces() -> None:
+    """A one-shot `sosoapi projects list` runs `Application` alone: importing FastAPI and
+    the MCP SDK for it cost about a second of start-up per command."""
+    seen: set[str] = set()
+    stack = ["sosoapi.application"]
+    graph = _imports()
+    while stack:
+        module = stack.pop()
+        if module in seen or module not in graph:
+            continue
+        seen.add(module)
+        stack.extend(n for n in graph[module] if n.startswith("sosoapi"))
+    assert not [m for m in seen if m.startswith(("sosoapi.api", "sosoapi.mcp", "sosoapi.web"))]
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, sosoapi.cli, sosoapi.application; print(*sys.modules)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+    assert not {"fastapi", "mcp", "starlette", "uvicorn"} & set(loaded)
     for surface in SURFACES:
         assert _importers(surface, "sosoapi.cli") == [], surface
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.egress.body import BoundedBody
 from sosoapi.store.maintenance import purge_receipts
 from sosoapi.store.tables import capture_blobs, captures

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.contract.errors import ServiceError
 from tests.archive.test_captures import PAGE
 from tests.support.archive import seal

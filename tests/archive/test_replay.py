@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import httpx
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from tests.archive.test_export import VTT, corpus
 from tests.support.browser import browser_page
 from tests.support.ci import missing

@@ -5,7 +5,7 @@ from __future__ import annotations
 import mcp
 import pytest
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.mcp.framing import TAG
 from tests.mcp.test_inprocess import server_for
 from tests.support.contract import assert_valid_output

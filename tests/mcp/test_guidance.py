@@ -11,7 +11,7 @@ from pathlib import Path
 import mcp
 import pytest
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.contract.guidance import CAUSES, REASONS, STATES, causes_table, markdown_table
 from sosoapi.contract.vocabulary import OPEN_STATES, Cause, Reason, State
 from sosoapi.store.settings import sqlite_url

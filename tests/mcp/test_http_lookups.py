@@ -9,7 +9,7 @@ import httpx2
 import mcp
 from mcp.client.streamable_http import streamable_http_client
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from tests.support.calls import RETRIEVE
 from tests.support.mcp_http import inprocess_mcp
 from tests.support.origin import HTTPSOrigin

@@ -11,7 +11,7 @@ import mcp
 import pytest
 
 import sosoapi.contract
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.contract.schemas import tool
 from sosoapi.mcp.framing import TAG
 from sosoapi.mcp.server import build_server

@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.mcp.presenters import render, summary
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route

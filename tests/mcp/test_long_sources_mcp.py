@@ -9,7 +9,7 @@ import uuid
 import mcp
 import pytest
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from tests.mcp.test_inprocess import server_for
 from tests.support.browser import launch_options, need_chromium
 from tests.support.evidence_tools import vtt

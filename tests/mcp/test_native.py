@@ -14,7 +14,7 @@ import mcp.types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.mcp.framing import TAG
 from sosoapi.mcp.resources import IMMUTABLE_TTL_MS, LATEST_TTL_MS, WINDOW_CHARS

@@ -17,7 +17,7 @@ from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.shared.exceptions import MCPError
 from pydantic import ConfigDict, TypeAdapter
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.mcp.tasks import EXTENSION
 from tests.mcp.test_inprocess import server_for

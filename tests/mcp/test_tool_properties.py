@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.shared.exceptions import MCPError
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.contract.errors import ErrorCode
 from sosoapi.contract.schemas import all_tools
 from sosoapi.mcp.server import build_server

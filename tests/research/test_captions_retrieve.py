@@ -17,7 +17,7 @@ import pytest
 import sqlalchemy as sa
 
 import sosoapi.app
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.egress.gate import Egress
 from sosoapi.egress.settings import EgressSettings
 from sosoapi.store.tables import evidence_revisions

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.config import egress_from_env
 from sosoapi.contract.vocabulary import State
 from sosoapi.research.mutations import new_mutation

@@ -14,7 +14,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp.types import INTERNAL_ERROR, INVALID_PARAMS
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.contract.errors import ServiceError
 from sosoapi.mcp.server import build_server
 from tests.support.contract import assert_valid_output

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.contract.errors import ServiceError
 from tests.support.contract import assert_valid_output

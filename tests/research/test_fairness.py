@@ -10,7 +10,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.auth.admin import Admin
 from tests.support.origin import HTTPSOrigin, Route
 

@@ -19,7 +19,7 @@ import mcp
 from mcp.client.streamable_http import streamable_http_client
 
 from sosoapi.api.http import create_http_app
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.contract.evidence_tools import SearchInput
 from sosoapi.research.evidence.search import _fingerprint
 from tests.support.mcp_http import inprocess_mcp

@@ -24,7 +24,7 @@ import pytest
 from starlette.requests import Request
 
 from sosoapi.api.http import _route
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.research.evidence import diffs, quotes, search

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.mcp.server import LANGUAGE_MATCH_META, success_result
 from sosoapi.research.operation import Outcome
 from tests.support.calls import RETRIEVE, args

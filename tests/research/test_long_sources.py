@@ -20,7 +20,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.models import Segment
 from sosoapi.research.evidence.reader import window

@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.schemas import all_tools

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.auth.errors import AuthRefused
 from sosoapi.auth.oauth import GrantEnded, Issued, OAuthGrants

@@ -9,7 +9,7 @@ import pytest
 from mcp.server.auth.provider import RegistrationError
 from mcp.shared.auth import OAuthClientInformationFull
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.auth import oauth as oauth_module
 from sosoapi.store.tables import oauth_authorizations, oauth_clients
 from sosoapi.web.oauth import oauth_server

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
 from sosoapi.extract.passages import cue_spans, speakers
 from sosoapi.research.evidence.passages import passages_of

@@ -11,7 +11,7 @@ import anyio
 import pytest
 import sqlalchemy as sa
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.contract.errors import ServiceError
 from sosoapi.store.tables import evidence_revisions, mutations, retrievals
 from tests.support.calls import RETRIEVE, args, call

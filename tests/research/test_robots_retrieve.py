@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route

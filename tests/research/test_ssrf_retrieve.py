@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.contract.errors import ServiceError
 from sosoapi.egress.gate import Egress
 from sosoapi.store.settings import sqlite_url

@@ -16,7 +16,7 @@ import anyio
 import pytest
 import sqlalchemy as sa
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.config import Settings
 from sosoapi.contract.errors import ServiceError
 from sosoapi.research.retrieval.uploads import read_upload

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import anyio
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from tests.support.calls import args, call
 from tests.support.origin import HTTPSOrigin
 from tests.support.walls import assert_settles, wall_cases

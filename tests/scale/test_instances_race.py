@@ -22,7 +22,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import event
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.store.tables import retrievals
 from tests.support.calls import args, call
 from tests.support.faults import assert_nothing_half_written

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.config import (
     Settings,
     default_workers,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from tests.support.calls import run
 
 P = "sosoapi_research_"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from tests.support.contract import assert_valid_output
 
 RETRIEVE = "sosoapi_research_evidence_retrieve"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.mcp.http import McpAuth, McpHttp, mcp_http
 from sosoapi.web.oauth import oauth_server
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.config import Settings, egress_from_env
 from sosoapi.contract.schemas import all_tools

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.store.settings import SQLITE_FILE, sqlite_url
 from sosoapi.store.store import Store
 from tests.support.lifespan import held_open

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from sosoapi.app import Application
+from sosoapi.application import Application
 from sosoapi.research.review.sessions import ConsoleSessions
 from sosoapi.research.review.views import Review
 from sosoapi.web.console import add_console

@@ -59,7 +59,7 @@ def receipt_exit(output: object) -> Exit:
 def _call(tool: str, arguments: dict[str, Any], as_json: bool = False) -> None:
     """Call `tool` as the SOSOAPI_TOKEN user; print the result (a summary, or JSON) and
     exit with the code of `Exit` that says how it went."""
-    from sosoapi.app import Application  # heavy (extractors): only for operations
+    from sosoapi.application import Application  # heavy (extractors): only for operations
 
     settings = settings_from_env()
 
@@ -169,7 +169,7 @@ def corpora_export(
 ) -> None:
     """Write a sealed corpus as a WACZ package (captures, pages, bibliography); open it in
     ReplayWeb.page or pywb. A failed export leaves no file behind."""
-    from sosoapi.app import Application  # heavy (extractors): only for operations
+    from sosoapi.application import Application  # heavy (extractors): only for operations
 
     settings = settings_from_env()
     workspace = workspace_id or _local_workspace()
