@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-import sosoapi.app
+import sosoapi.application
 from sosoapi.application import Application
 from sosoapi.egress.gate import Egress
 from sosoapi.egress.settings import EgressSettings
@@ -82,7 +82,7 @@ def guard(
             settings = dataclasses.replace(settings, max_body_bytes=body_limit)
         return Egress(settings, resolver=resolver, network_backend=dial_guard, **wiring)
 
-    monkeypatch.setattr(sosoapi.app, "Egress", watched_egress)
+    monkeypatch.setattr(sosoapi.application, "Egress", watched_egress)
     yield dial_guard
     assert dial_guard.strays == [], f"dials outside the origin: {dial_guard.strays}"
     assert canary.connections == 0
