@@ -244,26 +244,38 @@ async def test_past_its_queue_bound_a_workspace_is_told_to_retry_later(
     assert b["stats"]["chars_added"] > 0  # another workspace has its own bound
 
 
-def _request(token: str, body: bytes, gone: anyio.Event) -> Request:
-    """An HTTP request whose body arrives whole, then whose client leaves when `gone` is set."""
-    sent = False
+class Client:
+    """An HTTP client whose body arrives whole, then who leaves when `leave()` is called.
+    `told` turns true once the server has been handed the disconnect: the route cancels
+    its call in that same step, so a test waiting for `told` knows the cancel was made."""
 
-    async def receive() -> dict[str, Any]:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await gone.wait()
-        return {"type": "http.disconnect"}
+    def __init__(self) -> None:
+        self.gone = anyio.Event()
+        self.told = False
 
-    scope = {
-        "type": "http",
-        "method": "POST",
-        "path": "/research-api/evidence/diff",
-        "headers": [(b"authorization", f"Bearer {token}".encode())],
-        "query_string": b"",
-    }
-    return Request(scope, receive)
+    def leave(self) -> None:
+        self.gone.set()
+
+    def request(self, token: str, body: bytes) -> Request:
+        sent = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            await self.gone.wait()
+            self.told = True
+            return {"type": "http.disconnect"}
+
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/research-api/evidence/diff",
+            "headers": [(b"authorization", f"Bearer {token}".encode())],
+            "query_string": b"",
+        }
+        return Request(scope, receive)
 
 
 async def test_an_http_client_that_disconnects_stops_its_read(
@@ -277,11 +289,11 @@ async def test_an_http_client_that_disconnects_stops_its_read(
     heavy = app.research.heavy
     endpoint = _route(app.research, P + "diff", "")
     body = json.dumps({"workspace_id": spaces.a, "evidence_id": evidence_id, "from_revision": 1})
-    leaving = [anyio.Event() for _ in range(3)]
+    clients = [Client() for _ in range(3)]
     statuses: dict[int, int] = {}
 
     async def post(n: int) -> None:
-        response = await endpoint(_request(spaces.a_token, body.encode(), leaving[n]))
+        response = await endpoint(clients[n].request(spaces.a_token, body.encode()))
         statuses[n] = response.status_code
 
     async with anyio.create_task_group() as tg, gate:
@@ -290,9 +302,10 @@ async def test_an_http_client_that_disconnects_stops_its_read(
         tg.start_soon(post, 1)
         tg.start_soon(post, 2)
         await _wait_for(lambda: heavy.slots.waiting(spaces.a) == 2)
-        leaving[1].set()  # queued, its client gone: dropped
+        clients[1].leave()  # queued, its client gone: dropped
         await _wait_for(lambda: heavy.slots.waiting(spaces.a) == 1)
-        leaving[0].set()  # running, its client gone: stops at the next checkpoint
+        clients[0].leave()  # running, its client gone: stops at the next checkpoint
+        await _wait_for(lambda: clients[0].told)  # the cancel is made before the job goes on
         gate.opened.set()
     await _wait_for(lambda: len(statuses) == 3)
     assert statuses == {0: 204, 1: 204, 2: 200}
