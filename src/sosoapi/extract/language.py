@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
-
-from langcodes.data_dicts import MACROLANGUAGES
 
 _TAG = re.compile(r"^[a-zA-Z]{2,8}(?:-[a-zA-Z0-9]{1,8})*$")
 MAX_TAG = 35
@@ -60,11 +59,20 @@ def _prefix_match(a: str, d: str) -> bool:
     return a == d or d.startswith(a + "-") or a.startswith(d + "-")
 
 
+@cache
+def _macrolanguages() -> dict[str, str]:
+    """langcodes' table of member language -> macrolanguage, loaded at the first match that
+    needs it (its module builds every langcodes table, too slow for each process start)."""
+    from langcodes.data_dicts import MACROLANGUAGES
+
+    return dict(MACROLANGUAGES)
+
+
 def _macro_match(macro_side: str, member_side: str) -> bool:
     """`member_side`'s primary subtag belongs to `macro_side`'s: compare them with the
     member's primary subtag replaced by its macrolanguage."""
     primary, _, rest = member_side.partition("-")
-    macro = MACROLANGUAGES.get(primary)
+    macro = _macrolanguages().get(primary)
     if macro is None or macro != macro_side.partition("-")[0]:
         return False
     return _prefix_match(macro_side, f"{macro}-{rest}" if rest else macro)
