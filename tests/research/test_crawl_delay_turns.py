@@ -36,12 +36,16 @@ CRAWL_DELAY_30 = Route(b"User-agent: *\nCrawl-delay: 30\n", content_type="text/p
 
 
 async def _application(
-    database_url: str, tmp_path: Path, origin: HTTPSOrigin, **receipts: float
+    database_url: str,
+    tmp_path: Path,
+    origin: HTTPSOrigin,
+    max_crawl_delay: int = 2,
+    **receipts: float,
 ) -> Application:
-    env = {**origin.egress_env(), "SOSOAPI_ROBOTS_MAX_CRAWL_DELAY": "2"}
+    env = {**origin.egress_env(), "SOSOAPI_ROBOTS_MAX_CRAWL_DELAY": str(max_crawl_delay)}
     settings = make_settings(database_url, tmp_path, env, **receipts)
     egress = replace(settings.egress, total_timeout=1.0)
-    assert egress_from_env(env).robots_max_crawl_delay == 2.0  # the cap, from its setting
+    assert egress_from_env(env).robots_max_crawl_delay == max_crawl_delay  # from its setting
     return Application(replace(settings, egress=egress))
 
 
@@ -187,6 +191,15 @@ def test_a_parked_receipt_is_pending_under_its_lease_and_resumed_when_it_runs_ou
     assert retrieval_id in repo.pending_ids(100)
     taken = repo.acquire(retrieval_id, "there", 30.0)
     assert taken is not None and taken.lease_owner == "there"
+    # A stopping instance hands a parked read back: only its own, only while parked.
+    assert not repo.release(retrieval_id, "there")  # running: not parked
+    assert repo.park(retrieval_id, "there", 30.0)
+    assert not repo.release(retrieval_id, "here")
+    assert retrieval_id not in repo.pending_ids(100)
+    assert repo.release(retrieval_id, "there")
+    assert retrieval_id in repo.pending_ids(100)
+    freed = repo.retrieval_by_id(retrieval_id)
+    assert freed is not None and (freed.state, freed.lease_owner) == (State.PENDING, None)
 
 
 async def test_a_parked_read_survives_its_callers_all_giving_up(
@@ -209,3 +222,52 @@ async def test_a_parked_read_survives_its_callers_all_giving_up(
         and record.state == State.COMPLETED
         and '"status":"ready"' in (record.result or "")
     )
+
+
+async def _collect(
+    app: Application, token: str, workspace_id: str, url: str, key: str
+) -> dict[str, Any]:
+    """Replay `key` until its receipt settles."""
+    give_up = time.monotonic() + 30
+    receipt = await _retrieve(app, token, workspace_id, url, key)
+    while receipt["state"] in ("pending", "running") and time.monotonic() < give_up:
+        receipt = await _retrieve(app, token, workspace_id, url, key)
+    return receipt
+
+
+async def test_a_stopping_instance_hands_its_parked_read_back_to_the_next(
+    database_url: str, tmp_path: Path, origin: HTTPSOrigin
+) -> None:
+    """A stop does not hold for a parked read's turn (6 s out here, inside a 60 s grace):
+    the receipt goes back `pending` with no lease at once, so the next instance resumes it
+    at its first sweep, not after the lease runs out. Before, the stop waited the turn out
+    (or, with a turn past the grace, left the receipt leased to a dead instance)."""
+    origin.routes["/robots.txt"] = CRAWL_DELAY_30
+    origin.routes["/page"] = Route(PAGE)
+    url = origin.url("/page")
+    keys = [str(uuid.uuid4()) for _ in range(2)]
+    first = await _application(
+        database_url, tmp_path, origin, 6, wait_budget_seconds=1.5, shutdown_grace_seconds=60
+    )
+    async with held_open(first.running()):
+        workspace_id, token = owner_token(first)
+        answers = await _all_at_once(first, token, workspace_id, url, keys)
+        parked = next(a["mutation_id"] for a in answers if a["state"] == "pending")
+        read = next(a["mutation_id"] for a in answers if a["mutation_id"] != parked)
+        held = first.store.retrievals.retrieval(workspace_id, parked)
+        assert held is not None and held.lease_owner == first.receipts.owner
+    handed = first.store.retrievals.retrieval(workspace_id, parked)
+    assert handed is not None and (handed.state, handed.lease_owner) == (State.PENDING, None)
+    assert handed.lease_expires_at is None
+    assert origin.page_hits["/page"] == 1  # the parked read was not fetched on the way out
+    first.store.close()
+
+    second = await _application(database_url, tmp_path, origin, 6, wait_budget_seconds=5)
+    async with held_open(second.running()):
+        receipt = await _collect(second, token, workspace_id, url, parked)
+        other = await _collect(second, token, workspace_id, url, read)
+    second.store.close()
+    assert receipt["state"] == "completed" and receipt["result"]["status"] == "ready", receipt
+    assert receipt["id"] == held.id
+    assert other["state"] == "completed" and other["result"]["status"] == "ready", other
+    assert origin.page_hits["/page"] == 2  # each read fetched exactly once

@@ -170,6 +170,15 @@ class FakeRetrievals:
         )
         return True
 
+    def release(self, retrieval_id: str, owner: str) -> bool:
+        record = self.rows.retrievals.get(retrieval_id)
+        if record is None or record.state != State.PENDING or record.lease_owner != owner:
+            return False
+        self.rows.retrievals[retrieval_id] = replace(
+            record, lease_owner=None, lease_expires_at=None
+        )
+        return True
+
     def settle(
         self,
         retrieval_id: str,

@@ -200,6 +200,22 @@ class RetrievalRepository:
         origin's turn; `acquire` by the same owner runs it again. False once lost."""
         return self._lease(retrieval_id, owner, lease_seconds, {State.RUNNING}, State.PENDING)
 
+    def release(self, retrieval_id: str, owner: str) -> bool:
+        """A read parked `pending` under `owner`'s lease is handed back (its instance is
+        stopping): no lease, so any instance's pending sweep resumes it at once instead of
+        after the lease runs out. False if it is no longer parked under `owner`."""
+        with self.db.write() as conn:
+            result = conn.execute(
+                update(retrievals)
+                .where(
+                    retrievals.c.id == retrieval_id,
+                    retrievals.c.state == State.PENDING,
+                    retrievals.c.lease_owner == owner,
+                )
+                .values(lease_owner=None, lease_expires_at=None)
+            )
+        return result.rowcount == 1
+
     def _lease(
         self,
         retrieval_id: str,

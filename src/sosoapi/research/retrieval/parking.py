@@ -4,8 +4,10 @@ The worker keeps its politeness reservation and its lease: the receipt goes back
 `pending` under this instance's lease (so no other instance starts it, and a call that
 runs out of wait budget answers `pending`; a replay collects the result), and to
 `running` again at the turn. If the instance dies meanwhile, the lease runs out and any
-instance resumes the pending receipt. A turn after the receipt's window (`valid_until`)
-is refused: the read settles `rate_limited`, with the turn as `retry_after_seconds`.
+instance resumes the pending receipt. If the instance stops meanwhile, it hands the
+receipt back (pending, unleased: `ReceiptWorkers.wind_down`) rather than hold its
+shutdown until the turn. A turn after the receipt's window (`valid_until`) is refused:
+the read settles `rate_limited`, with the turn as `retry_after_seconds`.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ class ParkedTurn:
         owner: str,
         lease_seconds: float,
         clock: Callable[[], datetime],
+        watch: Callable[[str, bool], None],
     ) -> None:
+        self._watch = watch  # told (receipt id, parked) when the read parks and resumes
         self._retrievals = retrievals
         self._record = record
         self._owner = owner
@@ -56,11 +60,13 @@ class ParkedTurn:
         if not parked:
             raise LeaseLost(record.id)
         log.info("retrieval pending for the origin's turn id=%s wait=%.1fs", record.id, seconds)
+        self._watch(record.id, True)
         report("queued")
         return True
 
     async def resume(self) -> None:
         """The turn has come: `running` again under the same lease, or the read stops."""
+        self._watch(self._record.id, False)
         resumed = await anyio.to_thread.run_sync(
             self._retrievals.acquire, self._record.id, self._owner, self._lease
         )

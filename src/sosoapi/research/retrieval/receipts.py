@@ -56,7 +56,8 @@ class ReceiptService:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[ReceiptService]:
-        """Run workers and the sweeper; on exit let running work finish within the grace."""
+        """Run workers and the sweeper; on exit let running work finish within the grace
+        (a read parked for its origin's turn is handed back at once: `wind_down`)."""
         async with anyio.create_task_group() as tg:
             self.workers.open(tg)
             await self.sweep_and_resume()
@@ -66,7 +67,7 @@ class ReceiptService:
             finally:
                 self.workers.stop_accepting()
                 with anyio.move_on_after(self.settings.shutdown_grace_seconds, shield=True):
-                    await self.workers.drained()
+                    await self.workers.wind_down()
                 tg.cancel_scope.cancel()
                 self.workers.close()
 

@@ -68,8 +68,10 @@ class ReceiptWorkers:
         self._tg: TaskGroup | None = None
         self._accepting = False
         self._running: dict[str, anyio.CancelScope] = {}
+        self._parked: set[str] = set()  # running work waiting `pending` for an origin's turn
+        self._handed_back: set[str] = set()
         self._settled: dict[str, _Settling] = {}
-        self._idle = anyio.Event()
+        self._changed = anyio.Event()  # set when a worker ends, parks or resumes
         self.progress = Board()  # the callers waiting here on each receipt's steps
 
     def open(self, tg: TaskGroup) -> None:
@@ -82,11 +84,30 @@ class ReceiptWorkers:
     def close(self) -> None:
         self._tg = None
 
-    async def drained(self) -> None:
-        """Return once no worker of this instance is running."""
+    async def wind_down(self) -> None:
+        """Return once no worker of this instance is running. Work that is reading goes on
+        to its end; a read parked for an origin's turn is handed back (pending, unleased,
+        so another instance resumes it now) and stopped, instead of holding the shutdown
+        until its turn."""
         while self._running:
-            self._idle = anyio.Event()
-            await self._idle.wait()
+            changed = self._changed = anyio.Event()
+            for retrieval_id in sorted(self._parked - self._handed_back):
+                self._handed_back.add(retrieval_id)
+                if await anyio.to_thread.run_sync(
+                    self.retrievals.release, retrieval_id, self.owner
+                ):
+                    log.info("retrieval handed back at shutdown id=%s", retrieval_id)
+                    self.cancel_work(retrieval_id)
+            if self._running and not self._parked - self._handed_back:
+                await changed.wait()
+
+    def _watch_turn(self, retrieval_id: str, parked: bool) -> None:
+        """A read parked for its origin's turn, or resumed at it (`ParkedTurn`'s watch)."""
+        if parked:
+            self._parked.add(retrieval_id)
+        else:
+            self._parked.discard(retrieval_id)
+        self._changed.set()
 
     def cancel_work(self, retrieval_id: str) -> None:
         """Stop this instance's work on a receipt, if it has any."""
@@ -190,9 +211,9 @@ class ReceiptWorkers:
             log.exception("retrieval worker failed id=%s", retrieval_id)
         finally:
             self._running.pop(retrieval_id, None)
+            self._parked.discard(retrieval_id)
             self.notify(retrieval_id)
-            if not self._running:
-                self._idle.set()
+            self._changed.set()
 
     async def run_leased(self, retrieval_id: str, reader: Reader | None = None) -> None:
         """Take the lease, read while renewing it, and settle; nothing if the lease is taken."""
@@ -208,7 +229,12 @@ class ReceiptWorkers:
         log.info("retrieval running id=%s kind=%s", record.id, record.kind)
         results: list[Captured] = []
         turn = ParkedTurn(
-            self.retrievals, record, self.owner, self.settings.lease_seconds, self.clock
+            self.retrievals,
+            record,
+            self.owner,
+            self.settings.lease_seconds,
+            self.clock,
+            self._watch_turn,
         )
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._renew, record.id, tg.cancel_scope)
