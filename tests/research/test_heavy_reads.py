@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from starlette.requests import Request
 
@@ -29,11 +30,13 @@ from sosoapi.auth.admin import Admin
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.research.evidence import diffs, quotes, search
 from sosoapi.research.evidence.settings import HeavyReadSettings
+from sosoapi.web.console import COOKIE
 from tests.support.contract import assert_valid_output
 from tests.support.evidence_tools import html
 from tests.support.lifespan import held_open
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import make_settings, owner_token
+from tests.web.conftest import console_app, sign_in
 
 P = "sosoapi_research_evidence_"
 MARK = "glaciermark"  # in A's texts and queries only: the gate holds A's jobs, never B's
@@ -256,7 +259,8 @@ class Client:
     def leave(self) -> None:
         self.gone.set()
 
-    def request(self, token: str, body: bytes) -> Request:
+    def receiver(self, body: bytes) -> Callable[[], Awaitable[dict[str, Any]]]:
+        """The ASGI `receive` of this client's request."""
         sent = False
 
         async def receive() -> dict[str, Any]:
@@ -268,6 +272,9 @@ class Client:
             self.told = True
             return {"type": "http.disconnect"}
 
+        return receive
+
+    def request(self, token: str, body: bytes) -> Request:
         scope = {
             "type": "http",
             "method": "POST",
@@ -275,7 +282,7 @@ class Client:
             "headers": [(b"authorization", f"Bearer {token}".encode())],
             "query_string": b"",
         }
-        return Request(scope, receive)
+        return Request(scope, self.receiver(body))
 
 
 async def test_an_http_client_that_disconnects_stops_its_read(
@@ -310,3 +317,45 @@ async def test_an_http_client_that_disconnects_stops_its_read(
     await _wait_for(lambda: len(statuses) == 3)
     assert statuses == {0: 204, 1: 204, 2: 200}
     assert (heavy.started, heavy.stopped) == (2, 1)  # the second call's turn never came
+
+
+async def test_a_console_reader_who_leaves_stops_the_diff_page(
+    app: Application, spaces: Workspaces, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The console's diff page: a reader who closes the tab while the diff runs stops it
+    at its next checkpoint (its slot is free again), and no page is made for nobody."""
+    evidence_id = await spaces.two_revisions(spaces.a_token, spaces.a, MARK)
+    gate = Gate()
+    monkeypatch.setattr(diffs, "diff_text", gate.wrap(diffs.diff_text))
+    console = console_app(app)
+    transport = httpx.ASGITransport(app=console)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        await sign_in(http, spaces.a_token)
+        cookie = http.cookies[COOKIE]
+    reader = Client()
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "scheme": "http",
+        "server": ("testserver", 80),
+        "root_path": "",
+        "path": f"/console/workspaces/{spaces.a}/evidence/{evidence_id}/diff",
+        "query_string": b"from=1&to=2",
+        "headers": [(b"host", b"testserver"), (b"cookie", f"{COOKIE}={cookie}".encode())],
+    }
+    heavy = app.research.heavy
+    async with anyio.create_task_group() as tg, gate:
+        tg.start_soon(console, scope, reader.receiver(b""), send)
+        await _wait_for(lambda: gate.entered == 1)
+        reader.leave()
+        await _wait_for(lambda: reader.told)  # the page's reads are cancelled by now
+        gate.opened.set()
+    assert (heavy.started, heavy.stopped) == (1, 1)
+    assert heavy.slots.waiting(spaces.a) == 0
+    starts = [m for m in sent if m["type"] == "http.response.start"]
+    assert [m["status"] for m in starts] == [204]

@@ -11,7 +11,7 @@ import logging
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 import anyio
 from fastapi import FastAPI, Request
@@ -29,11 +29,11 @@ from sosoapi.auth.challenge import bearer_token
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.contract.catalog import visible_tools
 from sosoapi.contract.errors import ErrorCode, ServiceError, invalid_input
+from sosoapi.disconnects import unless_gone
 from sosoapi.incidents import incident
 from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.api")
-T = TypeVar("T")
 # An HTTP caller fixes its token in the Authorization header.
 AUTH_FIXES: Fixes = {
     NoToken: "send `Authorization: Bearer <token>`; an operator mints one with "
@@ -56,36 +56,6 @@ class Mounted(Protocol):
 
 def _bearer(request: Request) -> str | None:
     return bearer_token(request.headers.get("authorization"))
-
-
-async def _until_disconnect(request: Request, scope: anyio.CancelScope) -> None:
-    """Cancel `scope` when the client goes away: its body is read, so the next message the
-    server hands on is the disconnect."""
-    while (await request.receive())["type"] != "http.disconnect":
-        pass
-    scope.cancel()
-
-
-async def unless_gone(request: Request, run: Callable[[], Awaitable[T]]) -> T | None:
-    """`run()`, cancelled if the client disconnects first (None then), so a read nobody
-    waits for stops: dropped from its queue, or stopped at its next checkpoint."""
-    done: list[T] = []
-    failed: list[Exception] = []
-
-    async def work(scope: anyio.CancelScope) -> None:
-        try:
-            done.append(await run())
-        except Exception as error:  # raised again outside the task group, unwrapped
-            failed.append(error)
-        finally:
-            scope.cancel()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(_until_disconnect, request, tg.cancel_scope)
-        tg.start_soon(work, tg.cancel_scope)
-    if failed:
-        raise failed[0]
-    return done[0] if done else None
 
 
 def _route(

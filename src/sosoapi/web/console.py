@@ -12,6 +12,7 @@ pieces by `console_text`, and the template wraps and escapes each piece.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -29,6 +30,7 @@ from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.models import Kind, format_timestamp
+from sosoapi.disconnects import unless_gone
 from sosoapi.research.review.sessions import ConsoleSessions
 from sosoapi.research.review.views import FILTERS, Review
 from sosoapi.web.console_pages import ConsolePages, Page
@@ -148,12 +150,21 @@ class Console:
         return secured(HTMLResponse(html, status_code=status), "console")
 
     def _page(self, view: Page) -> Callable[[Request], Awaitable[Response]]:
+        """A page's endpoint. Every page is a read: when the browser goes away (a closed
+        tab, a reload) before the page is made, its reads stop (`unless_gone`), so a
+        diff or a search nobody will see gives its heavy-read slot back."""
+
         async def endpoint(request: Request) -> Response:
             try:
                 principal = await self.sessions.principal(request.cookies.get(COOKIE))
-                return await view(request, principal)
+                await request.body()  # a GET's empty body: the next message is the disconnect
+                shown = await unless_gone(request, functools.partial(view, request, principal))
             except ServiceError as error:
                 return self.refusal(request, error)
+            if shown is None:
+                log.info("console reader gone path=%s", request.url.path)
+                return Response(status_code=204)  # nobody reads it
+            return shown
 
         return endpoint
 
