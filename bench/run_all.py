@@ -20,6 +20,7 @@ BENCHES = [
     "load.py",
     "memory.py",
     "instances.py",
+    "startup.py",
 ]
 
 
