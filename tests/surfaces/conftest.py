@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from sosoapi.auth.admin import Admin
+from sosoapi.clock import utcnow
+from sosoapi.config import Settings
+from sosoapi.store.store import Store
 from tests.support.origin import HTTPSOrigin
-from tests.support.services import ServeProcess, cli
+from tests.support.services import ServeProcess
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -28,15 +31,16 @@ def process_env(
 
 @pytest.fixture
 def initialised(process_env: dict[str, str]) -> dict[str, str]:
-    """The environment plus the local workspace and an owner token from `sosoapi init --json`."""
-    done = cli(["init", "--json"], process_env)
-    assert done.returncode == 0, done.stderr
-    created = json.loads(done.stdout)
-    return {
-        **process_env,
-        "WORKSPACE_ID": created["workspace_id"],
-        "SOSOAPI_TOKEN": created["token"],
-    }
+    """The environment plus the local workspace and an owner token, made as `sosoapi init`
+    makes them (`Admin.init_local` on the configured store), in this process: the `init`
+    command itself is tested in test_crash_and_cli.py and test_install.py, and a
+    subprocess here cost a second of CPU per test."""
+    store = Store(Settings.from_env(process_env).database_url)
+    try:
+        workspace, minted = Admin(store.auth).init_local(utcnow())
+    finally:
+        store.close()
+    return {**process_env, "WORKSPACE_ID": workspace.id, "SOSOAPI_TOKEN": minted.token}
 
 
 @pytest.fixture
