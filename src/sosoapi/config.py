@@ -14,7 +14,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -260,6 +260,17 @@ def _evidence_text_max(environ: Environ) -> int:
             "furthest offset the contract carries; use a number from 20000 to 1000000"
         )
     return value
+
+
+def for_one_shot(settings: Settings, environ: Environ | None = None) -> Settings:
+    """A one-shot command's settings: parsing in its own threads unless
+    SOSOAPI_PARSE_WORKERS says otherwise. A process pool keeps a server's event loop free
+    for its other callers; a command that reads one source has none, and starting the
+    pool (a forkserver importing the extractors) cost it about a second."""
+    env = os.environ if environ is None else environ
+    if env.get("SOSOAPI_PARSE_WORKERS", "").strip():
+        return settings
+    return replace(settings, parse_workers=0)
 
 
 def default_workers() -> int:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import uuid
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import IO, Any
 
@@ -22,7 +21,7 @@ from sosoapi.cli.common import (
     print_summary,
     settings_from_env,
 )
-from sosoapi.config import Settings
+from sosoapi.config import for_one_shot
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.models import RetrieveOutput
 from sosoapi.contract.vocabulary import State, Status
@@ -58,23 +57,12 @@ def receipt_exit(output: object) -> Exit:
     return Exit.OK if retrieval.result.status in USABLE else Exit.NOT_USABLE
 
 
-def one_shot_settings() -> Settings:
-    """The settings of a one-shot operation: parsing in its own threads unless
-    SOSOAPI_PARSE_WORKERS says otherwise. A process pool keeps a server's event loop free
-    for its other callers; a command that reads one source has none, and starting the
-    pool (a forkserver importing the extractors) cost it about a second."""
-    settings = settings_from_env()
-    if os.environ.get("SOSOAPI_PARSE_WORKERS", "").strip():
-        return settings
-    return replace(settings, parse_workers=0)
-
-
 def _call(tool: str, arguments: dict[str, Any], as_json: bool = False) -> None:
     """Call `tool` as the SOSOAPI_TOKEN user; print the result (a summary, or JSON) and
     exit with the code of `Exit` that says how it went."""
     from sosoapi.application import Application  # heavy (extractors): only for operations
 
-    settings = one_shot_settings()
+    settings = for_one_shot(settings_from_env())
 
     async def run() -> Outcome | ServiceError:
         application = Application(settings)
@@ -184,7 +172,7 @@ def corpora_export(
     ReplayWeb.page or pywb. A failed export leaves no file behind."""
     from sosoapi.application import Application  # heavy (extractors): only for operations
 
-    settings = one_shot_settings()
+    settings = for_one_shot(settings_from_env())
     workspace = workspace_id or _local_workspace()
     partial = output.with_name(output.name + ".partial")
 
