@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 from bench.common import add_postgres_argument, percentiles  # noqa: E402
 from sosoapi.config import default_workers  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
-from sosoapi.extract.login import is_login_wall  # noqa: E402
+from sosoapi.extract.walls import WALL_REASONS  # noqa: E402
 from tests.support.memory import MIB, PeakRSS  # noqa: E402
 from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
 from tests.support.pages import real_pages  # noqa: E402
@@ -153,11 +153,11 @@ def dev_pages() -> dict[str, bytes]:
 
 
 def readable(body: bytes, url: str) -> bool:
-    """Text our extractor keeps, on a page the service does not judge a login wall."""
+    """Text our extractor keeps, on a page the service does not judge a wall."""
     document = extract_text(body, url)
     if document is None or not document.text.strip():
         return False
-    return not is_login_wall(body, document.text, url, redirected=False)
+    return WALL_REASONS.isdisjoint(document.conditions)
 
 
 def extract_text(body: bytes, url: str):

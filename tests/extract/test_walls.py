@@ -16,7 +16,9 @@ import pytest
 from sosoapi.egress.statuses import CHALLENGE_STATUSES, reason_for_status
 from sosoapi.egress.types import FetchOutcome
 from sosoapi.extract.html import extract_text_document
+from sosoapi.extract.walls import SIGN_IN_MAX_TEXT
 from sosoapi.research.retrieval.reading import read_source
+from tests.support.pages import real_pages
 from tests.support.walls import WallCase, assert_settles, wall_cases
 
 CASES = wall_cases()
@@ -140,3 +142,37 @@ async def test_a_caption_request_answered_by_a_challenge_is_access_denied() -> N
 
     result = await read_source(fetch, "published_captions", url, None, lambda: NOW)
     assert (result.status, result.reason) == ("blocked", "access_denied")
+
+
+SIGN_IN_FORM = (
+    b'<form action="/session" method="post"><input name="user">'
+    b'<input type="password" name="pw"><button>Sign in</button></form>'
+)
+
+
+def _sign_in_judged(body: bytes, redirected_to: str | None = None) -> tuple[str, str]:
+    document = extract_text_document(
+        body, media_type="text/html", charset=None, content_language=None,
+        redirected_to=redirected_to,
+    )  # fmt: skip
+    assert document is not None
+    return document.judgement, document.text
+
+
+def test_a_sign_in_page_is_a_wall_and_an_article_with_a_sign_in_box_is_not() -> None:
+    """A password form with little else to read is the page; on a real article it is a
+    box in the header, unless a redirect landed the article's URL on a sign-in path."""
+    wall = (
+        b"<html><head><title>Members only</title></head><body><h1>Please sign in</h1>"
+        + SIGN_IN_FORM
+        + b"</body></html>"
+    )
+    assert _sign_in_judged(wall) == ("sign_in", "")
+    articles = [p for p in real_pages() if len(_sign_in_judged(p.html)[1]) > SIGN_IN_MAX_TEXT]
+    for page in articles[:5]:
+        boxed = page.html.replace(b"<body", b"<body><header>" + SIGN_IN_FORM + b"</header", 1)
+        assert _sign_in_judged(boxed)[0] == "page", page.name
+        landed = "https://example.test/accounts/login?next=/story"
+        assert _sign_in_judged(boxed, redirected_to=landed) == ("sign_in", ""), page.name
+        moved = "https://example.test/2024/story"
+        assert _sign_in_judged(boxed, redirected_to=moved)[0] == "page", page.name

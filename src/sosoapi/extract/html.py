@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser
@@ -49,6 +50,7 @@ def extract_text_document(
     extractor: MainTextExtractor = DEFAULT_EXTRACTOR,
     status: int | None = 200,
     headers: Mapping[str, str] | None = None,
+    redirected_to: str | None = None,
     walls: bool = True,
     whole_max: int = WHOLE_TEXT_DEFAULT,
 ) -> TextDocument | None:
@@ -57,8 +59,9 @@ def extract_text_document(
     `media_type` None means sniff: markup is read as HTML, anything else as plain text.
     `extractor` picks the main-text algorithm; metadata, bounds and limits are shared.
     An HTML page is judged once (`walls.judge`, with the response's `status` and
-    `headers`) for what it is not: a challenge, a consent wall, a soft 404, a script
-    shell or chrome; `walls=False` skips that (only the bench's before/after count does).
+    `headers`, and `redirected_to`, where a redirect landed) for what it is not: a
+    challenge, a consent wall, a sign-in page, a soft 404, a script shell or chrome;
+    `walls=False` skips that (only the bench's before/after count does).
     The text is cut twice: to the contract's bound for the receipt, and to `whole_max`
     for the evidence revision (`TextDocument.whole`).
     """
@@ -68,7 +71,7 @@ def extract_text_document(
         return None
     if not is_html:
         return _plain_document(text, content_language, whole_max)
-    page = Page(markup=text, status=status, headers=headers or {})
+    page = Page(markup=text, status=status, headers=headers or {}, redirected_to=redirected_to)
     return _html_document(
         page,
         content_language=content_language,
@@ -117,9 +120,7 @@ def _html_document(
         return _main_text(tree, bounded.markup, url, extractor)
 
     if walls:
-        seen = Page(
-            markup=bounded.markup, title=meta.title, status=page.status, headers=page.headers
-        )
+        seen = replace(page, markup=bounded.markup, title=meta.title)
         verdict = judge(seen, main_text)
         found, judged, judgement = verdict.text, verdict.conditions, verdict.kind
     else:

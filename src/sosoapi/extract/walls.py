@@ -7,6 +7,9 @@ main-text extraction, and says what the page is:
 - a bot-defence challenge or block page (any status) -> `access_denied`, nothing kept;
 - a consent or subscription wall with no article -> `login_required`, nothing kept; a
   consent banner over a real article is cut out of the article's text instead;
+- a sign-in page served with 200 (a password input and little else to read, or a
+  redirect that landed on a sign-in path) -> `login_required`, nothing kept; an article
+  with a sign-in box in its header keeps its status;
 - a soft 404 served 200 -> `not_found` (an error page of a web framework -> `unavailable`);
 - a subscriber article whose structured data says `isAccessibleForFree: false` and whose
   text stops at a teaser -> `source_partial` (the origin sent part of the source);
@@ -33,6 +36,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -398,6 +402,7 @@ class Page:
     title: str | None = None
     status: int | None = 200
     headers: Mapping[str, str] = field(default_factory=dict)
+    redirected_to: str | None = None  # where a redirect landed; None: the URL asked for
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,7 +411,8 @@ class Verdict:
 
     `kind` is "page" (the source's content as extracted), or what replaced or removed
     it: "challenge:<vendor>", "consent", "banner" (an article with its banner cut out),
-    "soft_404", "server_error", "teaser", "embedded:<source>", "shell", "chrome".
+    "soft_404", "server_error", "teaser", "embedded:<source>", "shell", "chrome",
+    "sign_in".
     """
 
     text: str
@@ -437,11 +443,13 @@ def judge(page: Page, main_text: Callable[[], str]) -> Verdict:
         return Verdict("", (Reason.ACCESS_DENIED,), f"challenge:{vendor}")
     if page.status is not None and not 200 <= page.status < 300:
         return Verdict(text)
-    for step in (_consent, _missing, _shell, _teaser, _chrome):
-        verdict = step(view, text)
-        if verdict is not None:
-            return verdict
-    return Verdict(text)
+    verdict = next(
+        (v for step in (_consent, _missing, _shell, _teaser, _chrome) if (v := step(view, text))),
+        Verdict(text),
+    )
+    if WALL_REASONS.isdisjoint(verdict.conditions) and _sign_in(view, verdict.text):
+        return Verdict("", (Reason.LOGIN_REQUIRED,), "sign_in")
+    return verdict
 
 
 class _View:
@@ -633,6 +641,29 @@ def _says(candidates: list[str], phrases: frozenset[str]) -> bool:
             if core in phrases or (not core and "404" in part and phrases is NOT_FOUND_PHRASES):
                 return True
     return False
+
+
+# ---------------------------------------------------------------------------------------
+# Sign-in pages served with 200: the page a source shows instead of its content.
+
+_PASSWORD_INPUT = _re(r"<input\b[^>]*\btype\s*=\s*[\"']?password\b", re.IGNORECASE)
+_SIGN_IN_PATH = _re(
+    r"/(?:log-?in|sign-?in|auth(?:enticate)?|sso|account/login|accounts/login|session/new)(?:/|$|\?)",
+    re.IGNORECASE,
+)
+_PASSWORD_SCAN = 500_000  # characters of markup searched for a password input
+SIGN_IN_MAX_TEXT = 600  # characters of main text below which a password form is the page
+
+
+def _sign_in(view: _View, text: str) -> bool:
+    """A password form with little else to read, or with a redirect that landed on a
+    sign-in path (whatever else the page has: it is the sign-in page of the site)."""
+    if not view.has(("password",)) or not _PASSWORD_INPUT.search(view.markup[:_PASSWORD_SCAN]):
+        return False
+    if len(text) < SIGN_IN_MAX_TEXT:
+        return True
+    landed = view.page.redirected_to
+    return landed is not None and _SIGN_IN_PATH.search(urlsplit(landed).path) is not None
 
 
 def _missing(view: _View, text: str) -> Verdict | None:

@@ -23,7 +23,6 @@ from sosoapi.extract.citation import citation_of
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
-from sosoapi.extract.login import is_login_wall
 from sosoapi.extract.media import (
     CAPTION_TYPES,
     HTML_TYPES,
@@ -113,18 +112,16 @@ async def read_url_text(
         url=outcome.final_url,
         status=outcome.status_code,
         headers=dict(outcome.headers),
+        redirected_to=outcome.final_url if outcome.final_url != url else None,
         whole_max=whole_max,
     )
     if document is None:
         draft.source_url = None
         return draft.add(Reason.UNSUPPORTED_CONTENT)
     wall = next((r for r in document.conditions if r in WALL_REASONS), None)
-    if wall is not None:  # a challenge, consent wall or soft 404: not the source's content
+    if wall is not None:  # a challenge, consent or sign-in wall, a soft 404: not the source's
         draft.source_url = draft.mime_type = None
         return draft.add(wall)
-    if is_login_wall(outcome.body, document.text, outcome.final_url, outcome.final_url != url):
-        draft.source_url = None  # the wall is not the source's content
-        return draft.add(Reason.LOGIN_REQUIRED)
     draft.text, draft.title, draft.description = document.text, document.title, document.description
     draft.language, draft.whole_text = document.language, document.whole
     if media in HTML_TYPES or media is None:
