@@ -8,8 +8,10 @@ error page egress keeps for 403, 405, 429 and 503. The loopback-origin tests
 
 from __future__ import annotations
 
+import gzip
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -176,3 +178,30 @@ def test_a_sign_in_page_is_a_wall_and_an_article_with_a_sign_in_box_is_not() -> 
         assert _sign_in_judged(boxed, redirected_to=landed) == ("sign_in", ""), page.name
         moved = "https://example.test/2024/story"
         assert _sign_in_judged(boxed, redirected_to=moved)[0] == "page", page.name
+
+
+SIGN_IN_WIDGETS = Path(__file__).resolve().parents[1] / "data" / "sign_in_widgets"
+
+
+@pytest.mark.parametrize(
+    "case",
+    json.loads((SIGN_IN_WIDGETS / "cases.json").read_text(encoding="utf-8")),
+    ids=lambda case: case["file"],
+)
+async def test_a_short_real_article_with_a_sign_in_form_stays_ready(case: dict) -> None:
+    """A login widget, modal, mobile menu or paywall box beside a short article does not
+    make the article a sign-in page (five real pages the password rule used to block)."""
+    body = gzip.decompress((SIGN_IN_WIDGETS / case["file"]).read_bytes())
+    assert b'type="password"' in body.lower() or b"type='password'" in body.lower()
+    assert _sign_in_judged(body)[0] == "page"
+
+    async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
+        return FetchOutcome(
+            None, body=body, final_url=asked, status_code=200,
+            content_type="text/html", retrieved_at=NOW, headers=(),
+        )  # fmt: skip
+
+    result = await read_source(fetch, "url_text", case["url"], None, lambda: NOW)
+    assert result.status == "ready", result
+    for segment in case["must_contain"]:
+        assert " ".join(segment.split()) in " ".join(result.text.split()), segment

@@ -269,7 +269,7 @@ def _matches(body: LexborNode, selector: str, page_chars: int) -> list[LexborNod
     found = [
         (node, len(node.text(deep=True, strip=True)))
         for node in body.css(selector)
-        if not _in_furniture(node, page_chars)
+        if not in_furniture(node, page_chars)
     ]
     found = [(node, length) for node, length in found if length]
     if not found or max(length for _, length in found) < _CONTAINER_MIN_CHARS:
@@ -370,7 +370,7 @@ def _prose_before(node: LexborNode, page_chars: int) -> list[LexborNode]:
                 continue
             if _link_share(candidate) > _LEAD_MAX_LINK_SHARE:
                 continue
-            if _in_furniture(candidate, page_chars, _LEAD_FURNITURE_NAME):
+            if in_furniture(candidate, page_chars, _LEAD_FURNITURE_NAME):
                 continue
             if candidate.css_matches(FURNITURE_SELECTOR):  # a caption or credit line
                 continue
@@ -390,7 +390,7 @@ def _is_text_leaf(node: LexborNode) -> bool:
     return True
 
 
-def _in_furniture(
+def in_furniture(
     node: LexborNode | None, page_chars: int, names: re.Pattern[str] = _FURNITURE_NAME
 ) -> bool:
     """The node sits in (or is) a comment thread, a related-links box, a dialog or a footer.
@@ -499,8 +499,8 @@ def _densest(body: LexborNode, page_chars: int) -> LexborNode:
     top = [
         item
         for item in ranked[:10]
-        if not _in_furniture(item[1], page_chars)
-        and not _in_furniture(item[1], page_chars, _BOX_NAME)
+        if not in_furniture(item[1], page_chars)
+        and not in_furniture(item[1], page_chars, _BOX_NAME)
     ][:5] or ranked[:5]
     best: LexborNode = max(top, key=lambda item: item[0] * (1 - _link_share(item[1])))[1]
     return best
