@@ -32,7 +32,8 @@ from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.research.review.views import Review
 from sosoapi.research.service import ResearchService
-from sosoapi.store.records import TokenRecord, WorkspaceRecord
+from sosoapi.store.records import StoreUnavailable, TokenRecord, WorkspaceRecord
+from sosoapi.turns import keeper
 from tests.support.contract import assert_valid_output
 from tests.support.fake_storage import FakeStorage
 from tests.support.lifespan import held_open
@@ -314,3 +315,37 @@ def test_the_wacz_writer_needs_only_the_ports(storage: FakeStorage, tmp_path: An
         {"type": "response", "uri": URL, "ip": "203.0.113.9", "status": "200",
          "sha256": hashlib.sha256(body).hexdigest(), "warc_digest": read[0]["warc_digest"]}
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("store_up", [True, False], ids=["store up", "store down"])
+async def test_a_stopping_service_hands_back_a_parked_read_even_with_the_store_down(
+    storage: FakeStorage, clock: Clock, monkeypatch: pytest.MonkeyPatch, store_up: bool
+) -> None:
+    """Parked for its origin's turn (`turns.keeper().park`), a read stops when the service
+    does: released (pending, no lease) for the next instance, or, if the store is gone,
+    stopped all the same, its lease left to run out. The stop never waits for the turn."""
+    parked = anyio.Event()
+
+    async def read(kind: str, url: str, language: str | None) -> RetrieveResult:
+        turn = keeper()
+        assert turn is not None and await turn.park(3600.0)
+        parked.set()
+        await anyio.sleep(3600)  # the origin's turn, an hour out
+        await turn.resume()
+        return page("Read at its turn.")
+
+    if not store_up:
+
+        def gone(retrieval_id: str, owner: str) -> bool:
+            raise StoreUnavailable("the database is unreachable")
+
+        monkeypatch.setattr(storage.retrievals, "release", gone)
+    settings = ReceiptSettings(wait_budget_seconds=0.05, shutdown_grace_seconds=3600)
+    service = ReceiptService(storage.retrievals, read, settings, clock)
+    with anyio.fail_after(10):
+        async with held_open(service.running()):
+            answer = await service.retrieve(retrieve_input(), "token-1")
+            await parked.wait()
+    record = storage.retrievals.retrieval_by_id(str(answer.retrieval.id))
+    assert record is not None and record.state == State.PENDING
+    assert record.lease_owner == (None if store_up else service.owner)

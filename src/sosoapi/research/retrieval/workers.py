@@ -93,13 +93,24 @@ class ReceiptWorkers:
             changed = self._changed = anyio.Event()
             for retrieval_id in sorted(self._parked - self._handed_back):
                 self._handed_back.add(retrieval_id)
-                if await anyio.to_thread.run_sync(
-                    self.retrievals.release, retrieval_id, self.owner
-                ):
-                    log.info("retrieval handed back at shutdown id=%s", retrieval_id)
+                if await self._hand_back(retrieval_id):
                     self.cancel_work(retrieval_id)
             if self._running and not self._parked - self._handed_back:
                 await changed.wait()
+
+    async def _hand_back(self, retrieval_id: str) -> bool:
+        """Release a parked read's lease; True when its work should stop now. With the
+        store unavailable it stops too: its lease runs out, and any instance resumes it."""
+        try:
+            released = await anyio.to_thread.run_sync(
+                self.retrievals.release, retrieval_id, self.owner
+            )
+        except StoreUnavailable:
+            log.warning("retrieval not handed back: store unavailable id=%s", retrieval_id)
+            return True
+        if released:
+            log.info("retrieval handed back at shutdown id=%s", retrieval_id)
+        return released
 
     def _watch_turn(self, retrieval_id: str, parked: bool) -> None:
         """A read parked for its origin's turn, or resumed at it (`ParkedTurn`'s watch)."""
