@@ -14,7 +14,7 @@ import json
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -199,7 +199,11 @@ class Settings:
     mcp_session_idle_seconds: float = 600.0
 
     @classmethod
-    def from_env(cls, environ: Environ | None = None, *, profile: str | None = None) -> Settings:
+    def from_env(
+        cls, environ: Environ | None = None, *, profile: str | None = None, one_shot: bool = False
+    ) -> Settings:
+        """The settings the environment gives; `one_shot` for a command that reads one
+        source and exits (its parsing default is threads: `_workers`)."""
         env = os.environ if environ is None else environ
         home = Path(env.get("SOSOAPI_HOME") or Path.home() / ".local/share/sosoapi").expanduser()
         chosen = profile or env.get("SOSOAPI_PROFILE") or "full"
@@ -240,7 +244,7 @@ class Settings:
                 ),
             ),
             upload_roots=_roots(env),
-            parse_workers=_workers(env),
+            parse_workers=_workers(env, one_shot),
             max_request_bytes=number(env, "SOSOAPI_MAX_REQUEST_BYTES", 1 << 20, int, 1),
             mcp_sessions_per_user=number(env, "SOSOAPI_MCP_SESSIONS_PER_USER", 100, int, 1),
             mcp_session_idle_seconds=seconds(env, "SOSOAPI_MCP_SESSION_IDLE_SECONDS", 600),
@@ -262,27 +266,20 @@ def _evidence_text_max(environ: Environ) -> int:
     return value
 
 
-def for_one_shot(settings: Settings, environ: Environ | None = None) -> Settings:
-    """A one-shot command's settings: parsing in its own threads unless
-    SOSOAPI_PARSE_WORKERS says otherwise. A process pool keeps a server's event loop free
-    for its other callers; a command that reads one source has none, and starting the
-    pool (a forkserver importing the extractors) cost it about a second."""
-    env = os.environ if environ is None else environ
-    if env.get("SOSOAPI_PARSE_WORKERS", "").strip():
-        return settings
-    return replace(settings, parse_workers=0)
-
-
 def default_workers() -> int:
     """One parsing process per core this process may use."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _workers(environ: Environ) -> int:
-    """SOSOAPI_PARSE_WORKERS: parsing processes; default one per core (0 on one core)."""
+def _workers(environ: Environ, one_shot: bool = False) -> int:
+    """SOSOAPI_PARSE_WORKERS: parsing processes; default one per core (0 on one core).
+
+    A one-shot command's default is 0, threads: a process pool keeps a server's event loop
+    free for its other callers; a command that reads one source has none, and starting
+    the pool (a forkserver importing the extractors) cost it about a second."""
     raw = environ.get("SOSOAPI_PARSE_WORKERS", "").strip()
     if not raw:
-        cores = default_workers()
+        cores = 0 if one_shot else default_workers()
         return cores if cores > 1 else 0
     if not raw.isdigit():
         raise ValueError(

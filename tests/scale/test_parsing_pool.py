@@ -49,6 +49,9 @@ def test_the_default_is_one_worker_per_usable_core(monkeypatch: pytest.MonkeyPat
     assert default_workers() == cores
     assert Settings.from_env({}).parse_workers == (cores if cores > 1 else 0)
     assert Settings.from_env({"SOSOAPI_PARSE_WORKERS": "3"}).parse_workers == 3
+    # a one-shot command parses in threads unless the operator asks for processes
+    assert Settings.from_env({}, one_shot=True).parse_workers == 0
+    assert Settings.from_env({"SOSOAPI_PARSE_WORKERS": "3"}, one_shot=True).parse_workers == 3
     with pytest.raises(ValueError, match=r"SOSOAPI_PARSE_WORKERS='two' is not a whole number"):
         Settings.from_env({"SOSOAPI_PARSE_WORKERS": "two"})
 

@@ -21,9 +21,9 @@ from sosoapi.store.records import StoreUnavailable
 from sosoapi.store.store import Store
 
 
-def settings_from_env(profile: str | None = None) -> Settings:
+def settings_from_env(profile: str | None = None, *, one_shot: bool = False) -> Settings:
     try:
-        return Settings.from_env(profile=profile)
+        return Settings.from_env(profile=profile, one_shot=one_shot)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
 

@@ -21,7 +21,6 @@ from sosoapi.cli.common import (
     print_summary,
     settings_from_env,
 )
-from sosoapi.config import for_one_shot
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.models import RetrieveOutput
 from sosoapi.contract.vocabulary import State, Status
@@ -62,7 +61,7 @@ def _call(tool: str, arguments: dict[str, Any], as_json: bool = False) -> None:
     exit with the code of `Exit` that says how it went."""
     from sosoapi.application import Application  # heavy (extractors): only for operations
 
-    settings = for_one_shot(settings_from_env())
+    settings = settings_from_env(one_shot=True)
 
     async def run() -> Outcome | ServiceError:
         application = Application(settings)
@@ -172,7 +171,7 @@ def corpora_export(
     ReplayWeb.page or pywb. A failed export leaves no file behind."""
     from sosoapi.application import Application  # heavy (extractors): only for operations
 
-    settings = for_one_shot(settings_from_env())
+    settings = settings_from_env(one_shot=True)
     workspace = workspace_id or _local_workspace()
     partial = output.with_name(output.name + ".partial")
 
