@@ -444,13 +444,19 @@ def judge(page: Page, main_text: Callable[[], str]) -> Verdict:
         return Verdict("", (Reason.ACCESS_DENIED,), f"challenge:{vendor}")
     if page.status is not None and not 200 <= page.status < 300:
         return Verdict(text)
-    verdict = next(
-        (v for step in (_consent, _missing, _shell, _teaser, _chrome) if (v := step(view, text))),
-        Verdict(text),
-    )
+    verdict = _first_verdict(view, text)
     if WALL_REASONS.isdisjoint(verdict.conditions) and _sign_in(view, verdict.text):
         return Verdict("", (Reason.LOGIN_REQUIRED,), "sign_in")
     return verdict
+
+
+def _first_verdict(view: _View, text: str) -> Verdict:
+    """The first step's verdict on a 2xx page, or the extractor's text as the page."""
+    for step in (_consent, _missing, _shell, _teaser, _chrome):
+        verdict = step(view, text)
+        if verdict is not None:
+            return verdict
+    return Verdict(text)
 
 
 class _View:

@@ -193,41 +193,29 @@ class RetrievalRepository:
     def renew(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
         """Push `owner`'s lease `lease_seconds` past the database clock (running, or parked
         pending for an origin's turn); False once lost."""
-        return self._lease(retrieval_id, owner, lease_seconds, OPEN_STATES)
+        until = db_time(self.db, lease_seconds)
+        return self._held(retrieval_id, owner, OPEN_STATES, lease_expires_at=until)
 
     def park(self, retrieval_id: str, owner: str, lease_seconds: float) -> bool:
         """running -> pending, still under `owner`'s (renewed) lease: the read waits for an
         origin's turn; `acquire` by the same owner runs it again. False once lost."""
-        return self._lease(retrieval_id, owner, lease_seconds, {State.RUNNING}, State.PENDING)
+        until = db_time(self.db, lease_seconds)
+        return self._held(
+            retrieval_id, owner, {State.RUNNING}, state=State.PENDING, lease_expires_at=until
+        )
 
     def release(self, retrieval_id: str, owner: str) -> bool:
         """A read parked `pending` under `owner`'s lease is handed back (its instance is
         stopping): no lease, so any instance's pending sweep resumes it at once instead of
         after the lease runs out. False if it is no longer parked under `owner`."""
-        with self.db.write() as conn:
-            result = conn.execute(
-                update(retrievals)
-                .where(
-                    retrievals.c.id == retrieval_id,
-                    retrievals.c.state == State.PENDING,
-                    retrievals.c.lease_owner == owner,
-                )
-                .values(lease_owner=None, lease_expires_at=None)
-            )
-        return result.rowcount == 1
+        return self._held(
+            retrieval_id, owner, {State.PENDING}, lease_owner=None, lease_expires_at=None
+        )
 
-    def _lease(
-        self,
-        retrieval_id: str,
-        owner: str,
-        lease_seconds: float,
-        states: frozenset[str] | set[str],
-        new_state: str | None = None,
+    def _held(
+        self, retrieval_id: str, owner: str, states: frozenset[str] | set[str], **values: Any
     ) -> bool:
-        """Renew `owner`'s lease on a receipt in one of `states`, moving it to `new_state`."""
-        values: dict[str, Any] = {"lease_expires_at": db_time(self.db, lease_seconds)}
-        if new_state is not None:
-            values["state"] = new_state
+        """Write `values` on a receipt `owner` leases, while it is in one of `states`."""
         with self.db.write() as conn:
             result = conn.execute(
                 update(retrievals)
