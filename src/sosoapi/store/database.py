@@ -20,8 +20,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, make_url
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -135,7 +133,13 @@ class Database:
         self._prepared: dict[Callable[[Database], Any], Any] = {}
 
     def migrate(self, target: str = "head") -> None:
-        """Bring the schema to `target`, the newest revision by default (run on every start)."""
+        """Bring the schema to `target`, the newest revision by default (run on every start).
+
+        Alembic is imported here, not at module level: a command that opens no store
+        (`sosoapi --help`, `connect`) does not pay its ~0.1 s import."""
+        from alembic import command
+        from alembic.config import Config
+
         config = Config()
         location = resources.files("sosoapi.store") / "migrations"
         config.set_main_option("script_location", str(location))
