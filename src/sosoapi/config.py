@@ -30,7 +30,12 @@ from sosoapi.egress.settings import (
     user_agent_for,
 )
 from sosoapi.research.evidence.settings import HeavyReadSettings
-from sosoapi.research.retrieval.settings import ReceiptSettings
+from sosoapi.research.retrieval.settings import (
+    TEXT_MAX,
+    WHOLE_TEXT_CEILING,
+    WHOLE_TEXT_DEFAULT,
+    ReceiptSettings,
+)
 from sosoapi.store.settings import DEFAULT_POOL_SIZE, sqlite_url
 
 PROFILES = ("full", "core")
@@ -251,16 +256,13 @@ class Settings:
         )
 
 
-EVIDENCE_TEXT_CEILING = 1_000_000  # the contract's offsets reach this far
-
-
 def _evidence_text_max(environ: Environ) -> int:
     """SOSOAPI_EVIDENCE_TEXT_MAX: code points of whole text an evidence revision keeps,
     from the receipt's 20,000 up to the contract's offset ceiling."""
-    value = number(environ, "SOSOAPI_EVIDENCE_TEXT_MAX", 500_000, int, 20_000)
-    if value > EVIDENCE_TEXT_CEILING:
+    value = number(environ, "SOSOAPI_EVIDENCE_TEXT_MAX", WHOLE_TEXT_DEFAULT, int, TEXT_MAX)
+    if value > WHOLE_TEXT_CEILING:
         raise ValueError(
-            f"SOSOAPI_EVIDENCE_TEXT_MAX={value} is above {EVIDENCE_TEXT_CEILING:,}, the "
+            f"SOSOAPI_EVIDENCE_TEXT_MAX={value} is above {WHOLE_TEXT_CEILING:,}, the "
             "furthest offset the contract carries; use a number from 20000 to 1000000"
         )
     return value

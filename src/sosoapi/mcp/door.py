@@ -23,6 +23,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sosoapi.auth.challenge import bearer_token
 from sosoapi.auth.tokens import RESEARCH_SCOPE, hash_token
 
 log = logging.getLogger("sosoapi.mcp")
@@ -65,8 +66,7 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 def _bearer(scope: Scope) -> str | None:
-    value = _header(scope, b"authorization") or ""
-    return value[7:].strip() or None if value.lower().startswith("bearer ") else None
+    return bearer_token(_header(scope, b"authorization"))
 
 
 class McpDoor:

@@ -15,6 +15,8 @@ DEFAULT_PORTS = {"https": 443, "http": 80}
 
 
 def canonical_json(value: Any) -> str:
+    """The one canonical JSON form (sorted keys, no spaces, UTF-8 kept) that digests and
+    stored capture metadata are written in: the same value always gives the same bytes."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

@@ -8,13 +8,13 @@ before decoding. Nothing here touches the network: egress hands the hops over.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.egress.types import FetchOutcome, Hop
+from sosoapi.research.evidence.identity import canonical_json
 from sosoapi.store.records import CaptureWrite
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
@@ -57,10 +57,6 @@ class Recorder:
         return tuple(kept)
 
 
-def _json(value: dict[str, Any]) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def _of_hop(hop: Hop, *, last: bool) -> CaptureWrite:
     meta = {
         "request": {
@@ -83,7 +79,7 @@ def _of_hop(hop: Hop, *, last: bool) -> CaptureWrite:
         retrieved_at=hop.at,
         ip=hop.ip,
         status=hop.status,
-        meta=_json(meta),
+        meta=canonical_json(meta),
         body=hop.body,
     )
 
@@ -97,6 +93,6 @@ def _of_upload(outcome: FetchOutcome, upload_url: str) -> CaptureWrite:
         retrieved_at=outcome.retrieved_at,
         ip=None,
         status=None,
-        meta=_json(meta),
+        meta=canonical_json(meta),
         body=outcome.body,
     )

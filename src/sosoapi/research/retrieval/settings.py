@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sosoapi.extract.limits import TEXT_MAX, WHOLE_TEXT_CEILING, WHOLE_TEXT_DEFAULT
+
+# The evidence text bounds config.py checks SOSOAPI_EVIDENCE_TEXT_MAX against; their one
+# home is extract/limits.py, named here because config.py reads only settings modules.
+__all__ = ["TEXT_MAX", "WHOLE_TEXT_CEILING", "WHOLE_TEXT_DEFAULT", "ReceiptSettings"]
+
 
 @dataclass(frozen=True, slots=True)
 class ReceiptSettings:
@@ -15,7 +21,7 @@ class ReceiptSettings:
     shutdown_grace_seconds: float = 10.0
     slots_per_workspace: int = 0  # 0: half of max_concurrent_retrievals (at least 1)
     max_queued_per_workspace: int = 500
-    evidence_text_max: int = 500_000  # SOSOAPI_EVIDENCE_TEXT_MAX: whole text an evidence keeps
+    evidence_text_max: int = WHOLE_TEXT_DEFAULT  # SOSOAPI_EVIDENCE_TEXT_MAX: whole text kept
     keep_captures: bool = True  # keep the exchanges each revision was read from
 
     def __post_init__(self) -> None:
