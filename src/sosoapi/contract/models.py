@@ -312,14 +312,23 @@ class ProjectUpdateInput(Wire):
     title: Title
 
 
+EvidenceIds = Annotated[list[UUIDStr], Field(max_length=500)]
+
+
 class ProjectSourcesInput(Wire):
-    """add_sources (either list may be absent) and remove_sources (`evidence_ids` required)."""
+    """add_sources: either list may be absent."""
 
     workspace_id: UUIDStr
     mutation_id: UUIDStr
     project_id: UUIDStr
-    evidence_ids: Annotated[list[UUIDStr], Field(max_length=500)] = []
+    evidence_ids: EvidenceIds = []
     missing_notes: Annotated[list[Note], Field(max_length=100)] = []
+
+
+class ProjectRemoveSourcesInput(ProjectSourcesInput):
+    """remove_sources: `evidence_ids` is required, as its published schema says."""
+
+    evidence_ids: EvidenceIds
 
 
 class CorporaSealInput(Wire):

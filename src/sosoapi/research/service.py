@@ -29,6 +29,7 @@ from sosoapi.contract.models import (
     PageInput,
     ProjectCreateInput,
     ProjectGetInput,
+    ProjectRemoveSourcesInput,
     ProjectSourcesInput,
     ProjectUpdateInput,
     RetrieveInput,
@@ -103,7 +104,10 @@ class ResearchService:
                 f"{PROJECTS}_add_sources", "write", ProjectSourcesInput, projects.add_sources
             ),
             Operation(
-                f"{PROJECTS}_remove_sources", "write", ProjectSourcesInput, projects.remove_sources
+                f"{PROJECTS}_remove_sources",
+                "write",
+                ProjectRemoveSourcesInput,
+                projects.remove_sources,
             ),
             Operation(f"{CORPORA}_seal", "write", CorporaSealInput, corpora.seal),
             Operation(f"{CORPORA}_get", "read", CorporaGetInput, corpora.get),
