@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 from sosoapi.application import Application
 from sosoapi.auth.admin import Admin
+from sosoapi.research.evidence.search import QUERY_RULES
 from sosoapi.store.tables import console_sessions
 from sosoapi.web import console_pages
 from sosoapi.web.console import COOKIE
@@ -551,6 +552,7 @@ async def test_search_finds_marks_filters_and_pages(
     base = f"/console/workspaces/{ws}"
     form = assert_inert(await get(client, base + "/search"))
     assert ("ol", {"class": "results"}) not in form.elements
+    assert QUERY_RULES in form.text  # what the search does, said as the code says it
     assert {"href": base + "/search", "aria-current": "page"} in form.links()
 
     async def search(**arguments: Any) -> list[dict]:

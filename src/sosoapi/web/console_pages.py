@@ -21,7 +21,7 @@ from sosoapi.contract.models import (
     CorporaListOutput,
     ProjectOutput,
 )
-from sosoapi.research.evidence.search import parse_query
+from sosoapi.research.evidence.search import QUERY_RULES, parse_query
 from sosoapi.research.operation import Outcome
 from sosoapi.research.review.views import FILTERS, Review
 from sosoapi.web.console_text import diff_pieces
@@ -143,6 +143,7 @@ class ConsolePages:
             found=found,
             error=error,
             phrases=parse_query(chosen["q"]),
+            query_rules=QUERY_RULES,
         )
 
     async def _search(

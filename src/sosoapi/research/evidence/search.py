@@ -31,6 +31,13 @@ from sosoapi.store.records import (
 )
 
 MAX_PHRASES = 32
+# What a query means, said once for people: the console shows it under the search box and
+# docs/evidence-tools.md quotes it (tests/research/test_search_rules_text.py holds both).
+QUERY_RULES = (
+    "Every word must occur in the revision, each anywhere in it; a phrase in "
+    '"double quotes" must occur as written, within one passage. Words are also found by '
+    "their stem and without accents."
+)
 _PHRASE = re.compile(r'"([^"]*)"?|(\S+)')
 _WORDY = re.compile(r"\w")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # separators here (PostgreSQL refuses NUL)
