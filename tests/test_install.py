@@ -31,6 +31,12 @@ NOT_FOR_USERS = {
     "resiliparse",
     "webvtt-py",
     "srt",
+    # the demo's and the tests' HTTP client; egress drives httpcore itself
+    "httpx",
+    # uvicorn[standard]'s reloader, WebSockets and config-file parts, which serve never uses
+    "watchfiles",
+    "websockets",
+    "python-dotenv",
 }
 
 
