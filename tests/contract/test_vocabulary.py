@@ -15,7 +15,7 @@ import pytest
 
 from sosoapi.contract.schemas import tool
 from sosoapi.contract.vocabulary import OPEN_STATES, SETTLED_STATES, Reason, State, Status
-from sosoapi.egress.gate import ERROR_REASONS, reason_for_error
+from sosoapi.egress.errors import ERROR_REASONS, reason_for_error
 from sosoapi.egress.network import UnpinnedDial
 from sosoapi.egress.statuses import reason_for_status
 from sosoapi.research.retrieval.ranking import REASONS, STATUS_ORDER, status_of

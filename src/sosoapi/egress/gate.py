@@ -11,24 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 import logging
-import os
-import ssl
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
 from typing import Any
 
-import certifi
 import httpcore
 
 from sosoapi.clock import utcnow
 from sosoapi.contract.guidance import advice
 from sosoapi.contract.vocabulary import Cause, Reason, State
-from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
-from sosoapi.egress.network import Pin, PinnedBackend, Proxy, UnpinnedDial, pinned
+from sosoapi.egress.body import BoundedBody, UnsupportedEncoding
+from sosoapi.egress.errors import cause_of_error, reason_for_error
+from sosoapi.egress.network import Pin, PinnedBackend, Proxy, pinned
 from sosoapi.egress.policy import Refused, address_cause, is_admitted, judge
 from sosoapi.egress.politeness import Politeness, Release, Reserve, TurnTooLate
 from sosoapi.egress.pools import OriginPools
@@ -39,17 +35,25 @@ from sosoapi.egress.resolver import (
     ResolverUnavailable,
     SystemResolver,
 )
+from sosoapi.egress.response import (
+    all_headers,
+    content_length,
+    error_body,
+    header_reader,
+    hop_of,
+    media_accepted,
+    read_body,
+)
 from sosoapi.egress.robots import ACCEPT as ROBOTS_ACCEPT
 from sosoapi.egress.robots import Robots
 from sosoapi.egress.settings import EgressSettings
 from sosoapi.egress.statuses import (
     CHALLENGE_STATUSES,
-    ERROR_BODY_MAX,
-    ERROR_BODY_SECONDS,
     REDIRECT_STATUSES,
     clamp_retry_after,
     reason_for_status,
 )
+from sosoapi.egress.tls import build_ssl_context
 from sosoapi.egress.types import FetchOutcome, Hop, IPAddress
 from sosoapi.egress.urls import Target, join_location
 from sosoapi.progress import Step, listening, report
@@ -110,25 +114,6 @@ _parking: contextvars.ContextVar[_Parking | None] = contextvars.ContextVar(
 class _Redirect:
     location: str
     hop: Hop
-
-
-def build_ssl_context(ca_bundle: str | None) -> ssl.SSLContext:
-    """System trust + certifi, plus the operator's extra CAs (added, never replacing).
-
-    Loading the trust store costs ~50 ms, so contexts are shared per bundle file version.
-    """
-    version = os.stat(ca_bundle).st_mtime_ns if ca_bundle else 0
-    return _ssl_context(ca_bundle, version)
-
-
-@functools.lru_cache(maxsize=8)
-def _ssl_context(ca_bundle: str | None, version: int) -> ssl.SSLContext:
-    context = ssl.create_default_context()
-    context.load_verify_locations(certifi.where())
-    if ca_bundle:
-        context.load_verify_locations(ca_bundle)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    return context
 
 
 class Egress:
@@ -350,7 +335,7 @@ class Egress:
             extensions={"timeout": timeouts},
         ) as response:
             retrieved_at = utcnow()
-            hop = _hop_of(target, ip, retrieved_at, headers, response)
+            hop = hop_of(target, ip, retrieved_at, headers, response)
             return await self._answer(target, accept, response, hop)
 
     async def _answer(
@@ -362,7 +347,7 @@ class Egress:
     ) -> FetchOutcome | _Redirect:
         status = response.status
         retrieved_at = hop.at
-        header = _header_reader(response.headers)
+        header = header_reader(response.headers)
         location = header("location")
         if status in REDIRECT_STATUSES and location:
             return _Redirect(location, hop)
@@ -372,7 +357,7 @@ class Egress:
             "content_type": header("content-type"),
             "content_language": header("content-language"),
             "retrieved_at": retrieved_at,
-            "headers": _all_headers(response.headers),
+            "headers": all_headers(response.headers),
             "hops": (hop,),
         }
         if not 200 <= status < 300:
@@ -380,9 +365,7 @@ class Egress:
             cause = None
             if reason == Reason.UNAVAILABLE:
                 cause = Cause.ORIGIN_ERROR if status >= 500 else Cause.ORIGIN_STATUS
-            error_page = (
-                await _error_body(response, header) if status in CHALLENGE_STATUSES else b""
-            )
+            error_page = await error_body(response, header) if status in CHALLENGE_STATUSES else b""
             return FetchOutcome(
                 reason, retry_after_seconds=retry_after, body=error_page, cause=cause, **common
             )
@@ -392,7 +375,7 @@ class Egress:
             body = BoundedBody(header("content-encoding"), self._settings.max_body_bytes)
         except UnsupportedEncoding:
             return FetchOutcome(Reason.UNAVAILABLE, cause=Cause.UNSUPPORTED_ENCODING, **common)
-        short = await _read_body(response, body, _content_length(header("content-length")))
+        short = await read_body(response, body, content_length(header("content-length")))
         common["hops"] = (replace(hop, body=body.raw_body, body_truncated=body.truncated),)
         return FetchOutcome(
             None, body=body.body, truncated=body.truncated, short_body=short, **common
@@ -403,193 +386,6 @@ def _unreported(step: Step) -> None:
     return None
 
 
-def _hop_of(
-    target: Target,
-    ip: IPAddress,
-    at: datetime,
-    sent: list[tuple[bytes, bytes]],
-    response: httpcore.Response,
-) -> Hop:
-    """The exchange as it went over the wire (its body is added once read)."""
-    extensions = response.extensions
-    return Hop(
-        url=target.url,
-        ip=str(ip),
-        at=at,
-        request_headers=tuple((k.decode("latin-1"), v.decode("latin-1")) for k, v in sent),
-        status=response.status,
-        reason_phrase=bytes(extensions.get("reason_phrase", b"")).decode("latin-1"),
-        http_version=bytes(extensions.get("http_version", b"HTTP/1.1")).decode("latin-1"),
-        response_headers=tuple(
-            (k.decode("latin-1"), _decode_header(v)) for k, v in response.headers
-        ),
-    )
-
-
-async def _read_body(response: httpcore.Response, body: BoundedBody, declared: int | None) -> bool:
-    """Stream into `body` until done or capped; True when the origin sent less than it
-    promised (connection closed early against Content-Length or chunked framing)."""
-    try:
-        async for chunk in response.aiter_stream():
-            if body.feed(chunk):
-                return False
-            report("reading", body.raw_bytes, declared)
-    except (httpcore.RemoteProtocolError, httpcore.ReadError):
-        return True
-    return declared is not None and body.raw_bytes < declared
-
-
-async def _error_body(response: httpcore.Response, header: Callable[[str], str | None]) -> bytes:
-    """The first ERROR_BODY_MAX bytes of an error page, within ERROR_BODY_SECONDS; what
-    arrived when the origin stalls, breaks or sends an unreadable coding (never raises)."""
-    try:
-        body = BoundedBody(header("content-encoding"), ERROR_BODY_MAX)
-    except UnsupportedEncoding:
-        return b""
-    try:
-        async with asyncio.timeout(ERROR_BODY_SECONDS):
-            await _read_body(response, body, None)
-    except (
-        TimeoutError,
-        DecodingFailed,
-        httpcore.TimeoutException,
-        httpcore.NetworkError,
-        httpcore.ProtocolError,
-    ):
-        pass
-    return body.body
-
-
-def _all_headers(headers: list[tuple[bytes, bytes]]) -> tuple[tuple[str, str], ...]:
-    """Every response header once, lower-case name, repeats joined as `_header_reader` does."""
-    read = _header_reader(headers)
-    names = dict.fromkeys(k.decode("latin-1").lower() for k, _ in headers)
-    return tuple((name, read(name) or "") for name in names)
-
-
-def _header_reader(headers: list[tuple[bytes, bytes]]) -> Callable[[str], str | None]:
-    def read(name: str) -> str | None:
-        values = [v for k, v in headers if k.decode("latin-1").lower() == name]
-        if not values:
-            return None
-        return ", ".join(_decode_header(v).strip() for v in values)
-
-    return read
-
-
-def _decode_header(value: bytes) -> str:
-    """UTF-8 as browsers read Location, else Latin-1 (HTTP's historical charset)."""
-    try:
-        return value.decode("utf-8")
-    except UnicodeDecodeError:
-        return value.decode("latin-1")
-
-
-def _content_length(value: str | None) -> int | None:
-    if value is None:
-        return None
-    first = value.split(",")[0].strip()
-    return int(first) if first.isdigit() and len(first) < 19 else None
-
-
-def media_accepted(content_type: str | None, accept: Sequence[str]) -> bool:
-    """True when the response's media type is one the caller can use (or is absent, so
-    the caller can sniff). `type/*` and `*/*` in `accept` match as wildcards."""
-    if content_type is None:
-        return True
-    media = content_type.split(";")[0].strip().lower()
-    if not media:
-        return True
-    kind = media.split("/")[0]
-    return any(a in (media, "*/*", f"{kind}/*") for a in accept)
-
-
-def reason_for_error(exc: BaseException) -> Reason | None:
-    """The contract reason for a network exception; None for anything else (a bug)."""
-    for kinds, reason in ERROR_REASONS:
-        if isinstance(exc, kinds):
-            return reason(exc) if callable(reason) else reason
-    return None
-
-
-def _connect_failure(exc: BaseException) -> Reason:
-    """Certificate failures are unsafe; other TLS failures unavailable; the rest
-    (refused, unreachable, reset before TLS) mean we cannot get out: egress_unavailable."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, ssl.SSLCertVerificationError):
-            return Reason.UNSAFE_URL
-        if isinstance(seen, ssl.SSLError):
-            return Reason.UNAVAILABLE
-        seen = seen.__cause__ or seen.__context__
-    if "CERTIFICATE_VERIFY_FAILED" in str(exc):
-        return Reason.UNSAFE_URL
-    return Reason.EGRESS_UNAVAILABLE
-
-
-# OpenSSL's X509_V_ERR_* verify codes, grouped by what a person can do about them.
-_SELF_SIGNED = {18, 19}  # DEPTH_ZERO_SELF_SIGNED_CERT, SELF_SIGNED_CERT_IN_CHAIN
-_UNTRUSTED = {2, 20, 21}  # UNABLE_TO_GET_ISSUER_CERT(_LOCALLY), UNABLE_TO_VERIFY_LEAF_SIGNATURE
-_EXPIRED = {9, 10}  # CERT_NOT_YET_VALID, CERT_HAS_EXPIRED
-_NAME_MISMATCH = {62, 64}  # HOSTNAME_MISMATCH, IP_ADDRESS_MISMATCH
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    seen: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and current not in seen:
-        seen.append(current)
-        current = current.__cause__ or current.__context__
-    return seen
-
-
-def certificate_cause(error: ssl.SSLCertVerificationError) -> Cause:
-    """Which certificate failure OpenSSL reported (its verify code)."""
-    code = error.verify_code
-    if code in _SELF_SIGNED:
-        return Cause.CERTIFICATE_SELF_SIGNED
-    if code in _UNTRUSTED:
-        return Cause.CERTIFICATE_UNTRUSTED
-    if code in _EXPIRED:
-        return Cause.CERTIFICATE_EXPIRED
-    if code in _NAME_MISMATCH:
-        return Cause.CERTIFICATE_NAME_MISMATCH
-    return Cause.CERTIFICATE_INVALID
-
-
-def cause_of_error(exc: BaseException, reason: Reason) -> Cause | None:
-    """Which cause of `reason` a network exception was (None: the reason says it all)."""
-    for seen in _chain(exc):
-        if isinstance(seen, ssl.SSLCertVerificationError):
-            return certificate_cause(seen)
-        if isinstance(seen, ssl.SSLError) and reason == Reason.UNAVAILABLE:
-            return Cause.TLS_HANDSHAKE
-    if reason == Reason.UNSAFE_URL and "CERTIFICATE_VERIFY_FAILED" in str(exc):
-        return Cause.CERTIFICATE_INVALID
-    if reason == Reason.UNAVAILABLE and isinstance(exc, DecodingFailed):
-        return Cause.UNSUPPORTED_ENCODING
-    if reason == Reason.UNAVAILABLE:
-        return Cause.CONNECTION_BROKEN
-    return None
-
-
 def _host_of(url: str) -> str:
     """The host of a URL for the log (never its path or query, which may carry secrets)."""
     return url.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
-
-
-# Foreign exceptions to reasons, first match wins (a subclass before its base).
-ERROR_REASONS: tuple[
-    tuple[
-        type[BaseException] | tuple[type[BaseException], ...],
-        Reason | Callable[[BaseException], Reason],
-    ],
-    ...,
-] = (
-    (UnpinnedDial, Reason.UNSAFE_URL),
-    (httpcore.ProxyError, Reason.EGRESS_UNAVAILABLE),
-    ((httpcore.ConnectTimeout, httpcore.TimeoutException), Reason.TIMEOUT),
-    (httpcore.ConnectError, _connect_failure),
-    ((httpcore.NetworkError, httpcore.ProtocolError, DecodingFailed), Reason.UNAVAILABLE),
-    (OSError, Reason.EGRESS_UNAVAILABLE),
-)
