@@ -27,7 +27,7 @@ from tests.web.conftest import console_app, sign_in
 
 BASE = "http://127.0.0.1:8080"
 P = "sosoapi_research_"
-MAX_SEARCH_OFFSET = 10_000  # store/records.py
+MAX_SEARCH_OFFSET = 10_000  # store/cursors.py
 
 
 def b64(value: Any) -> str:
@@ -144,7 +144,7 @@ async def test_forged_cursors_are_400_on_every_console_page(
 
 
 def test_search_cursors_round_trip_and_stop_at_the_bound() -> None:
-    from sosoapi.store.records import MAX_SEARCH_OFFSET, decode_search, encode_search
+    from sosoapi.store.cursors import MAX_SEARCH_OFFSET, decode_search, encode_search
 
     fingerprint = "0123456789abcdef"
     for offset in (0, 1, 200, MAX_SEARCH_OFFSET):

@@ -10,7 +10,7 @@ import anyio
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.models import PageInput
 from sosoapi.research.operation import Call
-from sosoapi.store.records import BadCursor
+from sosoapi.store.cursors import BadCursor
 
 T = TypeVar("T")
 P = TypeVar("P", bound=PageInput)

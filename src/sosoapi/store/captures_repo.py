@@ -9,15 +9,14 @@ are kept or lost together.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 from datetime import datetime
 
-import zstandard
 from sqlalchemy import Connection, delete, select
 
+from sosoapi.store.bodies import BODY_CODEC, inflate_body
 from sosoapi.store.database import Database
-from sosoapi.store.records import BODY_CODEC, CaptureRecord, CaptureWrite, utc
+from sosoapi.store.records import CaptureRecord, CaptureWrite, utc
 from sosoapi.store.tables import capture_blobs, captures, evidence
 
 
@@ -50,14 +49,6 @@ def write_captures(
                 "body_sha256": digest,
             },
         )
-
-
-def _inflate(codec: str, data: bytes) -> bytes:
-    if codec == BODY_CODEC:
-        return zstandard.ZstdDecompressor().decompress(data)
-    if codec == "zlib":  # blobs written before zstandard
-        return zlib.decompress(data)
-    raise ValueError(f"capture blob codec {codec!r} is unknown to this version")
 
 
 class CaptureRepository:
@@ -94,7 +85,7 @@ class CaptureRepository:
                 status=r.status,
                 meta=r.meta,
                 body_sha256=r.body_sha256,
-                body=_inflate(r.codec, bytes(r.data)),
+                body=inflate_body(r.codec, bytes(r.data)),
             )
             for r in rows
         ]

@@ -8,7 +8,8 @@ from typing import Any
 
 from sqlalchemy import Column, Select, and_, or_
 
-from sosoapi.store.records import decode_keyset, encode_keyset, utc
+from sosoapi.store.cursors import decode_keyset, encode_keyset
+from sosoapi.store.records import utc
 
 
 def page(

@@ -22,13 +22,8 @@ from sosoapi.research.evidence.scope import corpus_pins, only_with, stored_revis
 from sosoapi.research.heavy import HeavyReads, ShouldStop, checkpoint
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo, SearchIndex
-from sosoapi.store.records import (
-    MAX_SEARCH_OFFSET,
-    BadCursor,
-    SearchHit,
-    decode_search,
-    encode_search,
-)
+from sosoapi.store.cursors import MAX_SEARCH_OFFSET, BadCursor, decode_search, encode_search
+from sosoapi.store.records import SearchHit
 
 MAX_PHRASES = 32
 # What a query means, said once for people: the console shows it under the search box and
