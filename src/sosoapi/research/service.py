@@ -54,7 +54,7 @@ from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.ports import Storage
 from sosoapi.research.retrieval.captures import Captured
-from sosoapi.research.retrieval.receipt import receipt_of
+from sosoapi.research.retrieval.contract_receipt import receipt_of
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.retrieval.uploads import check_upload, read_upload
 

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import Connection, Select, select, update
 
 from sosoapi.store.database import Database
-from sosoapi.store.pages import page, split
+from sosoapi.store.keyset_pages import page, split
 from sosoapi.store.records import CorpusRow, utc
 from sosoapi.store.tables import corpora, corpus_revisions
 

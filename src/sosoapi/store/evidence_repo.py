@@ -11,7 +11,7 @@ from sqlalchemy import Connection, Select, bindparam, func, select, update
 
 from sosoapi.store.captures_repo import write_captures
 from sosoapi.store.database import Database
-from sosoapi.store.pages import page, split
+from sosoapi.store.keyset_pages import page, split
 from sosoapi.store.records import EvidenceListRow, EvidenceRevisionRecord, EvidenceWrite, utc
 from sosoapi.store.search_repo import index_revision
 from sosoapi.store.tables import evidence, evidence_revisions

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, func, select, update
 
 from sosoapi.store.database import Database
-from sosoapi.store.pages import page, split
+from sosoapi.store.keyset_pages import page, split
 from sosoapi.store.records import ProjectRow, SourceRow, utc
 from sosoapi.store.tables import evidence, project_sources, projects
 

@@ -8,7 +8,7 @@ from collections import Counter
 from sqlalchemy import func, select
 
 from sosoapi.store.database import Database
-from sosoapi.store.pages import page, split
+from sosoapi.store.keyset_pages import page, split
 from sosoapi.store.records import (
     EvidenceUses,
     RetrievalFilter,

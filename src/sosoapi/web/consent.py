@@ -24,7 +24,7 @@ from sosoapi.auth.oauth import ConsentRefused, OAuthGrants, Pending
 from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ServiceError
 from sosoapi.web.oauth_provider import CONSENT_PATH
-from sosoapi.web.pages import csrf_token, read_form, secured, templates
+from sosoapi.web.page_kit import csrf_token, read_form, secured, templates
 
 log = logging.getLogger("sosoapi.oauth")
 CSRF_COOKIE = "sosoapi_consent"

@@ -35,7 +35,7 @@ from sosoapi.research.review.sessions import ConsoleSessions
 from sosoapi.research.review.views import FILTERS, Review
 from sosoapi.web.console_pages import ConsolePages, Page
 from sosoapi.web.console_text import marked
-from sosoapi.web.pages import add_template_names, csrf_token, read_form, secured, templates
+from sosoapi.web.page_kit import add_template_names, csrf_token, read_form, secured, templates
 
 log = logging.getLogger("sosoapi.web.console")
 

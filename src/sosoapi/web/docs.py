@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from sosoapi.auth.oauth import DOCS_CLIENT_ID
 from sosoapi.auth.tokens import RESEARCH_SCOPE
-from sosoapi.web.pages import secured
+from sosoapi.web.page_kit import secured
 
 REDIRECT_PATH = "/docs/oauth2-redirect"
 ASSETS = resources.files("fastapi_offline") / "static"  # Swagger UI and ReDoc bundles

@@ -25,8 +25,8 @@ from sosoapi.contract.vocabulary import OPEN_STATES, Reason, State
 from sosoapi.progress import Listener, Step
 from sosoapi.research.mutations import ensure_same, new_mutation
 from sosoapi.research.ports import RetrievalsRepo
+from sosoapi.research.retrieval.contract_receipt import receipt_of
 from sosoapi.research.retrieval.draft import Draft
-from sosoapi.research.retrieval.receipt import receipt_of
 from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.research.retrieval.workers import Reader, ReceiptWorkers
 from sosoapi.store.records import NewMutation, RetrievalRecord, StoreUnavailable

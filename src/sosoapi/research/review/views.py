@@ -29,7 +29,7 @@ from sosoapi.contract.models import (
 from sosoapi.contract.vocabulary import Reason, State, Status
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
-from sosoapi.research.retrieval.receipt import receipt_of
+from sosoapi.research.retrieval.contract_receipt import receipt_of
 from sosoapi.research.service import ResearchService
 from sosoapi.store.records import (
     EvidenceUses,

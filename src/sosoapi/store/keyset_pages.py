@@ -1,5 +1,5 @@
 """Keyset pagination: newest first by (created_at, id); the cursor codec is
-`store/records.py` (shared with search)."""
+`store/cursors.py` (shared with search)."""
 
 from __future__ import annotations
 
