@@ -26,6 +26,7 @@ import httpcore
 
 from sosoapi.clock import utcnow
 from sosoapi.contract.guidance import advice
+from sosoapi.contract.numbers import whole_number
 from sosoapi.contract.vocabulary import Cause, Reason, State
 from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
 from sosoapi.egress.network import Pin, PinnedBackend, Proxy, UnpinnedDial, pinned
@@ -489,7 +490,7 @@ def _content_length(value: str | None) -> int | None:
     if value is None:
         return None
     first = value.split(",")[0].strip()
-    return int(first) if first.isdigit() and len(first) < 19 else None
+    return whole_number(first)
 
 
 def media_accepted(content_type: str | None, accept: Sequence[str]) -> bool:
