@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from sosoapi.cli.common import emit, json_option, main, settings_from_env
+from sosoapi.cli.common import emit, existing, force_option, json_option, main, settings_from_env
 from sosoapi.clock import utcnow
 from sosoapi.store.database import Database
 from sosoapi.store.maintenance import backup_sqlite, purge_receipts, sqlite_path
@@ -74,8 +74,9 @@ def purge(older_than: str, as_json: bool) -> None:
 
 @main.command()
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@force_option
 @json_option
-def backup(path: Path, as_json: bool) -> None:
+def backup(path: Path, force: bool, as_json: bool) -> None:
     """Copy the embedded SQLite database to PATH consistently, even while serving."""
     url = settings_from_env().database_url
     source = sqlite_path(url)
@@ -87,12 +88,12 @@ def backup(path: Path, as_json: bool) -> None:
         )
     if not source.exists():
         raise click.UsageError(f"no database at {source} yet; run `sosoapi init` first")
-    if path.exists():
-        raise click.UsageError(f"{path} already exists; choose a new path for the backup")
     if not path.parent.is_dir():
         raise click.UsageError(f"{path.parent} is not a directory; create it first")
     try:
-        report = backup_sqlite(source, path)
+        report = backup_sqlite(source, path, replace=force)
+    except FileExistsError:
+        raise existing(path) from None
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

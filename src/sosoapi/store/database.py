@@ -26,6 +26,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, make_url
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from sosoapi.files import PRIVATE_FILE
 from sosoapi.store.faults import operational_faults
 from sosoapi.store.settings import DEFAULT_POOL_SIZE
 
@@ -54,7 +55,6 @@ def _configure_sqlite(engine: Engine) -> None:
 
 
 PRIVATE_FOLDER = 0o700
-PRIVATE_FILE = 0o600
 SQLITE_COMPANIONS = ("", "-wal", "-shm", "-journal")
 
 

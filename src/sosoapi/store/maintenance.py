@@ -19,8 +19,9 @@ from sqlalchemy import Connection, delete, select, tuple_
 from sqlalchemy.engine import make_url
 
 from sosoapi.contract.vocabulary import SETTLED_STATES
+from sosoapi.files import private_output
 from sosoapi.store.captures_repo import purge_captures
-from sosoapi.store.database import Database, private_file
+from sosoapi.store.database import Database
 from sosoapi.store.tables import corpus_revisions, mutations, retrievals
 
 BATCH = 500
@@ -92,24 +93,23 @@ def sqlite_path(url: str) -> Path | None:
     return Path(parsed.database)
 
 
-def backup_sqlite(source: Path, target: Path) -> BackupReport:
+def backup_sqlite(source: Path, target: Path, *, replace: bool = False) -> BackupReport:
     """A consistent copy of a live SQLite database (the online backup API), then checked.
 
-    Written beside `target` (0600, like the database) and renamed into place, so a failed
-    backup leaves no file that looks whole.
+    Written as every command's output is (`sosoapi/files.py`: 0600, the copy holds every
+    token hash; beside `target`, renamed into place), so a failed backup leaves no file
+    that looks whole. FileExistsError when `target` exists and `replace` is off.
     """
-    partial = target.with_name(target.name + ".partial")
-    partial.unlink(missing_ok=True)
-    private_file(partial)  # 0600 whatever the umask: the copy holds every token hash
-    live, copy = sqlite3.connect(source, timeout=15), sqlite3.connect(partial)
-    try:
-        live.backup(copy)
-        integrity = copy.execute("PRAGMA integrity_check").fetchone()[0]
-    finally:
-        copy.close()
-        live.close()
-    if integrity != "ok":
-        partial.unlink(missing_ok=True)
-        raise ValueError(f"the backup copy failed its integrity check: {integrity}")
-    partial.replace(target)
+    with private_output(target, replace=replace) as output:
+        output.file.close()  # SQLite writes it by name
+        live, copy = sqlite3.connect(source, timeout=15), sqlite3.connect(output.path)
+        try:
+            live.backup(copy)
+            integrity = copy.execute("PRAGMA integrity_check").fetchone()[0]
+        finally:
+            copy.close()
+            live.close()
+        if integrity != "ok":
+            raise ValueError(f"the backup copy failed its integrity check: {integrity}")
+        output.keep()
     return BackupReport(str(target), target.stat().st_size, integrity)
