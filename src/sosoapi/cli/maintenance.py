@@ -12,7 +12,7 @@ import click
 from sosoapi.cli.common import emit, existing, force_option, json_option, main, settings_from_env
 from sosoapi.clock import utcnow
 from sosoapi.store.database import Database
-from sosoapi.store.maintenance import backup_sqlite, purge_receipts, sqlite_path
+from sosoapi.store.maintenance import backup_sqlite, purge_receipts, return_space, sqlite_path
 from sosoapi.store.records import StoreUnavailable
 
 UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -54,6 +54,7 @@ def purge(older_than: str, as_json: bool) -> None:
     try:
         at = utcnow()
         counts = purge_receipts(db, at - age, at)
+        returned = return_space(db)
     except StoreUnavailable as exc:
         raise click.ClickException(f"{exc}; nothing was removed, retry later") from None
     finally:
@@ -63,6 +64,7 @@ def purge(older_than: str, as_json: bool) -> None:
         emit(
             {
                 "removed": removed,
+                "returned_bytes": returned,
                 "older_than": older_than,
                 "settled_before": (at - age).isoformat(),
             }
@@ -70,6 +72,8 @@ def purge(older_than: str, as_json: bool) -> None:
         return
     counted = ", ".join(f"{n} {name}" for name, n in removed.items())
     click.echo(f"removed {counted} (settled before {(at - age).isoformat()})")
+    if returned is not None:
+        click.echo(f"returned {returned} bytes to the disk")
 
 
 @main.command()

@@ -40,6 +40,9 @@ def _configure_sqlite(engine: Engine) -> None:
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves, below
         cursor = dbapi_conn.cursor()
         for pragma in (
+            # only a new file takes it (before its first table): what `purge` frees can then
+            # go back to the disk (store/maintenance.py return_space)
+            "PRAGMA auto_vacuum=INCREMENTAL",
             "PRAGMA journal_mode=WAL",
             "PRAGMA busy_timeout=15000",
             "PRAGMA synchronous=NORMAL",

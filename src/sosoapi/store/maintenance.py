@@ -85,6 +85,36 @@ def purge_receipts(db: Database, settled_before: datetime, now: datetime) -> Pur
     )
 
 
+INCREMENTAL = 2  # PRAGMA auto_vacuum's value for INCREMENTAL
+
+
+def return_space(db: Database) -> int | None:
+    """Give the pages a purge freed back to the disk; the bytes returned.
+
+    SQLite keeps freed pages in its file for reuse. A database made with
+    auto_vacuum=INCREMENTAL (every one since this version) moves them to the end and cuts
+    the file there, then checkpoints the WAL so the file shrinks now. None where this
+    cannot run: PostgreSQL (autovacuum makes the space reusable; returning it takes
+    VACUUM FULL, docs/deploy.md), and an SQLite file made before (converted once offline,
+    docs/operations.md).
+    """
+    if not db.is_sqlite:
+        return None
+    raw = db.engine.raw_connection()  # autocommit, as a checkpoint needs
+    try:
+        pragma = raw.cursor()
+        if pragma.execute("PRAGMA auto_vacuum").fetchone()[0] != INCREMENTAL:
+            return None
+        page_size = pragma.execute("PRAGMA page_size").fetchone()[0]
+        before = pragma.execute("PRAGMA page_count").fetchone()[0]
+        # a script runs each statement to its end; `execute` would free a single page
+        raw.executescript("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);")
+        after = pragma.execute("PRAGMA page_count").fetchone()[0]
+    finally:
+        raw.close()
+    return int((before - after) * page_size)
+
+
 def sqlite_path(url: str) -> Path | None:
     """The file of an SQLite URL; None for any other database."""
     parsed = make_url(url)
