@@ -66,6 +66,10 @@ def purge_receipts(db: Database, settled_before: datetime, now: datetime) -> Pur
         retrievals.c.settled_at < settled_before,
     )
     with db.write() as conn:
+        if not db.is_sqlite:  # (SQLite's write transaction already excludes every seal)
+            # no seal commits until this purge has: one that did after `_pinned` read the
+            # pins would lose the captures of the revisions it pins
+            conn.exec_driver_sql("LOCK TABLE corpus_revisions IN SHARE ROW EXCLUSIVE MODE")
         pins = _pinned(conn)
         rows = conn.execute(candidates).all()
         doomed = [r for r in rows if (r.evidence_id, r.evidence_revision) not in pins]
