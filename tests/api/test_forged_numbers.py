@@ -10,18 +10,15 @@ import logging
 import uuid
 
 import httpx
-import httpx2
-import mcp
 import mcp.types as types
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from sosoapi.application import Application
 from sosoapi.contract.numbers import MAX_SAFE_INT, whole_number
-from tests.research.test_forged_cursors import BASE, surfaces
+from tests.research.test_forged_cursors import BASE, streamable, surfaces
 from tests.web.conftest import console_app, sign_in
 
 FORGED = ["²", "٣", "1²", "９", "9" * 5000, "0" * 5000 + "²", "-1", "+1", " 1", "1 ", "",
@@ -71,13 +68,7 @@ async def test_a_forged_resource_number_is_invalid_params_over_streamable_http(
     uris = [f"{base}/revisions/{f}" for f in FORGED if f] + [f"{base}?offset={f}" for f in OFFSETS]
     headers = {"Authorization": f"Bearer {token}"}
     with caplog.at_level(logging.INFO, logger="sosoapi"):
-        async with (
-            served.running,
-            httpx2.AsyncClient(
-                transport=httpx2.ASGITransport(app=served.app), headers=headers, timeout=30
-            ) as mcp_http,
-            mcp.Client(streamable_http_client(f"{BASE}/mcp", http_client=mcp_http)) as client,
-        ):
+        async with streamable(served, headers) as client:
             for uri in uris:
                 with pytest.raises(MCPError) as refused:
                     await client.read_resource(uri)
