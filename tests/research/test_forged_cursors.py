@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import json
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -21,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from sosoapi.api.http import create_http_app
 from sosoapi.application import Application
 from sosoapi.contract.evidence_tools import SearchInput
+from sosoapi.mcp.http import McpHttp
 from sosoapi.research.evidence.search import _fingerprint
 from tests.support.mcp_http import inprocess_mcp
 from tests.web.conftest import console_app, sign_in
@@ -79,6 +82,19 @@ def surfaces(application: Application):
     return api, served
 
 
+@asynccontextmanager
+async def streamable(served: McpHttp, headers: dict[str, str]) -> AsyncIterator[mcp.Client]:
+    """An SDK client of the in-process /mcp over streamable HTTP, sending `headers`."""
+    async with (
+        served.running,
+        httpx2.AsyncClient(
+            transport=httpx2.ASGITransport(app=served.app), headers=headers, timeout=30
+        ) as mcp_http,
+        mcp.Client(streamable_http_client(f"{BASE}/mcp", http_client=mcp_http)) as client,
+    ):
+        yield client
+
+
 LISTS = ("evidence_list", "projects_list", "corpora_list", "evidence_search")
 
 
@@ -111,13 +127,7 @@ async def test_forged_cursors_are_400_naming_cursor_over_http_and_mcp(
             first = {k: v for k, v in arguments(tool, ws, "x").items() if k != "cursor"}
             fine = await http.post(operation, json=first)
             assert fine.status_code == 200, fine.text  # and the next request still works
-    async with (
-        served.running,
-        httpx2.AsyncClient(
-            transport=httpx2.ASGITransport(app=served.app), headers=headers, timeout=30
-        ) as mcp_http,
-        mcp.Client(streamable_http_client(f"{BASE}/mcp", http_client=mcp_http)) as client,
-    ):
+    async with streamable(served, headers) as client:
         for tool in LISTS:
             for cursor in forged:
                 result = await client.call_tool(P + tool, arguments(tool, ws, cursor))

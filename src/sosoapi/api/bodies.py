@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from sosoapi.api.problems import problem_response
 from sosoapi.contract.errors import ErrorCode, ServiceError, invalid_input
 from sosoapi.contract.inputs import raw_depth_exceeded, too_deep
+from sosoapi.contract.numbers import whole_number
 
 log = logging.getLogger("sosoapi.api")
 _DISCONNECT: Message = {"type": "http.disconnect"}
@@ -69,7 +70,7 @@ class _Counted:
 def _declared(scope: Scope) -> int:
     for name, value in scope.get("headers", ()):
         if name == b"content-length":
-            return int(value) if value.isdigit() and len(value) < 19 else 0
+            return whole_number(value) or 0
     return 0
 
 

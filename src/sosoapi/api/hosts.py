@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sosoapi.api.problems import PROBLEM_JSON
 from sosoapi.contract.errors import PROBLEM_BASE
+from sosoapi.contract.numbers import whole_number
 
 log = logging.getLogger("sosoapi.api")
 _NAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*")
@@ -64,9 +65,8 @@ def split_host(value: str) -> tuple[str, int | None] | None:
         return None
     if not port_text:
         return name, None
-    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        return None
-    return name, int(port_text)
+    port = whole_number(port_text, least=1, most=65535)
+    return None if port is None else (name, port)
 
 
 def parse_allowed(entry: str) -> Allowed:

@@ -29,6 +29,7 @@ from sosoapi.auth.challenge import bearer_token
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.contract.catalog import visible_tools
 from sosoapi.contract.errors import ErrorCode, ServiceError, invalid_input
+from sosoapi.contract.numbers import not_a_number, whole_number
 from sosoapi.disconnects import unless_gone
 from sosoapi.incidents import incident
 from sosoapi.research.service import ResearchService
@@ -117,10 +118,11 @@ def _export_route(
         spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the streamed response)
         try:
             revision_text = query.get("revision")
-            if revision_text is not None and not revision_text.isdigit():
+            revision = None if revision_text is None else whole_number(revision_text, least=1)
+            if revision_text is not None and revision is None:
                 raise invalid_input(
-                    f"revision={revision_text!r} is not a revision number; pass a positive "
-                    "integer or leave it out for the latest.",
+                    not_a_number("revision", revision_text, least=1)
+                    + ", or leave it out for the latest.",
                     "revision",
                 )
             token = _bearer(request)
@@ -129,7 +131,7 @@ def _export_route(
                 token,
                 query.get("workspace_id", ""),
                 query.get("corpus_id", ""),
-                int(revision_text) if revision_text is not None else None,
+                revision,
                 spool,
                 fixes=AUTH_FIXES,
             )

@@ -33,6 +33,13 @@ class Principal:
     expires_at: datetime | None
     kind: str = "personal"
     resource: str | None = None  # an OAuth token's resource indicator (its audience)
+    grant_id: str | None = None  # an OAuth token's grant, which outlives its rotations
+
+    @property
+    def holder(self) -> str:
+        """Who keeps what this caller starts (an MCP task): the OAuth grant, whose access
+        tokens rotate, or else the personal token itself."""
+        return f"grant:{self.grant_id}" if self.grant_id else f"token:{self.token_id}"
 
 
 def refusal(record: TokenRecord | None, now: datetime) -> str | None:
@@ -80,7 +87,13 @@ def lapsed_at(record: TokenRecord, reason: str, now: datetime) -> datetime | Non
 
 def principal_of(record: TokenRecord) -> Principal:
     return Principal(
-        record.id, record.user_id, record.scopes, record.expires_at, record.kind, record.resource
+        record.id,
+        record.user_id,
+        record.scopes,
+        record.expires_at,
+        record.kind,
+        record.resource,
+        record.grant_id,
     )
 
 

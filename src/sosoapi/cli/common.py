@@ -9,6 +9,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import IntEnum
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -17,6 +18,7 @@ from sosoapi import logs
 from sosoapi.auth.admin import Admin
 from sosoapi.auth.errors import AdminRefused, NoSuchWorkspace, UnknownRole, UnknownScope
 from sosoapi.config import Settings, log_level
+from sosoapi.files import Output, private_output
 from sosoapi.store.records import StoreUnavailable
 from sosoapi.store.store import Store
 
@@ -46,6 +48,32 @@ PREVIEW = 600  # characters of a long third-party text shown in a summary
 def json_option(command: F) -> F:
     """The `--json` flag every verb that prints a result takes."""
     return click.option("--json", "as_json", is_flag=True, help=JSON_HELP)(command)
+
+
+def force_option(command: F) -> F:
+    """The `--force` flag of a verb that writes a file where its user says."""
+    return click.option(
+        "--force", is_flag=True, help="replace the file if it exists (default: refuse)"
+    )(command)
+
+
+def existing(path: Path) -> click.UsageError:
+    return click.UsageError(
+        f"{path} already exists; pass --force to replace it, or choose another path"
+    )
+
+
+@contextmanager
+def written(path: Path, force: bool) -> Iterator[Output]:
+    """A verb's output file, written privately (`sosoapi/files.py`); an existing one is a
+    usage error naming the path and `--force`, a folder that cannot take it a failure."""
+    try:
+        with private_output(path, replace=force) as output:
+            yield output
+    except FileExistsError:
+        raise existing(path) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {path}: {exc.strerror}") from None
 
 
 def emit(value: Any) -> None:

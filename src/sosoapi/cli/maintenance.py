@@ -9,10 +9,10 @@ from pathlib import Path
 
 import click
 
-from sosoapi.cli.common import emit, json_option, main, settings_from_env
+from sosoapi.cli.common import emit, existing, force_option, json_option, main, settings_from_env
 from sosoapi.clock import utcnow
 from sosoapi.store.database import Database
-from sosoapi.store.maintenance import backup_sqlite, purge_receipts, sqlite_path
+from sosoapi.store.maintenance import backup_sqlite, purge_receipts, return_space, sqlite_path
 from sosoapi.store.records import StoreUnavailable
 
 UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -54,6 +54,7 @@ def purge(older_than: str, as_json: bool) -> None:
     try:
         at = utcnow()
         counts = purge_receipts(db, at - age, at)
+        returned = return_space(db)
     except StoreUnavailable as exc:
         raise click.ClickException(f"{exc}; nothing was removed, retry later") from None
     finally:
@@ -63,6 +64,7 @@ def purge(older_than: str, as_json: bool) -> None:
         emit(
             {
                 "removed": removed,
+                "returned_bytes": returned,
                 "older_than": older_than,
                 "settled_before": (at - age).isoformat(),
             }
@@ -70,12 +72,15 @@ def purge(older_than: str, as_json: bool) -> None:
         return
     counted = ", ".join(f"{n} {name}" for name, n in removed.items())
     click.echo(f"removed {counted} (settled before {(at - age).isoformat()})")
+    if returned is not None:
+        click.echo(f"returned {returned} bytes to the disk")
 
 
 @main.command()
 @click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@force_option
 @json_option
-def backup(path: Path, as_json: bool) -> None:
+def backup(path: Path, force: bool, as_json: bool) -> None:
     """Copy the embedded SQLite database to PATH consistently, even while serving."""
     url = settings_from_env().database_url
     source = sqlite_path(url)
@@ -87,12 +92,12 @@ def backup(path: Path, as_json: bool) -> None:
         )
     if not source.exists():
         raise click.UsageError(f"no database at {source} yet; run `sosoapi init` first")
-    if path.exists():
-        raise click.UsageError(f"{path} already exists; choose a new path for the backup")
     if not path.parent.is_dir():
         raise click.UsageError(f"{path.parent} is not a directory; create it first")
     try:
-        report = backup_sqlite(source, path)
+        report = backup_sqlite(source, path, replace=force)
+    except FileExistsError:
+        raise existing(path) from None
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:

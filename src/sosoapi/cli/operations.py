@@ -16,10 +16,12 @@ from sosoapi.cli.common import (
     Exit,
     admin_session,
     emit,
+    force_option,
     json_option,
     main,
     print_summary,
     settings_from_env,
+    written,
 )
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.models import RetrieveOutput
@@ -161,11 +163,17 @@ def corpora_get(
     "output",
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="the .wacz file to write",
+    help="the .wacz file to write (0600; an existing file only with --force)",
 )
+@force_option
 @json_option
 def corpora_export(
-    corpus_id: str, workspace_id: str | None, revision: int | None, output: Path, as_json: bool
+    corpus_id: str,
+    workspace_id: str | None,
+    revision: int | None,
+    output: Path,
+    force: bool,
+    as_json: bool,
 ) -> None:
     """Write a sealed corpus as a WACZ package (captures, pages, bibliography); open it in
     ReplayWeb.page or pywb. A failed export leaves no file behind."""
@@ -173,7 +181,6 @@ def corpora_export(
 
     settings = settings_from_env(one_shot=True)
     workspace = workspace_id or _local_workspace()
-    partial = output.with_name(output.name + ".partial")
 
     async def run(out: IO[bytes]) -> dict[str, Any] | ServiceError:
         application = Application(settings)
@@ -187,17 +194,12 @@ def corpora_export(
                 return error
             return {"path": str(output), **asdict(summary)}
 
-    try:
-        with open(partial, "wb") as out:
-            result = anyio.run(run, out)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    if isinstance(result, ServiceError):
-        partial.unlink(missing_ok=True)
-        click.echo(f"error ({result.code}): {result.message}", err=True)
-        sys.exit(2)
-    partial.replace(output)
+    with written(output, force) as out:
+        result = anyio.run(run, out.file)
+        if isinstance(result, ServiceError):
+            click.echo(f"error ({result.code}): {result.message}", err=True)
+            sys.exit(2)
+        out.keep()
     if as_json:
         emit(result)
         return

@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from sosoapi.contract.models import (
-    MAX_SAFE_INT,
     TEXT_CEILING,
     Cursor,
     Kind,
@@ -16,6 +15,7 @@ from sosoapi.contract.models import (
     UUIDStr,
     Wire,
 )
+from sosoapi.contract.numbers import MAX_SAFE_INT
 
 # Offsets reach into an evidence's whole text (SOSOAPI_EVIDENCE_TEXT_MAX, at most this).
 Offset = TextOffset

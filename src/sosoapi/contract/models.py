@@ -12,6 +12,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr
 
+from sosoapi.contract.numbers import MAX_SAFE_INT
 from sosoapi.contract.vocabulary import Reason, State, Status
 
 Kind = Literal["url_text", "published_captions"]
@@ -31,7 +32,6 @@ Coverage = Literal["supplied_set", "bounded_sample", "partial"]
 
 PARSER_VERSION: Final = "research-public-retrieval/v1"
 METHOD_VERSION: Final = "research-corpus/v1"
-MAX_SAFE_INT = 2**53 - 1
 MAX_CORPUS_ITEMS = 500  # the bound of a corpus sample, and the default of `max_items`
 
 

@@ -11,6 +11,7 @@ from datetime import datetime
 
 import httpcore
 
+from sosoapi.contract.numbers import whole_number
 from sosoapi.egress.body import BoundedBody, DecodingFailed, UnsupportedEncoding
 from sosoapi.egress.statuses import ERROR_BODY_MAX, ERROR_BODY_SECONDS
 from sosoapi.egress.types import Hop, IPAddress
@@ -104,7 +105,7 @@ def content_length(value: str | None) -> int | None:
     if value is None:
         return None
     first = value.split(",")[0].strip()
-    return int(first) if first.isdigit() and len(first) < 19 else None
+    return whole_number(first)
 
 
 def media_accepted(content_type: str | None, accept: Sequence[str]) -> bool:

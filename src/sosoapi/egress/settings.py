@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sosoapi.contract.numbers import whole_number
 from sosoapi.egress.types import IPAddress, IPNetwork
 from sosoapi.egress.urls import normalize_host
 
@@ -104,9 +105,10 @@ def _split_port(item: str, variable: str) -> tuple[str, int | None]:
 
 
 def _port(text: str, variable: str, item: str) -> int:
-    if not text.isdigit() or not 0 < int(text) < 65536:
+    port = whole_number(text, least=1, most=65535)
+    if port is None:
         raise ValueError(f"{variable}: {item!r} has port {text!r}: use a number 1..65535")
-    return int(text)
+    return port
 
 
 def parse_allow(value: str) -> tuple[AllowRule, ...]:

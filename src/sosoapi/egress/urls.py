@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import idna
 
 from sosoapi.contract.errors import SosoapiError
+from sosoapi.contract.numbers import whole_number
 from sosoapi.egress.types import IPAddress
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
@@ -102,9 +103,10 @@ def _split_authority(authority: str) -> tuple[str, int]:
 def _parse_port(text: str) -> int:
     if not text:
         return 443
-    if not text.isascii() or not text.isdigit() or not 0 < int(text) < 65536:
+    port = whole_number(text, least=1, most=65535)
+    if port is None:
         raise URLRefused(f"port {text!r} is not a number 1..65535")
-    return int(text)
+    return port
 
 
 def normalize_host(host: str) -> str:

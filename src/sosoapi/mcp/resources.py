@@ -27,6 +27,7 @@ from sosoapi.contract.models import (
     SealOutput,
     Wire,
 )
+from sosoapi.contract.numbers import not_a_number, whole_number
 from sosoapi.mcp.framing import content_text
 from sosoapi.mcp.presenters import render
 from sosoapi.research.operation import Outcome
@@ -109,13 +110,14 @@ def parse(uri: str) -> Address:
             RESOURCE_NOT_FOUND,
             f"Resource {uri[:200]!r} is not one of this server's; list resources/templates/list.",
         )
-    rev, offset = found["rev"], found["offset"]
-    if rev is not None and not (rev.isdigit() and int(rev) >= 1):
-        raise _bad(uri, f"revision {rev[:20]!r} is not a whole number of at least 1")
-    if offset is not None and not offset.isdigit():
-        raise _bad(uri, f"offset {offset[:20]!r} is not a whole number of at least 0")
+    rev, offset_text = found["rev"], found["offset"]
+    revision = None if rev is None else whole_number(rev, least=1)
+    if rev is not None and revision is None:
+        raise _bad(uri, not_a_number("revision", rev, least=1))
+    offset = 0 if offset_text is None else whole_number(offset_text)
+    if offset is None:
+        raise _bad(uri, not_a_number("offset", offset_text or ""))
     ws, ident = found["ws"], found["id"]
-    revision = int(rev) if rev is not None else None
     if found["kind"] == "corpora":
         if revision is None:
             raise _bad(uri, "a corpus is read by revision (…/revisions/{revision})")
@@ -128,7 +130,7 @@ def parse(uri: str) -> Address:
         if revision is not None:
             arguments["revision"] = revision
         tool = "sosoapi_research_evidence_get"
-    return Address(base, tool, arguments, int(offset or 0), revision is not None)
+    return Address(base, tool, arguments, offset, revision is not None)
 
 
 def _refusal(error: ServiceError) -> MCPError:

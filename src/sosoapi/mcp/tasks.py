@@ -6,8 +6,13 @@ gets a task, and only when its retrieval is still open after the wait budget: th
 is the retrieval id (the receipt is durable before the reply), `ttlMs` the receipt's
 window. `tasks/get` reports `working` with a status message, then the receipt as the
 `result`; `tasks/cancel` settles the receipt `cancelled`. A task is visible only to the
-token that created it; any other caller gets the same "not found" as for no task at all.
-Every other client keeps today's path: the open receipt, replayed by `mutation_id`.
+OAuth grant (any of its rotating access tokens) or personal token that created it; any
+other caller gets the same "not found" as for no task at all. Every other client keeps
+today's path: the open receipt, replayed by `mutation_id`.
+
+The registry is bounded: a task is forgotten once `tasks/get` has handed over its result,
+or when its receipt's window ends (the receipt itself stays in the store, readable by
+replaying its `mutation_id`).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import Field
 
 from sosoapi.auth.tokens import Principal
+from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.guidance import advice
 from sosoapi.contract.models import RetrieveOutput
@@ -55,17 +61,27 @@ def _iso(value: datetime | None) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class _Owned:
-    token_id: str
+    holder: str  # Principal.holder: the grant or personal token that started it
     workspace_id: str
+    valid_until: datetime
 
 
 class Tasks:
-    """This server's tasks: which token made each (the receipt itself is in the store)."""
+    """This server's live tasks: who started each, until when (the receipt is in the
+    store). Kept in creation order, which is expiry order: every receipt gets the same
+    window, so the expired ones are always at the front."""
 
-    def __init__(self, research: ResearchService, caller: Caller, render: Render) -> None:
+    def __init__(
+        self,
+        research: ResearchService,
+        caller: Caller,
+        render: Render,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
         self.research = research
         self.caller = caller
         self.render = render
+        self.clock = clock
         self.owners: dict[str, _Owned] = {}
 
     def install(self, server: Server) -> None:
@@ -79,8 +95,16 @@ class Tasks:
         if not isinstance(output, RetrieveOutput) or output.retrieval.state not in OPEN_STATES:
             return None
         r = output.retrieval
-        self.owners[str(r.id)] = _Owned(principal.token_id, str(r.workspace_id))
+        self._forget_expired()
+        self.owners[str(r.id)] = _Owned(principal.holder, str(r.workspace_id), r.valid_until)
         return {"resultType": "task", **self._task(output)}
+
+    def _forget_expired(self) -> None:
+        now = self.clock()
+        for task_id, owned in list(self.owners.items()):
+            if owned.valid_until > now:
+                return
+            del self.owners[task_id]
 
     def _task(self, output: RetrieveOutput, outcome: Outcome | None = None) -> dict[str, Any]:
         r = output.retrieval
@@ -102,8 +126,9 @@ class Tasks:
 
     async def _receipt(self, task_id: str, *, cancel: bool) -> RetrieveOutput:
         principal = await self.caller()
+        self._forget_expired()
         owned = self.owners.get(task_id)
-        if owned is None or owned.token_id != principal.token_id:
+        if owned is None or owned.holder != principal.holder:
             raise _unknown(task_id)
         try:
             return await self.research.receipt(
@@ -113,10 +138,10 @@ class Tasks:
             raise _unknown(task_id) from None
 
     async def on_get(self, ctx: Any, params: TaskParams) -> dict[str, Any]:
-        return {
-            "resultType": "complete",
-            **self._task(await self._receipt(params.task_id, cancel=False)),
-        }
+        task = self._task(await self._receipt(params.task_id, cancel=False))
+        if "result" in task:  # handed over: the receipt stays replayable by mutation_id
+            self.owners.pop(params.task_id, None)
+        return {"resultType": "complete", **task}
 
     async def on_cancel(self, ctx: Any, params: TaskParams) -> dict[str, Any]:
         current = await self._receipt(params.task_id, cancel=False)
@@ -133,6 +158,7 @@ class Tasks:
 def _unknown(task_id: str) -> MCPError:
     return MCPError(
         types.INVALID_PARAMS,
-        f"No task {task_id[:100]} for this caller; a task is visible only to the token that "
-        "started it.",
+        f"No task {task_id[:100]} for this caller; a task is visible only to the grant or "
+        "token that started it, until its result is read or its receipt's window ends "
+        "(replay the call's mutation_id to read the receipt).",
     )

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, delete, select
+from sqlalchemy import Connection, delete, exists, select
 
 from sosoapi.store.bodies import BODY_CODEC, inflate_body
 from sosoapi.store.database import Database
@@ -31,7 +32,7 @@ def write_captures(
     for seq, item in enumerate(items):
         digest = item.body_sha256
         conn.execute(
-            db.insert(capture_blobs).on_conflict_do_nothing(index_elements=["sha256"]),
+            _blob_upsert(db),
             {"sha256": digest, "size": len(item.body), "codec": BODY_CODEC, "data": item.packed},
         )
         conn.execute(
@@ -49,6 +50,22 @@ def write_captures(
                 "body_sha256": digest,
             },
         )
+
+
+def _blob_upsert(db: Database) -> Any:
+    """Store a body once per digest, and keep it for this transaction's capture rows.
+
+    SQLite has one writer at a time, so a purge cannot remove a blob between this and the
+    capture row that points at it. On PostgreSQL it could: a body already stored is
+    "updated" to itself, which locks its row until commit, and `purge_captures` skips
+    locked rows (a purge that locked it first commits its delete, then this inserts it
+    anew). The update keeps the stored value: its TOASTed data is not rewritten."""
+    statement = db.insert(capture_blobs)
+    if db.is_sqlite:
+        return statement.on_conflict_do_nothing(index_elements=["sha256"])
+    return statement.on_conflict_do_update(
+        index_elements=["sha256"], set_={"size": capture_blobs.c.size}
+    )
 
 
 class CaptureRepository:
@@ -104,6 +121,10 @@ def purge_captures(
     doomed = [r.id for r in rows if (r.evidence_id, r.revision) not in pins]
     for start in range(0, len(doomed), 500):
         conn.execute(delete(captures).where(captures.c.id.in_(doomed[start : start + 500])))
-    used = select(captures.c.body_sha256).distinct()
-    blobs = conn.execute(delete(capture_blobs).where(capture_blobs.c.sha256.not_in(used)))
+    unused = select(capture_blobs.c.sha256).where(
+        ~exists().where(captures.c.body_sha256 == capture_blobs.c.sha256)
+    )
+    if conn.dialect.name != "sqlite":  # a blob a retrieval is writing is locked: skip it
+        unused = unused.with_for_update(skip_locked=True)
+    blobs = conn.execute(delete(capture_blobs).where(capture_blobs.c.sha256.in_(unused)))
     return len(doomed), blobs.rowcount

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, make_url
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from sosoapi.files import PRIVATE_FILE
 from sosoapi.store.faults import operational_faults
 from sosoapi.store.settings import DEFAULT_POOL_SIZE
 
@@ -37,6 +38,9 @@ def _configure_sqlite(engine: Engine) -> None:
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves, below
         cursor = dbapi_conn.cursor()
         for pragma in (
+            # only a new file takes it (before its first table): what `purge` frees can then
+            # go back to the disk (store/maintenance.py return_space)
+            "PRAGMA auto_vacuum=INCREMENTAL",
             "PRAGMA journal_mode=WAL",
             "PRAGMA busy_timeout=15000",
             "PRAGMA synchronous=NORMAL",
@@ -52,7 +56,6 @@ def _configure_sqlite(engine: Engine) -> None:
 
 
 PRIVATE_FOLDER = 0o700
-PRIVATE_FILE = 0o600
 SQLITE_COMPANIONS = ("", "-wal", "-shm", "-journal")
 
 

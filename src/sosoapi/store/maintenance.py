@@ -19,8 +19,9 @@ from sqlalchemy import Connection, delete, select, tuple_
 from sqlalchemy.engine import make_url
 
 from sosoapi.contract.vocabulary import SETTLED_STATES
+from sosoapi.files import private_output
 from sosoapi.store.captures_repo import purge_captures
-from sosoapi.store.database import Database, private_file
+from sosoapi.store.database import Database
 from sosoapi.store.tables import corpus_revisions, mutations, retrievals
 
 BATCH = 500
@@ -65,6 +66,10 @@ def purge_receipts(db: Database, settled_before: datetime, now: datetime) -> Pur
         retrievals.c.settled_at < settled_before,
     )
     with db.write() as conn:
+        if not db.is_sqlite:  # (SQLite's write transaction already excludes every seal)
+            # no seal commits until this purge has: one that did after `_pinned` read the
+            # pins would lose the captures of the revisions it pins
+            conn.exec_driver_sql("LOCK TABLE corpus_revisions IN SHARE ROW EXCLUSIVE MODE")
         pins = _pinned(conn)
         rows = conn.execute(candidates).all()
         doomed = [r for r in rows if (r.evidence_id, r.evidence_revision) not in pins]
@@ -84,6 +89,36 @@ def purge_receipts(db: Database, settled_before: datetime, now: datetime) -> Pur
     )
 
 
+INCREMENTAL = 2  # PRAGMA auto_vacuum's value for INCREMENTAL
+
+
+def return_space(db: Database) -> int | None:
+    """Give the pages a purge freed back to the disk; the bytes returned.
+
+    SQLite keeps freed pages in its file for reuse. A database made with
+    auto_vacuum=INCREMENTAL (every one since this version) moves them to the end and cuts
+    the file there, then checkpoints the WAL so the file shrinks now. None where this
+    cannot run: PostgreSQL (autovacuum makes the space reusable; returning it takes
+    VACUUM FULL, docs/deploy.md), and an SQLite file made before (converted once offline,
+    docs/operations.md).
+    """
+    if not db.is_sqlite:
+        return None
+    raw = db.engine.raw_connection()  # autocommit, as a checkpoint needs
+    try:
+        pragma = raw.cursor()
+        if pragma.execute("PRAGMA auto_vacuum").fetchone()[0] != INCREMENTAL:
+            return None
+        page_size = pragma.execute("PRAGMA page_size").fetchone()[0]
+        before = pragma.execute("PRAGMA page_count").fetchone()[0]
+        # a script runs each statement to its end; `execute` would free a single page
+        raw.executescript("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE);")
+        after = pragma.execute("PRAGMA page_count").fetchone()[0]
+    finally:
+        raw.close()
+    return int((before - after) * page_size)
+
+
 def sqlite_path(url: str) -> Path | None:
     """The file of an SQLite URL; None for any other database."""
     parsed = make_url(url)
@@ -92,24 +127,23 @@ def sqlite_path(url: str) -> Path | None:
     return Path(parsed.database)
 
 
-def backup_sqlite(source: Path, target: Path) -> BackupReport:
+def backup_sqlite(source: Path, target: Path, *, replace: bool = False) -> BackupReport:
     """A consistent copy of a live SQLite database (the online backup API), then checked.
 
-    Written beside `target` (0600, like the database) and renamed into place, so a failed
-    backup leaves no file that looks whole.
+    Written as every command's output is (`sosoapi/files.py`: 0600, the copy holds every
+    token hash; beside `target`, renamed into place), so a failed backup leaves no file
+    that looks whole. FileExistsError when `target` exists and `replace` is off.
     """
-    partial = target.with_name(target.name + ".partial")
-    partial.unlink(missing_ok=True)
-    private_file(partial)  # 0600 whatever the umask: the copy holds every token hash
-    live, copy = sqlite3.connect(source, timeout=15), sqlite3.connect(partial)
-    try:
-        live.backup(copy)
-        integrity = copy.execute("PRAGMA integrity_check").fetchone()[0]
-    finally:
-        copy.close()
-        live.close()
-    if integrity != "ok":
-        partial.unlink(missing_ok=True)
-        raise ValueError(f"the backup copy failed its integrity check: {integrity}")
-    partial.replace(target)
+    with private_output(target, replace=replace) as output:
+        output.file.close()  # SQLite writes it by name
+        live, copy = sqlite3.connect(source, timeout=15), sqlite3.connect(output.path)
+        try:
+            live.backup(copy)
+            integrity = copy.execute("PRAGMA integrity_check").fetchone()[0]
+        finally:
+            copy.close()
+            live.close()
+        if integrity != "ok":
+            raise ValueError(f"the backup copy failed its integrity check: {integrity}")
+        output.keep()
     return BackupReport(str(target), target.stat().st_size, integrity)

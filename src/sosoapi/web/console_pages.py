@@ -21,6 +21,7 @@ from sosoapi.contract.models import (
     CorporaListOutput,
     ProjectOutput,
 )
+from sosoapi.contract.numbers import not_a_number, whole_number
 from sosoapi.research.evidence.search import QUERY_RULES, parse_query
 from sosoapi.research.operation import Outcome
 from sosoapi.research.review.views import FILTERS, Review
@@ -250,11 +251,10 @@ def _revision(request: Request, name: str = "revision") -> int | None:
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return None
-    if not raw.isdigit() or int(raw) < 1:
-        raise invalid_input(
-            f"`{name}` {raw!r} is not a revision number; use a whole number from 1.", name
-        )
-    return int(raw)
+    revision = whole_number(raw, least=1)
+    if revision is None:
+        raise invalid_input(not_a_number(name, raw, least=1) + ".", name)
+    return revision
 
 
 def _revision_pair(request: Request) -> tuple[int, int]:

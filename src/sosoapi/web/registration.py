@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 from mcp.server.auth.provider import RegistrationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from sosoapi.contract.numbers import whole_number
 from sosoapi.web.asgi_bodies import read_body, replaying
 
 MAX_REGISTRATION_BYTES = 16 * 1024
@@ -157,8 +158,8 @@ class RegistrationGate:
         if scope["path"] != "/register" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope["headers"]).get(b"content-length", b"0")
-        if declared.isdigit() and int(declared) > MAX_REGISTRATION_BYTES:
+        declared = whole_number(dict(scope["headers"]).get(b"content-length", b"0"))
+        if declared is not None and declared > MAX_REGISTRATION_BYTES:
             await _too_large(send)
             return
         read = await read_body(receive, MAX_REGISTRATION_BYTES)

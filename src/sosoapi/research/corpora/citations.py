@@ -4,6 +4,13 @@ One entry per pinned revision, built from what the revision holds: its title, so
 when it was retrieved and, when the page declared them, the citation fields it was read
 with (authors, site, dates, canonical URL). Nothing is guessed: a field the source did not
 give is left out, never filled from elsewhere.
+
+Every field comes from a page nobody here wrote, so each is escaped by its format's rules:
+JSON by the encoder; BibTeX text with LaTeX commands that keep braces balanced (a `}` in a
+title cannot close the field and start a forged entry), names braced where a comma or an
+`and` would split them, URLs percent-encoded so nothing in them is BibTeX or LaTeX syntax.
+The entry's URL is the one the capture came from; the page's own canonical claim is only
+a note, so a page cannot make its entry cite another site.
 """
 
 from __future__ import annotations
@@ -11,9 +18,28 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
-_BIB_SPECIAL = re.compile(r"([\\{}%&$#_^~])")
+# LaTeX's text commands for the characters BibTeX or LaTeX would read as syntax; `{}` ends
+# each command without a space and keeps the field's braces balanced.
+_BIB_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    **{c: "\\" + c for c in "%&$#_"},
+}
+_BIB_SPECIAL = re.compile("[" + re.escape("".join(_BIB_ESCAPES)) + "]")
+# Pairs LaTeX fonts join into one glyph (`--` a dash, `''` a quote, `<<` a guillemet):
+# an empty group between them keeps the characters the page wrote.
+_LIGATURE = re.compile(r"([-'`<>,])(?=\1)|([!?])(?=`)")
+_SPACES = re.compile(r"[\s\x00-\x1f\x7f]+")
+# A name part holding these is braced whole, so BibTeX reads it as one name and one part.
+_NAME_SPLITTERS = re.compile(r",|(?:^|\s)and(?:\s|$)", re.IGNORECASE)
+# RFC 3986's reserved and unreserved characters; everything else is percent-encoded.
+_URL_SAFE = ":/?#[]@!$&'()*+,;=~%"
+_LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 def _date_parts(value: str | None) -> dict[str, list[list[int]]] | None:
@@ -30,34 +56,47 @@ def _person(name: str) -> dict[str, str]:
     """ "Family, Given" or "Given Family" as CSL names; one word stays a literal name."""
     if "," in name:
         family, given = (part.strip() for part in name.split(",", 1))
-        return {"family": family, "given": given}
+        if family and given:
+            return {"family": family, "given": given}
+        return {"literal": family or given}
     parts = name.split()
     if len(parts) < 2:
         return {"literal": name}
     return {"family": parts[-1], "given": " ".join(parts[:-1])}
 
 
+def _host(url: str) -> str | None:
+    try:
+        return urlsplit(url).hostname
+    except ValueError:  # a malformed authority: the entry simply has no site
+        return None
+
+
 def csl_item(
-    item_id: str, content: dict[str, Any], citation: dict[str, Any] | None
+    item_id: str, content: dict[str, Any], citation: dict[str, Any] | None, url: str
 ) -> dict[str, Any]:
-    """The CSL-JSON item of one revision (`content` is the stored result's JSON)."""
+    """The CSL-JSON item of one revision (`content` is the stored result's JSON, `url`
+    the URL its capture came from)."""
     provenance = content.get("provenance") or {}
     fields = {k: v.get("value") for k, v in (citation or {}).items() if isinstance(v, dict)}
-    url = fields.get("canonical_url") or provenance.get("source_url")
     kind = "webpage" if content.get("kind") == "url_text" else "motion_picture"
     item: dict[str, Any] = {"id": item_id, "type": kind}
     if content.get("title"):
         item["title"] = content["title"]
     if url:
         item["URL"] = url
-    site = fields.get("site_name") or (urlsplit(url).hostname if url else None)
+    canonical = fields.get("canonical_url")
+    if canonical and canonical != url:
+        item["note"] = f"Canonical URL declared by the page: {canonical}"
+    site = fields.get("site_name") or _host(url)
     if site:
         item["container-title"] = site
     if fields.get("publisher"):
         item["publisher"] = fields["publisher"]
     authors = fields.get("authors")
-    if isinstance(authors, list) and authors:
-        item["author"] = [_person(str(a)) for a in authors]
+    names = [str(a).strip() for a in authors] if isinstance(authors, list) else []
+    if any(names):
+        item["author"] = [_person(name) for name in names if name]
     issued = _date_parts(fields.get("published"))  # CSL has no "modified": see corpus.json
     if issued:
         item["issued"] = issued
@@ -70,13 +109,29 @@ def csl_item(
 
 
 def _bib_text(value: str) -> str:
-    return _BIB_SPECIAL.sub(r"\\\1", value).replace("\n", " ")
+    """Text as a BibTeX field holds it: LaTeX specials escaped, whitespace and control
+    characters one space (BibTeX reads any run of whitespace as one)."""
+    spaced = _SPACES.sub(" ", value).strip()
+    escaped = _BIB_SPECIAL.sub(lambda m: _BIB_ESCAPES[m.group()], spaced)
+    return _LIGATURE.sub(lambda m: m.group() + "{}", escaped)
+
+
+def _bib_name_part(value: str) -> str:
+    text = _bib_text(value)
+    return "{" + text + "}" if _NAME_SPLITTERS.search(text) else text
 
 
 def _bib_name(person: dict[str, str]) -> str:
     if "literal" in person:
         return "{" + _bib_text(person["literal"]) + "}"
-    return f"{_bib_text(person['family'])}, {_bib_text(person['given'])}"
+    return f"{_bib_name_part(person['family'])}, {_bib_name_part(person['given'])}"
+
+
+def bib_url(url: str) -> str:
+    """A URL with nothing BibTeX or `\\url` reads as syntax: every character outside RFC
+    3986's set (braces, backslash, spaces, non-ASCII) and a `%` that starts no escape are
+    percent-encoded; what was already encoded stays as it was."""
+    return quote(_LONE_PERCENT.sub("%25", url), safe=_URL_SAFE)
 
 
 def bibtex_entry(key: str, item: dict[str, Any]) -> str:
@@ -95,11 +150,13 @@ def bibtex_entry(key: str, item: dict[str, Any]) -> str:
     issued = item.get("issued", {}).get("date-parts", [[]])[0]
     if issued:
         add("date", "-".join(f"{p:02d}" if i else str(p) for i, p in enumerate(issued)))
-    add("url", item.get("URL"), raw=True)
+    if item.get("URL"):
+        add("url", bib_url(item["URL"]), raw=True)
     accessed = item.get("accessed", {}).get("date-parts", [[]])[0]
     if accessed:
         add("urldate", "-".join(f"{p:02d}" if i else str(p) for i, p in enumerate(accessed)))
     add("langid", item.get("language"))
+    add("note", item.get("note"))
     lines.append("}")
     return "\n".join(lines) + "\n"
 

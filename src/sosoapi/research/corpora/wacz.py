@@ -206,7 +206,7 @@ def _write_parts(
             pages.write(json.dumps(_page(record, content, url), ensure_ascii=False) + "\n")
             key = bibtex_key(record.evidence_id, record.revision)
             citation = json.loads(record.citation) if record.citation else None
-            item = csl_item(key, content, citation)
+            item = csl_item(key, content, citation, url)
             csl.append(item)
             bib.write(bibtex_entry(key, item) + "\n")
             items.append(
