@@ -42,18 +42,31 @@ def _lines(nodes: int) -> str:
 
 
 def _prose(nodes: int) -> str:
-    """An article of long paragraphs."""
-    return "".join(f"<p>{n}. {_WORDS}, {_WORDS}, {_WORDS}.</p>" for n in range(nodes))
+    """An article of paragraphs of prose length (under the 5 MiB body bound at 60,000)."""
+    return "".join(f"<p>{n}. {_WORDS}, {_WORDS[:12]}</p>" for n in range(nodes))
 
 
-def _deep(nodes: int) -> str:
+def _deep(nodes: int, opener: str = "<div>") -> str:
     """Runs of 900 nested `<div>`s (the depth bound is 1,000), a short text at each level."""
     runs, left = [], nodes
     while left > 0:
         depth = min(900, left)
-        runs.append("".join(f"<div>{n} {_WORDS[:12]}" for n in range(depth)) + "</div>" * depth)
+        runs.append("".join(f"{opener}{n} {_WORDS[:12]}" for n in range(depth)) + "</div>" * depth)
         left -= depth
     return "".join(runs)
+
+
+def _deep_named(nodes: int) -> str:
+    """Deep nesting where every level is a content container (`article-body`)."""
+    return _deep(nodes, '<div class="article-body">')
+
+
+def _boxes(nodes: int) -> str:
+    """Sibling containers, each with a heading and a paragraph (many selector matches)."""
+    return "".join(
+        f'<div class="article-body"><h2>{n}</h2><p>{n} {_WORDS}, {_WORDS}.</p></div>'
+        for n in range(nodes // 3)
+    )
 
 
 def _table(nodes: int) -> str:
@@ -77,6 +90,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "lines": _lines,
     "prose": _prose,
     "deep": _deep,
+    "named": _deep_named,
+    "boxes": _boxes,
     "table": _table,
     "scripts": _scripts,
 }

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -265,17 +266,22 @@ def _containers(body: LexborNode, page_chars: int, page_prose: int) -> list[Lexb
 
 
 def _matches(body: LexborNode, selector: str, page_chars: int) -> list[LexborNode]:
-    """The selector's substantial matches outside furniture, outermost, or none."""
-    found = [
-        (node, len(node.text(deep=True, strip=True)))
-        for node in body.css(selector)
-        if not in_furniture(node, page_chars)
-    ]
+    """The selector's substantial matches outside furniture, outermost, or none.
+
+    Outermost first, then measured: a match inside another is never longer than it, so
+    this keeps what measuring every match would, and nested matches (a hostile page nests
+    hundreds) cost one reading of the text instead of one per level.
+    """
+    memo: dict[int, bool] = {}
+    outer = _outermost(
+        [node for node in body.css(selector) if not in_furniture(node, page_chars, memo=memo)]
+    )
+    found = [(node, len(node.text(deep=True, strip=True))) for node in outer]
     found = [(node, length) for node, length in found if length]
     if not found or max(length for _, length in found) < _CONTAINER_MIN_CHARS:
         return []
     floor = max(length for _, length in found) * _SIBLING_SHARE
-    return _own_story(_outermost([node for node, length in found if length >= floor]))
+    return _own_story([node for node, length in found if length >= floor])
 
 
 def _own_story(matches: list[LexborNode]) -> list[LexborNode]:
@@ -361,6 +367,7 @@ def _prose_before(node: LexborNode, page_chars: int) -> list[LexborNode]:
             siblings.append(sibling)
         sibling = sibling.prev
     found: list[LexborNode] = []
+    memo: dict[int, bool] = {}
     for sibling in reversed(siblings):
         whole = sibling.tag in _LEAD_TAG_NAMES or _is_text_leaf(sibling)
         for candidate in [sibling] if whole else sibling.css(_LEAD_TAGS):
@@ -370,7 +377,7 @@ def _prose_before(node: LexborNode, page_chars: int) -> list[LexborNode]:
                 continue
             if _link_share(candidate) > _LEAD_MAX_LINK_SHARE:
                 continue
-            if in_furniture(candidate, page_chars, _LEAD_FURNITURE_NAME):
+            if in_furniture(candidate, page_chars, _LEAD_FURNITURE_NAME, memo):
                 continue
             if candidate.css_matches(FURNITURE_SELECTOR):  # a caption or credit line
                 continue
@@ -391,20 +398,53 @@ def _is_text_leaf(node: LexborNode) -> bool:
 
 
 def in_furniture(
-    node: LexborNode | None, page_chars: int, names: re.Pattern[str] = _FURNITURE_NAME
+    node: LexborNode | None,
+    page_chars: int,
+    names: re.Pattern[str] = _FURNITURE_NAME,
+    memo: dict[int, bool] | None = None,
 ) -> bool:
     """The node sits in (or is) a comment thread, a related-links box, a dialog or a footer.
 
     A wrapper named like furniture that holds nearly the whole page is the page's frame
-    (Drupal's `dialog-off-canvas-main-canvas`), not furniture.
+    (Drupal's `dialog-off-canvas-main-canvas`), not furniture. Callers asking about many
+    nodes of one page pass one `memo` (for one `page_chars` and `names`), so each
+    ancestor is judged once however many nodes sit under it.
     """
-    while node is not None and node.tag not in ("body", "html"):
-        if node.tag in _FURNITURE_ANCESTOR_TAGS:
+
+    def own(current: LexborNode) -> bool | None:
+        if current.tag in ("body", "html"):
+            return False
+        if current.tag in _FURNITURE_ANCESTOR_TAGS:
             return True
-        if names.search(_names(node)):
-            return not _is_page_frame(node, page_chars)
+        if names.search(_names(current)):
+            return not _is_page_frame(current, page_chars)
+        return None
+
+    return _first_decided(node, own, {} if memo is None else memo)
+
+
+def _first_decided(
+    node: LexborNode | None, own: Callable[[LexborNode], bool | None], memo: dict[int, bool]
+) -> bool:
+    """The verdict of the nearest of `node` and its ancestors that `own` decides (False
+    when none does), memoised by node: the nodes walked take the verdict too, so a page
+    of deeply nested nodes costs each ancestor once, not once per node below it."""
+    walked: list[int] = []
+    verdict = False
+    while node is not None:
+        known = memo.get(node.mem_id)
+        if known is not None:
+            verdict = known
+            break
+        walked.append(node.mem_id)
+        decided = own(node)
+        if decided is not None:
+            verdict = decided
+            break
         node = node.parent
-    return False
+    for mem_id in walked:
+        memo[mem_id] = verdict
+    return verdict
 
 
 def _names(node: LexborNode) -> str:
@@ -456,20 +496,18 @@ def _boxes(body: LexborNode, container: LexborNode | None) -> list[LexborNode]:
 def _outermost(nodes: list[LexborNode]) -> list[LexborNode]:
     """Drop nodes inside another chosen node, and repeats; keep document order."""
     ids = {node.mem_id for node in nodes}
+    chosen: dict[int, bool] = {}  # node -> it or an ancestor is chosen
+
+    def own(node: LexborNode) -> bool | None:
+        return True if node.mem_id in ids else None
+
     kept: list[LexborNode] = []
     seen: set[int] = set()
     for node in nodes:
         if node.mem_id in seen:
             continue
         seen.add(node.mem_id)
-        parent = node.parent
-        inside = False
-        while parent is not None:
-            if parent.mem_id in ids:
-                inside = True
-                break
-            parent = parent.parent
-        if not inside:
+        if not _first_decided(node.parent, own, chosen):
             kept.append(node)
     return kept
 
@@ -601,12 +639,14 @@ def kept_blocks(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def kept_indices(blocks: list[tuple[str, str]]) -> list[int]:
     """Drop link blocks, and short blocks whose context is not content (as jusText)."""
+    short = [_is_short(text, kind) for text, kind in blocks]
+    before, after = _neighbour_kinds(blocks, short)
     indices = [
         index
         for index, (text, kind) in enumerate(blocks)
         if kind != _DROPPED
         and not (kind == "heading" and _introduces_links(blocks, index + 1, text))
-        and not (_is_short(text, kind) and not _in_content(blocks, index, kind))
+        and not (short[index] and not _in_content(kind, before[index], after[index]))
     ]
     # Both trims cut at the ends only: the tail a suffix, the head at most the first.
     tail = _trim_tail([blocks[index] for index in indices])
@@ -618,25 +658,38 @@ def _is_short(text: str, kind: str) -> bool:
     return kind in ("heading", "para") and _width(text) < _SHORT
 
 
-def _in_content(blocks: list[tuple[str, str]], index: int, kind: str) -> bool:
+def _in_content(kind: str, before: str | None, after: str | None) -> bool:
     """A short heading needs content after it; a short paragraph content on both sides.
 
-    Neighbours are the nearest blocks that are not short themselves; the start of the
-    container counts as content, its end does not.
+    `before` and `after` are the kinds of the nearest blocks that are not short
+    themselves (None: none); the start of the container counts as content, its end
+    does not.
     """
-    after = _neighbour_kind(blocks, range(index + 1, len(blocks)))
     if kind == "heading":
         return after not in (None, _DROPPED)
-    before = _neighbour_kind(blocks, range(index - 1, -1, -1))
     return after not in (None, _DROPPED) and before != _DROPPED
 
 
-def _neighbour_kind(blocks: list[tuple[str, str]], indices: range) -> str | None:
-    for index in indices:
-        text, kind = blocks[index]
-        if not _is_short(text, kind):
-            return kind
-    return None
+def _neighbour_kinds(
+    blocks: list[tuple[str, str]], short: list[bool]
+) -> tuple[list[str | None], list[str | None]]:
+    """For each block, the kind of the nearest block before it and after it that is not
+    short (None: none), in one pass each way: a page of many short blocks costs linear
+    time, not a rescan per block."""
+    before: list[str | None] = []
+    nearest: str | None = None
+    for (_, kind), is_short in zip(blocks, short, strict=True):
+        before.append(nearest)
+        if not is_short:
+            nearest = kind
+    after: list[str | None] = []
+    nearest = None
+    for (_, kind), is_short in zip(reversed(blocks), reversed(short), strict=True):
+        after.append(nearest)
+        if not is_short:
+            nearest = kind
+    after.reverse()
+    return before, after
 
 
 def _trim_tail(blocks: list[tuple[str, str]]) -> list[tuple[str, str]]:
