@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract import html_main
-from sosoapi.extract.html_main import extract_main, in_furniture, kept_indices
+from sosoapi.extract.html_main import TUNING, extract_main, in_furniture, kept_indices
 
 
 class Counted:
@@ -44,7 +44,7 @@ def _in_content_by_rescan(blocks: list[tuple[str, str]], index: int, kind: str) 
 
     def nearest(indices: range) -> str | None:
         for at in indices:
-            if not html_main._is_short(*blocks[at]):
+            if not html_main._is_short(*blocks[at], TUNING):
                 return blocks[at][1]
         return None
 
@@ -63,7 +63,7 @@ _BLOCK = st.tuples(
 
 @given(st.lists(_BLOCK, max_size=30))
 def test_neighbour_kinds_are_those_the_rescan_found(blocks: list[tuple[str, str]]) -> None:
-    short = [html_main._is_short(text, kind) for text, kind in blocks]
+    short = [html_main._is_short(text, kind, TUNING) for text, kind in blocks]
     before, after = html_main._neighbour_kinds(blocks, short)
     for index, (_, kind) in enumerate(blocks):
         if short[index]:
