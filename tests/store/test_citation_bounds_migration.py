@@ -9,16 +9,12 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from importlib import resources
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 
 from sosoapi.contract.models import Citation
-from sosoapi.store.database import Database
 from sosoapi.store.store import Store
-from tests.research.test_search_migration import WS, _content
+from tests.research.test_search_migration import WS, _content, at_revision
 
 NOW = datetime(2026, 1, 2, tzinfo=UTC)
 LONG_URL = "https://example.org/" + "a" * 5_000
@@ -37,19 +33,11 @@ WITHIN = {"published": {"value": "2024-05-01", "source": "json_ld", "key": "date
 
 def _stored(database_url: str) -> None:
     """Two revisions at 0014, the schema before the repair: one over-long, one within."""
-    db = Database(database_url)
-    config = Config()
-    config.set_main_option("script_location", str(resources.files("sosoapi.store") / "migrations"))
+    db = at_revision(database_url, "0014")
     with db.write() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "0014")
-    with db.write() as conn:
+        workspace = "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at)"
         conn.execute(
-            text(
-                "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-                "VALUES (:id, 'w', true, false, :now)"
-            ),
-            {"id": WS, "now": NOW},
+            text(f"{workspace} VALUES (:id, 'w', true, false, :now)"), {"id": WS, "now": NOW}
         )
         for evidence_id, citation in (("e1", OVER_LONG), ("e2", WITHIN)):
             conn.execute(
