@@ -76,7 +76,7 @@ def walk(root: LexborNode, source: str, walked: list[hm.Walked]) -> list[RBlock]
         out.append(
             RBlock(
                 text=block.text,
-                kind=block.judged[1],
+                kind=block.judged()[1],
                 base_kind=block.kind,
                 link_chars=block.link_chars,
                 source=source,

@@ -11,8 +11,9 @@ in the cache file. Each run then reruns our own pipeline from the page bytes, ta
 trafilatura's cached text where ours is not `confident`, applies the furniture lines and the
 contract's cut (`--text-max`), and prints pooled F1 for the even half (tuning) and the odd
 half (held out), our extractor alone, and the share of pages sent to the fallback. `--set`
-overrides a module constant for one run, for example `--set html_main._SHORT=40`
-(constants read at call time only; selectors built at import are not affected). CPU ratios
+sets a field of html_main's `Tuning` for one run, for example `--set html_main.short=40`,
+or a constant of html_boilerplate or furniture_lines (read at call time only; selectors
+built at import are not affected). CPU ratios
 come from bench/extraction.py. `--sets` scores other dev sets too (each with its own cache
 file beside `--cache`); sets with a gold body also print mean token F1.
 """
@@ -50,7 +51,6 @@ from sosoapi.extract.html_trafilatura import trafilatura_text  # noqa: E402
 from sosoapi.extract.limits import TEXT_MAX, cut_at_paragraph_end  # noqa: E402
 
 _MODULES = {
-    "html_main": html_main,
     "html_boilerplate": html_boilerplate,
     "furniture_lines": furniture_lines,
 }
@@ -90,17 +90,26 @@ def trafilatura_cache(
     return texts
 
 
-def apply_override(spec: str) -> None:
-    """Set one module constant from `module.NAME=value`, keeping the constant's type."""
+def apply_override(spec: str, tuning: html_main.Tuning) -> html_main.Tuning:
+    """Apply `module.NAME=value`, keeping the value's type: a field of html_main's
+    `Tuning` gives a new Tuning (returned), a constant of another module is set."""
     target, _, value = spec.partition("=")
     module_name, _, name = target.partition(".")
+    if module_name == "html_main" and name in {f.name for f in dataclasses.fields(tuning)}:
+        if not value:
+            raise SystemExit(f"--set {spec!r}: expected a value after '='")
+        kind = type(getattr(tuning, name))
+        return dataclasses.replace(tuning, **{name: kind(value)})
     module = _MODULES.get(module_name)
     if module is None or not hasattr(module, name) or not value:
+        fields = ", ".join(f.name for f in dataclasses.fields(tuning))
         raise SystemExit(
-            f"--set {spec!r}: expected MODULE.NAME=VALUE with MODULE one of {sorted(_MODULES)} "
-            "and NAME an existing constant, for example html_main._SHORT=40"
+            f"--set {spec!r}: expected html_main.FIELD=VALUE with FIELD a field of "
+            f"html_main.Tuning ({fields}), or MODULE.NAME=VALUE with MODULE one of "
+            f"{sorted(set(_MODULES) - {'html_main'})} and NAME an existing constant"
         )
     setattr(module, name, type(getattr(module, name))(value))
+    return tuning
 
 
 def add_counts(text: str, case: Case, into: Score) -> None:
@@ -121,6 +130,7 @@ def score(
     traf: dict[str, str],
     text_max: int = TEXT_MAX,
     halves: tuple[int, ...] = (0, 1),
+    tuning: html_main.Tuning = html_main.TUNING,
 ) -> None:
     """Print hybrid and ours-alone F1 per half, and the share of pages sent to the fallback."""
     for half in halves:
@@ -129,7 +139,7 @@ def score(
             if index % 2 != half:
                 continue
             tree = LexborHTMLParser(_bounded(case), scripting=True)
-            main = html_main.extract_main(tree)
+            main = html_main.extract_main(tree, tuning)
             ours = _final(main.text, text_max)
             chosen = ours
             if not main.confident:
@@ -178,8 +188,9 @@ def main() -> None:
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
     data = Path(os.environ.get("SOSOAPI_BENCH_DATA", ROOT.parent / "shared" / "data"))
+    tuning = html_main.TUNING
     for spec in args.overrides:
-        apply_override(spec)
+        tuning = apply_override(spec, tuning)
     halves = {"both": (0, 1), "even": (0,), "odd": (1,)}[args.half]
     for dataset in [name.strip() for name in args.sets.split(",") if name.strip()]:
         cases = load_cases(data, None, dataset)
@@ -189,7 +200,8 @@ def main() -> None:
         if dataset != DATASETS[0]:
             cache = cache.with_name(f"{cache.stem}-{dataset}{cache.suffix}")
         print(dataset, "fallback", args.fallback)
-        score(cases, trafilatura_cache(cases, cache, args.fallback), args.text_max, halves)
+        traf = trafilatura_cache(cases, cache, args.fallback)
+        score(cases, traf, args.text_max, halves, tuning)
 
 
 if __name__ == "__main__":

@@ -42,14 +42,19 @@ def _content(text_: str, language: str, segments: list[Segment] | None = None) -
     return json.dumps(result.wire())
 
 
-def _at_0002(url: str) -> Database:
+def at_revision(url: str, target: str) -> Database:
+    """The database at `url` migrated to `target` only, for rows written before a later one."""
     db = Database(url)
     config = Config()
     config.set_main_option("script_location", str(resources.files("sosoapi.store") / "migrations"))
     with db.write() as conn:
         config.attributes["connection"] = conn
-        command.upgrade(config, "0002")
+        command.upgrade(config, target)
     return db
+
+
+def _at_0002(url: str) -> Database:
+    return at_revision(url, "0002")
 
 
 def test_existing_revisions_are_indexed_by_the_migration(database_url: str) -> None:

@@ -5,11 +5,17 @@ order of trust: Highwire `citation_*` meta tags (what Google Scholar and Zotero 
 JSON-LD `Article` (and its subtypes), Dublin Core (`DC.*`, `DCTERMS.*`), then OpenGraph
 (`og:*`, `article:*`); the canonical URL from `<link rel="canonical">` first. Nothing is
 inferred from the visible text: a field the page did not declare is absent.
+
+Every value is third-party text bound for stored evidence, so each passes `_valid`, the
+one place that holds it to the contract's bounds (extract/limits.py): text cut to
+CITED_VALUE_MAX, at most CITED_NAMES_MAX authors, a URL longer than the bound dropped
+(a cut URL names another page) so the next source of the field is tried, and characters
+no store holds (NUL, lone surrogates from JSON escapes) replaced. JSON-LD of any depth is
+read as data (extract/json_data.py).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -18,10 +24,11 @@ from urllib.parse import urljoin, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract.charset import decode_bytes
+from sosoapi.extract.json_data import load_json
+from sosoapi.extract.limits import CITED_NAMES_MAX, CITED_VALUE_MAX
 
-MAX_VALUE = 500
-MAX_AUTHORS = 50
 _SPACE = re.compile(r"\s+")
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?)?)?$")
 _ARTICLE_TYPES = {
     "article",
@@ -72,11 +79,18 @@ _META: dict[str, tuple[tuple[str, str, str], ...]] = {
 }
 
 
-def _clean(value: Any) -> str | None:
+def _collapsed(value: Any) -> str | None:
+    """A string value with its white space collapsed, whole (None when blank)."""
     if not isinstance(value, str):
         return None
-    text = _SPACE.sub(" ", value).strip()
-    return text[:MAX_VALUE] if text else None
+    text = _SPACE.sub(" ", _UNSTORABLE.sub("\ufffd", value)).strip()
+    return text or None
+
+
+def _clean(value: Any) -> str | None:
+    """A text value as stored: collapsed and cut to the bound."""
+    text = _collapsed(value)
+    return text[:CITED_VALUE_MAX] if text else None
 
 
 def _metas(tree: LexborHTMLParser) -> dict[tuple[str, str], list[str]]:
@@ -84,7 +98,7 @@ def _metas(tree: LexborHTMLParser) -> dict[tuple[str, str], list[str]]:
     table: dict[tuple[str, str], list[str]] = {}
     for node in tree.tags("meta"):
         attrs = node.attributes
-        content = _clean(attrs.get("content"))
+        content = _collapsed(attrs.get("content"))
         if content is None:
             continue
         for kind in ("name", "property"):
@@ -97,10 +111,7 @@ def _metas(tree: LexborHTMLParser) -> dict[tuple[str, str], list[str]]:
 def _json_ld_nodes(tree: LexborHTMLParser) -> Iterator[dict[str, Any]]:
     """Every JSON-LD object of an article type (top level, in a list, or in `@graph`)."""
     for node in tree.css('script[type="application/ld+json"]'):
-        try:
-            data = json.loads(node.text() or "")
-        except ValueError:
-            continue
+        data = load_json(node.text() or "")
         stack = data if isinstance(data, list) else [data]
         while stack:
             item = stack.pop(0)
@@ -135,32 +146,41 @@ def _from_json_ld(item: dict[str, Any], field: str) -> tuple[Any, str] | None:
         return (names[0], "publisher") if names and field == "publisher" else None
     if field in ("published", "modified"):
         key = "datePublished" if field == "published" else "dateModified"
-        value = _clean(item.get(key))
+        value = _collapsed(item.get(key))
         return (value, key) if value else None
     main = item.get("mainEntityOfPage")
     for key, value in (("url", item.get("url")), ("mainEntityOfPage", main)):
         if isinstance(value, dict):
             value = value.get("@id")
-        if _clean(value):
-            return _clean(value), key
+        if _collapsed(value):
+            return _collapsed(value), key
     return None
 
 
 def _absolute(value: str, base: str | None) -> str | None:
-    url = urljoin(base or "", value)
-    parts = urlsplit(url)
-    return url if parts.scheme in ("http", "https") and parts.hostname else None
+    """An absolute http(s) URL within the bound, else None."""
+    try:
+        url = urljoin(base or "", value)
+        parts = urlsplit(url)
+        hostname = parts.hostname
+    except ValueError:  # an invalid IPv6 literal or port
+        return None
+    if len(url) > CITED_VALUE_MAX:
+        return None
+    return url if parts.scheme in ("http", "https") and hostname else None
 
 
 def _valid(field: str, value: Any, base: str | None) -> Any:
-    """The value in the form the contract allows, or None (a malformed date is dropped)."""
+    """The value in the form and within the bounds the contract allows, or None (a
+    malformed date or an over-long URL is dropped)."""
     if field == "authors":
-        names = list(dict.fromkeys(value if isinstance(value, list) else [value]))
-        return names[:MAX_AUTHORS] or None
-    if field in ("published", "modified"):
-        return value if _DATE.match(value) else None
+        names = [_clean(name) for name in (value if isinstance(value, list) else [value])]
+        return list(dict.fromkeys(name for name in names if name))[:CITED_NAMES_MAX] or None
     if field == "canonical_url":
-        return _absolute(value, base)
+        return _absolute(value, base) if isinstance(value, str) else None
+    value = _clean(value)
+    if field in ("published", "modified"):
+        return value if value and _DATE.match(value) else None
     return value
 
 
@@ -171,7 +191,7 @@ def read_citation(tree: LexborHTMLParser, url: str | None) -> dict[str, Any]:
     found: dict[str, Any] = {}
     link = tree.css_first('link[rel="canonical"][href]')
     if link is not None:
-        href = _absolute(link.attributes.get("href") or "", url)
+        href = _valid("canonical_url", link.attributes.get("href") or "", url)
         if href:
             found["canonical_url"] = {"value": href, "source": "link_canonical", "key": "canonical"}
     for field, keys in _META.items():

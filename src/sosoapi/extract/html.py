@@ -38,6 +38,10 @@ _SNIFF_BYTES = 1024
 # trafilatura's, CPU at most half): bench/README.md has the measured figures.
 MainTextExtractor = Literal["hybrid", "lexbor", "trafilatura"]
 DEFAULT_EXTRACTOR: MainTextExtractor = "hybrid"
+# The hybrid's fallback runs on pages of at most this many `<` (tags, closing tags and
+# comments): trafilatura costs about four times our CPU per node, 2.1 s on a page at the
+# node bound (bench/hostile.py), and the largest dev page has 19,629.
+_FALLBACK_MAX_TAGS = 60_000
 
 
 def extract_text_document(
@@ -152,7 +156,7 @@ def _main_text(
     if extractor == "trafilatura":
         return trafilatura_text(markup, url=url)
     ours = extract_main(tree)
-    if extractor == "lexbor" or ours.confident:
+    if extractor == "lexbor" or ours.confident or markup.count("<") > _FALLBACK_MAX_TAGS:
         return drop_furniture_lines(ours.text)
     return drop_furniture_lines(trafilatura_text(markup, url=url) or ours.text)
 

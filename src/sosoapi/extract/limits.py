@@ -9,6 +9,9 @@ TITLE_MAX = 200
 DESCRIPTION_MAX = 2_000
 SEGMENTS_MAX = 1_000
 SEGMENT_TEXT_MAX = 20_000
+# A citation field's value (a name, a date, a URL) and how many authors one names.
+CITED_VALUE_MAX = 500
+CITED_NAMES_MAX = 50
 # What an evidence revision keeps beyond the receipt's bounds: the whole text up to
 # SOSOAPI_EVIDENCE_TEXT_MAX code points (default below, at most the ceiling) and up to
 # CUES_WHOLE_MAX caption cues (a three-hour transcript has about 3,000).

@@ -42,6 +42,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.html_main import in_furniture
+from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
 from sosoapi.extract.text_plain import normalize_plain_text
 
 # ---------------------------------------------------------------------------------------
@@ -376,6 +377,9 @@ _BODY_KEYS = frozenset(
      "content_html", "contenttext", "text", "html", "articletext", "storytext", "fulltext"}
 )  # fmt: skip
 _JSON_NODES_MAX = 200_000
+# Characters of embedded bodies read per page, all bodies together: twice the text an
+# evidence revision keeps by default.
+_EMBEDDED_CHARS_MAX = 2 * WHOLE_TEXT_DEFAULT
 _HTML_IN_TEXT = _re(r"</?(?:p|div|br|h[1-6]|li|ul|blockquote|span|a|strong|em)\b", re.I)
 
 # ---------------------------------------------------------------------------------------
@@ -751,26 +755,43 @@ def _chrome(view: _View, text: str) -> Verdict | None:
 
 def _embedded_text(markup: str) -> tuple[str, str] | None:
     """(source, text) of the longest article body the page embeds as data, if any."""
-    found: list[tuple[str, str]] = []
+    found: dict[str, str] = {}  # each distinct body once, with the first source naming it
     if "ld+json" in markup:
         for _, block in _blocks(markup, _LD_JSON):
             data = _loads(block)
-            found += [("json_ld", body) for body in _article_bodies(data)]
+            _collect(found, "json_ld", _article_bodies(data))
     if "__NEXT_DATA__" in markup or "__NUXT_DATA__" in markup:
         for opener, block in _blocks(markup, _SCRIPT_JSON):
             data = _loads(block)
             source = "next_data" if opener.group(1) == "__NEXT_DATA__" else "nuxt"
-            found += [(source, body) for body in _bodies(data, data)]
+            _collect(found, source, _bodies(data, data))
     if "window.__" in markup:
         for index, match in enumerate(_STATE_ASSIGNMENT.finditer(markup)):
             if index >= _EMBEDDED_MAX:
                 break
             data = _raw_json(markup, match.end())
             source = "nuxt" if match.group(1) == "__NUXT__" else "initial_state"
-            found += [(source, body) for body in _bodies(data, data)]
-    texts = [(source, _as_text(body)) for source, body in found]
+            _collect(found, source, _bodies(data, data))
+    texts = [(source, _as_text(body)) for body, source in _handed_on(found)]
     texts = [(source, text) for source, text in texts if _is_prose(text)]
     return max(texts, key=lambda item: len(item[1])) if texts else None
+
+
+def _collect(found: dict[str, str], source: str, bodies: Iterator[str]) -> None:
+    for body in bodies:
+        found.setdefault(body, source)
+
+
+def _handed_on(found: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """(body, source) in the order found, each body read at most once and all of them
+    together cut to _EMBEDDED_CHARS_MAX characters: what the page embeds costs at most
+    one reading of that many characters, however often the data repeats or refers to it."""
+    left = _EMBEDDED_CHARS_MAX
+    for body, source in found.items():
+        if left <= 0:
+            return
+        yield body[:left], source
+        left -= len(body)
 
 
 def _loads(text: str) -> Any:
@@ -822,15 +843,23 @@ def _article_bodies(data: Any) -> Iterator[str]:
 
 
 def _bodies(data: Any, root: Any) -> Iterator[str]:
-    """Plain-string values under article-body keys (Nuxt 3's payload references resolved)."""
+    """Plain-string values under article-body keys. Nuxt 3's payload references (values
+    are indices into the payload) are resolved once per index: thousands of references
+    to one large string yield it once."""
     table = root if isinstance(root, list) else None
+    resolved: set[int] = set()
     for node in _walk(data):
         if not isinstance(node, dict):
             continue
         for key, value in node.items():
+            if not (isinstance(key, str) and key.lower() in _BODY_KEYS):
+                continue
             if isinstance(value, int) and table is not None and 0 <= value < len(table):
-                value = table[value]  # Nuxt 3 `__NUXT_DATA__`: values are indices
-            if isinstance(key, str) and key.lower() in _BODY_KEYS and isinstance(value, str):
+                if value in resolved:
+                    continue
+                resolved.add(value)
+                value = table[value]
+            if isinstance(value, str):
                 yield value
 
 

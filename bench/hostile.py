@@ -1,0 +1,154 @@
+"""Hostile pages: the extractor's CPU by page size and shape, and embedded-data amplification.
+
+    .venv/bin/python bench/hostile.py [--sizes 1000,6000,60000] [--shapes lines,deep,...]
+                                      [--repeat N] [--part curve|amplification]
+
+Part 1, the size curve: pages of 1,000 to 60,000 nodes (the node bound,
+extract/html_bounds.MAX_NODES) in several shapes, each read by the shipped pipeline
+(`extract_text_document`: bounds, parse, metadata, main text, walls), best CPU of
+`--repeat` runs. Targets (issue 35): the 60,000-node page within 12x of the 6,000-node one,
+no page at the node bound over 2 s of CPU.
+
+Part 2, amplification: the pages of tests/data/hostile/amplification at 1.2 MB (one
+large string, thousands of references to it) against a plain article page of the same
+size, read the same way, taking turns. Target: at most 2x the plain page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests" / "data" / "hostile" / "amplification"))
+
+from make_pages import page, plain_page  # noqa: E402
+
+from sosoapi.extract.html import extract_text_document  # noqa: E402
+
+SIZES = (1_000, 2_000, 4_000, 6_000, 15_000, 30_000, 60_000)
+_WORDS = "the council met again on tuesday to talk about the budget"
+
+
+def _lines(nodes: int) -> str:
+    """Short lines, each its own block: `<div><p>...</p></div>` (two nodes a line)."""
+    return "".join(
+        f"<div><p>Line {n}: {_WORDS[: 20 + n % 20]}</p></div>" for n in range(nodes // 2)
+    )
+
+
+def _prose(nodes: int) -> str:
+    """An article of paragraphs of prose length (under the 5 MiB body bound at 60,000)."""
+    return "".join(f"<p>{n}. {_WORDS}, {_WORDS[:12]}</p>" for n in range(nodes))
+
+
+def _deep(nodes: int, opener: str = "<div>") -> str:
+    """Runs of 900 nested `<div>`s (the depth bound is 1,000), a short text at each level."""
+    runs, left = [], nodes
+    while left > 0:
+        depth = min(900, left)
+        runs.append("".join(f"{opener}{n} {_WORDS[:12]}" for n in range(depth)) + "</div>" * depth)
+        left -= depth
+    return "".join(runs)
+
+
+def _deep_named(nodes: int) -> str:
+    """Deep nesting where every level is a content container (`article-body`)."""
+    return _deep(nodes, '<div class="article-body">')
+
+
+def _boxes(nodes: int) -> str:
+    """Sibling containers, each with a heading and a paragraph (many selector matches)."""
+    return "".join(
+        f'<div class="article-body"><h2>{n}</h2><p>{n} {_WORDS}, {_WORDS}.</p></div>'
+        for n in range(nodes // 3)
+    )
+
+
+def _table(nodes: int) -> str:
+    """One wide table: rows of 50 short cells (a row and its cells are nodes)."""
+    rows = [
+        "<tr>" + "".join(f"<td>{r}.{c}</td>" for c in range(50)) + "</tr>"
+        for r in range(nodes // 51)
+    ]
+    return f"<table>{''.join(rows)}</table>"
+
+
+def _scripts(nodes: int) -> str:
+    """A script beside each short paragraph."""
+    return "".join(
+        f'<script>window.x{n}={{"a":{n}}};</script><p>{n} {_WORDS[:30]}</p>'
+        for n in range(nodes // 2)
+    )
+
+
+SHAPES: dict[str, Callable[[int], str]] = {
+    "lines": _lines,
+    "prose": _prose,
+    "deep": _deep,
+    "named": _deep_named,
+    "boxes": _boxes,
+    "table": _table,
+    "scripts": _scripts,
+}
+
+
+def _html(body: str) -> bytes:
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><title>Page</title></head><body>{body}</body></html>'
+    ).encode()
+
+
+def cpu(body: bytes, repeat: int) -> float:
+    """Best CPU seconds of `repeat` reads through the shipped pipeline."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        extract_text_document(body, media_type="text/html", charset=None, content_language=None)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def size_curve(shapes: list[str], sizes: list[int], repeat: int) -> None:
+    print("CPU seconds per page by nodes (best of", repeat, "runs)")
+    print(f"{'shape':8}" + "".join(f"{n:>9}" for n in sizes) + f"{'max/6000':>10}")
+    for shape in shapes:
+        seconds = [cpu(_html(SHAPES[shape](n)), repeat) for n in sizes]
+        base = seconds[sizes.index(6_000)] if 6_000 in sizes else None
+        ratio = f"{seconds[-1] / base:10.1f}" if base else f"{'-':>10}"
+        print(f"{shape:8}" + "".join(f"{s:9.3f}" for s in seconds) + ratio, flush=True)
+
+
+def amplification(repeat: int) -> None:
+    print("\nAmplification: 1.2 MB pages against a plain page of the same size")
+    print(f"{'page':8} {'bytes':>9} {'cpu s':>7} {'plain s':>8} {'ratio':>6}")
+    for shape in ("nuxt", "next"):
+        hostile = page(shape, 1_100_000, 5_000).encode()
+        plain = plain_page(len(hostile)).encode()
+        cpu(hostile, 1), cpu(plain, 1)  # warm-up
+        pairs = [(cpu(hostile, 1), cpu(plain, 1)) for _ in range(repeat)]
+        ours, peer = min(p[0] for p in pairs), min(p[1] for p in pairs)
+        print(f"{shape:8} {len(hostile):9} {ours:7.3f} {peer:8.3f} {ours / peer:6.2f}", flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default=",".join(str(n) for n in SIZES))
+    parser.add_argument("--shapes", default=",".join(SHAPES))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--part", choices=("curve", "amplification"))
+    args = parser.parse_args()
+    if args.part != "amplification":
+        sizes = [int(n) for n in args.sizes.split(",")]
+        size_curve(args.shapes.split(","), sizes, args.repeat)
+    if args.part != "curve":
+        amplification(args.repeat)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
