@@ -61,6 +61,12 @@ def _deep_named(nodes: int) -> str:
     return _deep(nodes, '<div class="article-body">')
 
 
+def _banners(nodes: int) -> str:
+    """Deep nesting where every level is named like a cookie banner (walls.py reads the
+    text of each banner match, nested ones included)."""
+    return _deep(nodes, '<div class="cookie">')
+
+
 def _boxes(nodes: int) -> str:
     """Sibling containers, each with a heading and a paragraph (many selector matches)."""
     return "".join(
@@ -92,6 +98,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "deep": _deep,
     "named": _deep_named,
     "boxes": _boxes,
+    "banners": _banners,
     "table": _table,
     "scripts": _scripts,
 }
