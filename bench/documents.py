@@ -54,9 +54,8 @@ DATA = Path(os.environ.get("SOSOAPI_BENCH_DATA", ROOT.parent / "shared" / "data"
 READERS = ("ours", "pypdfium2", "pdfminer.six", "pypdf", "pdfplumber", "pdftext", "pdf-inspector")
 _WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_CJK_SPACE = re.compile(
-    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af] +[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
-)
+# Han and kana run on without spaces (Hangul is spaced by word, so it is not checked).
+_CJK_SPACE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff] +[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 _LIGATURE = re.compile(r"[\ufb00-\ufb06]")
 _MD_COMMENT = re.compile(r"<!--.*?-->", re.S)
 

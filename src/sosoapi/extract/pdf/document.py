@@ -11,8 +11,9 @@ from sosoapi.contract.vocabulary import Reason
 class PdfPage:
     """One page: `start`/`end` are its code-point offsets in `PdfDocument.text`.
 
-    `furniture` holds the running headers, footers and page numbers found on the page, in
-    reading order; they are kept out of the running text (and so out of the offsets).
+    `furniture` holds the running headers, footers and page numbers found on the page, and
+    text turned across the page in a side margin (a stamp), in the page's order; they are kept
+    out of the running text (and so out of the offsets).
     `has_text` is False for a page without a text layer (a scan, text drawn as paths): OCR
     would be needed. `readable` is False when the page itself could not be parsed.
     """

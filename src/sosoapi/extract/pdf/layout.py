@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from statistics import median
 
 # A glyph: (character, left, bottom, right, top) in page points, y growing upward;
@@ -38,6 +38,8 @@ _PARAGRAPH_GAP = 0.6
 _BAND_GAP = 0.9
 _GUTTER = 0.8
 _COLUMN_WIDTH = 0.3
+# The glyphs the page's text direction is judged on.
+_DIRECTION_SAMPLE = 400
 
 
 @dataclass(slots=True)
@@ -50,11 +52,11 @@ class Line:
     last_left: float
     last_right: float
     rtl: bool = False
-    heights: list[float] = field(default_factory=list)
-
-    @property
-    def height(self) -> float:
-        return median(self.heights) if self.heights else self.y1 - self.y0
+    # the mean glyph height: a superscript or a drop cap moves it less than the box
+    height: float = 0.0
+    glyphs: int = 1
+    # drawn across the page's direction, one glyph above the other (a margin stamp)
+    vertical: bool = False
 
     @property
     def text(self) -> str:
@@ -62,11 +64,13 @@ class Line:
 
 
 def is_rtl(char: str) -> bool:
-    return unicodedata.bidirectional(char) in ("R", "AL")
+    return char >= "\u0590" and unicodedata.bidirectional(char) in ("R", "AL")
 
 
 def normalise_char(char: str) -> str:
     """Ligatures expanded, presentation forms folded; every other character as drawn."""
+    if char < "\ufb00":
+        return char
     if char in _LIGATURES:
         return _LIGATURES[char]
     code = ord(char)
@@ -82,7 +86,7 @@ def upright(glyphs: list[Glyph], width: float, height: float) -> tuple[list[Glyp
     The direction is the one most consecutive left-to-right glyphs of a line step in.
     """
     steps = Counter[str]()
-    for (a, *box_a), (b, *box_b) in itertools.pairwise(glyphs):
+    for (a, *box_a), (b, *box_b) in itertools.pairwise(glyphs[:_DIRECTION_SAMPLE]):
         if LINE_BREAK in (a, b) or is_rtl(a) or a.isspace() or b.isspace():
             continue
         dx, dy = box_b[0] - box_a[0], box_b[1] - box_a[1]
@@ -118,17 +122,21 @@ def lines_of(glyphs: list[Glyph]) -> list[Line]:
         rtl = is_rtl(char)
         if current is not None and _continues(current, left, bottom, right, top, rtl):
             _extend(current, char, left, bottom, right, top, rtl)
+        elif current is not None and _stacked(current, left, bottom, right, top):
+            _extend(current, char, left, bottom, right, top, rtl)
+            current.vertical = True
         else:
             current = Line([normalise_char(char)], left, bottom, right, top, left, right, rtl,
-                           [top - bottom])  # fmt: skip
+                           top - bottom)  # fmt: skip
             lines.append(current)
     return _merge_neighbours([line for line in lines if line.text])
 
 
 def _continues(line: Line, left: float, bottom: float, right: float, top: float, rtl: bool) -> bool:
-    height = max(top - bottom, line.height)
-    overlap = min(top, line.y1) - max(bottom, line.y0)
-    if overlap < 0.5 * min(top - bottom, line.height):
+    glyph = top - bottom
+    height = glyph if glyph > line.height else line.height
+    overlap = (top if top < line.y1 else line.y1) - (bottom if bottom > line.y0 else line.y0)
+    if overlap < 0.5 * (glyph if glyph < line.height else line.height):
         return False
     if rtl or line.rtl:
         gap = max(left - line.x1, line.x0 - right)
@@ -137,18 +145,36 @@ def _continues(line: Line, left: float, bottom: float, right: float, top: float,
     return left >= line.last_left - 0.1 * height and left - line.last_right < _WORD_JUMP * height
 
 
+def _stacked(line: Line, left: float, bottom: float, right: float, top: float) -> bool:
+    """The glyph sits right above or below the line's last one, as in turned text."""
+    if line.glyphs > 1 and not line.vertical:
+        return False
+    width = right - left
+    above = abs(bottom - line.y1) < 0.5 * width
+    below = abs(top - line.y0) < 0.5 * width
+    return abs(left - line.last_left) < 0.2 * width and (above or below)
+
+
 def _extend(line: Line, char: str, left: float, bottom: float, right: float, top: float,
             rtl: bool) -> None:  # fmt: skip
     gap = left - line.last_right if not (rtl or line.rtl) else max(left - line.x1, line.x0 - right)
-    if gap > _SPACE_GAP * line.height and line.parts and not line.parts[-1].isspace():
+    if not line.vertical and gap > _SPACE_GAP * line.height and line.parts and not line.parts[-1].isspace():
         if not char.isspace():
             line.parts.append(" ")
     line.parts.append(normalise_char(char))
-    line.x0, line.x1 = min(line.x0, left), max(line.x1, right)
-    line.y0, line.y1 = min(line.y0, bottom), max(line.y1, top)
+    # comparisons, not min()/max(): this runs once per character of the document
+    if left < line.x0:
+        line.x0 = left
+    if right > line.x1:
+        line.x1 = right
+    if bottom < line.y0:
+        line.y0 = bottom
+    if top > line.y1:
+        line.y1 = top
     line.last_left, line.last_right = left, right
     line.rtl = line.rtl or rtl
-    line.heights.append(top - bottom)
+    line.height += (top - bottom - line.height) / (line.glyphs + 1)
+    line.glyphs += 1
 
 
 def _merge_neighbours(lines: list[Line]) -> list[Line]:
@@ -157,14 +183,21 @@ def _merge_neighbours(lines: list[Line]) -> list[Line]:
     merged: list[Line] = []
     for line in lines:
         last = merged[-1] if merged else None
-        if last is not None and _same_row(last, line) and _adjacent(last, line):
+        if (
+            last is not None
+            and not (last.vertical or line.vertical)
+            and _same_row(last, line)
+            and _adjacent(last, line)
+        ):
             gap = line.x0 - last.x1 if not last.rtl else last.x0 - line.x1
             joiner = " " if gap > _SPACE_GAP * min(last.height, line.height) else ""
             last.parts.extend([joiner, *line.parts])
             last.x0, last.x1 = min(last.x0, line.x0), max(last.x1, line.x1)
             last.y0, last.y1 = min(last.y0, line.y0), max(last.y1, line.y1)
             last.last_left, last.last_right = line.last_left, line.last_right
-            last.heights.extend(line.heights)
+            total = last.glyphs + line.glyphs
+            last.height = (last.height * last.glyphs + line.height * line.glyphs) / total
+            last.glyphs = total
         else:
             merged.append(line)
     return merged
@@ -179,6 +212,21 @@ def _adjacent(a: Line, b: Line) -> bool:
     height = max(a.height, b.height)
     gap = b.x0 - a.x1 if not (a.rtl or b.rtl) else max(b.x0 - a.x1, a.x0 - b.x1)
     return -0.5 * height < gap < _WORD_JUMP * height
+
+
+def margin_stamps(lines: list[Line]) -> set[int]:
+    """The indexes of turned lines standing in a side margin, clear of the running text
+    (an arXiv identifier up the left edge); turned text among the rest (a drawing's
+    dimensions) stays where it is."""
+    running = [line for line in lines if not line.vertical]
+    if not running:
+        return set()
+    left, right = min(line.x0 for line in running), max(line.x1 for line in running)
+    return {
+        index
+        for index, line in enumerate(lines)
+        if line.vertical and (line.x1 <= left or line.x0 >= right)
+    }
 
 
 def reading_order(lines: list[Line], rtl: bool = False) -> list[list[Line]]:

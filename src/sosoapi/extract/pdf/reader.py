@@ -59,7 +59,7 @@ def _read(document: pdfium.PdfDocument, path: Path, max_pages: int) -> PdfDocume
             pages.append(PdfPage(index + 1, label, offset, offset, False, readable=False))
             continue
         lines, _height = item
-        skip = next(marks)
+        skip = next(marks) | layout.margin_stamps(lines)
         body = [line for i, line in enumerate(lines) if i not in skip]
         rtl = _mostly_rtl(body)
         text = layout.page_text(layout.reading_order(body, rtl))
