@@ -14,8 +14,9 @@ class PdfPage:
     `furniture` holds the running headers, footers and page numbers found on the page, and
     text turned across the page in a side margin (a stamp), in the page's order; they are kept
     out of the running text (and so out of the offsets).
-    `has_text` is False for a page without a text layer (a scan, text drawn as paths): OCR
-    would be needed. `readable` is False when the page itself could not be parsed.
+    `has_text` is False for a page without a text layer: a scan or text drawn as paths
+    (OCR would be needed) unless the page is `blank` (nothing drawn on it at all).
+    `readable` is False when the page itself could not be parsed.
     """
 
     number: int
@@ -23,8 +24,13 @@ class PdfPage:
     start: int
     end: int
     has_text: bool
+    blank: bool = False
     readable: bool = True
     furniture: tuple[str, ...] = ()
+
+    @property
+    def needs_ocr(self) -> bool:
+        return self.readable and not self.has_text and not self.blank
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +52,8 @@ class PdfDocument:
     """A read PDF. `conditions` are the contract reasons the reader observed:
 
     `login_required` (a user password is needed: nothing read), `unsupported_content`
-    (not a readable PDF: nothing read), `no_text` (no page has a text layer),
-    `source_partial` (some pages lack a text layer or could not be parsed),
+    (not a readable PDF, or no page of it could be parsed: nothing read), `no_text` (no
+    page has a text layer), `source_partial` (some pages need OCR or could not be parsed),
     `response_too_large` (more pages than the bound: the first ones were read).
     """
 
@@ -58,5 +64,9 @@ class PdfDocument:
     conditions: tuple[Reason, ...] = ()
 
     @property
-    def pages_without_text(self) -> tuple[int, ...]:
-        return tuple(p.number for p in self.pages if not (p.has_text and p.readable))
+    def pages_needing_ocr(self) -> tuple[int, ...]:
+        return tuple(page.number for page in self.pages if page.needs_ocr)
+
+    @property
+    def unreadable_pages(self) -> tuple[int, ...]:
+        return tuple(page.number for page in self.pages if not page.readable)

@@ -9,6 +9,7 @@ held whole in Python's memory.
 from __future__ import annotations
 
 import ctypes
+from dataclasses import dataclass
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -45,11 +46,10 @@ def read_pdf(path: Path, *, max_pages: int = PAGES_MAX) -> PdfDocument:
 
 def _read(document: pdfium.PdfDocument, path: Path, max_pages: int) -> PdfDocument:
     count = len(document)
-    read: list[tuple[list[Line], float] | None] = []
+    read: list[_Page | None] = []
     for index in range(min(count, max_pages)):
         read.append(_page_lines(document, index))
-    kept = [item for item in read if item is not None]
-    marks = iter(furniture(kept))
+    marks = iter(furniture([item.lines for item in read if item is not None]))
     pages: list[PdfPage] = []
     texts: list[str] = []
     offset = 0
@@ -58,7 +58,7 @@ def _read(document: pdfium.PdfDocument, path: Path, max_pages: int) -> PdfDocume
         if item is None:
             pages.append(PdfPage(index + 1, label, offset, offset, False, readable=False))
             continue
-        lines, _height = item
+        lines = item.lines
         skip = next(marks) | layout.margin_stamps(lines)
         body = [line for i, line in enumerate(lines) if i not in skip]
         rtl = _mostly_rtl(body)
@@ -68,7 +68,7 @@ def _read(document: pdfium.PdfDocument, path: Path, max_pages: int) -> PdfDocume
         texts.append(text)
         side = tuple(lines[i].text for i in sorted(skip))
         pages.append(PdfPage(index + 1, label, offset, offset + len(text), bool(lines),
-                             furniture=side))  # fmt: skip
+                             blank=item.blank, furniture=side))  # fmt: skip
         offset += len(text)
     return PdfDocument(
         "\n\n".join(texts),
@@ -79,7 +79,14 @@ def _read(document: pdfium.PdfDocument, path: Path, max_pages: int) -> PdfDocume
     )
 
 
-def _page_lines(document: pdfium.PdfDocument, index: int) -> tuple[list[Line], float] | None:
+@dataclass(frozen=True, slots=True)
+class _Page:
+    lines: list[Line]
+    height: float
+    blank: bool  # nothing at all drawn on it
+
+
+def _page_lines(document: pdfium.PdfDocument, index: int) -> _Page | None:
     try:
         page = document[index]
     except pdfium.PdfiumError:
@@ -88,7 +95,8 @@ def _page_lines(document: pdfium.PdfDocument, index: int) -> tuple[list[Line], f
         textpage = page.get_textpage()
         try:
             glyphs, height = layout.upright(_glyphs(textpage), *page.get_size())
-            return layout.lines_of(glyphs), height
+            blank = pdfium_c.FPDFPage_CountObjects(page.raw) == 0
+            return _Page(layout.lines_of(glyphs), height, blank)
         finally:
             textpage.close()
     except pdfium.PdfiumError:
@@ -147,14 +155,12 @@ def _catalog_language(document: pdfium.PdfDocument) -> str | None:
 
 
 def _conditions(pages: list[PdfPage], count: int, max_pages: int) -> tuple[Reason, ...]:
-    with_text = [page for page in pages if page.has_text and page.readable]
-    if not pages:
+    if all(not page.readable for page in pages):  # no page at all, or none parsed
         return (Reason.UNSUPPORTED_CONTENT,)
     conditions: list[Reason] = []
-    if not with_text:
-        unreadable = all(not page.readable for page in pages)
-        conditions.append(Reason.UNSUPPORTED_CONTENT if unreadable else Reason.NO_TEXT)
-    elif len(with_text) < len(pages):
+    if not any(page.has_text for page in pages):
+        conditions.append(Reason.NO_TEXT)
+    elif any(page.needs_ocr or not page.readable for page in pages):
         conditions.append(Reason.SOURCE_PARTIAL)
     if count > max_pages:
         conditions.append(Reason.RESPONSE_TOO_LARGE)
