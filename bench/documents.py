@@ -55,7 +55,9 @@ READERS = ("ours", "pypdfium2", "pdfminer.six", "pypdf", "pdfplumber", "pdftext"
 _WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 # Han and kana run on without spaces (Hangul is spaced by word, so it is not checked).
-_CJK_SPACE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff] +[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+_CJK_SPACE = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff] +[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"
+)
 _LIGATURE = re.compile(r"[\ufb00-\ufb06]")
 _MD_COMMENT = re.compile(r"<!--.*?-->", re.S)
 
@@ -287,7 +289,9 @@ def main() -> int:
         _worker(*args.worker)
         return 0
     readers = [r for r in args.only.split(",") if r]
-    docs = sorted(json.loads((DATA / "index.json").read_text())["documents"], key=lambda d: d["file"])
+    docs = sorted(
+        json.loads((DATA / "index.json").read_text())["documents"], key=lambda d: d["file"]
+    )
     if args.limit:
         docs = docs[: args.limit]
     rows: list[dict[str, Any]] = []

@@ -6,6 +6,10 @@ by geometry, orders the lines by a recursive cut (columns first, where the gutte
 region's height and both sides hold running text; then horizontal bands; else rows read
 across), and joins them as a person reads: lines of a paragraph with a space, a hyphen at
 a line end joined into its word, paragraphs and blocks on lines of their own.
+
+Ligatures need nothing here: PDFium already hands a ligature glyph as its letters (no
+U+FB00-FB06 reaches this layer on the dev set, where pdfminer.six leaves a dozen), and
+Arabic presentation forms as letters too.
 """
 
 from __future__ import annotations
@@ -25,10 +29,6 @@ LINE_BREAK = "\n"
 LINE_END_HYPHEN = "\ufffe"
 PDFIUM_HYPHEN = 0x02
 _HYPHENS = ("-", "\u00ad", LINE_END_HYPHEN)
-_LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
-              "\ufb05": "st", "\ufb06": "st"}  # fmt: skip
-# Arabic and Hebrew presentation forms fold to their letters (NFKC) so words match typed text.
-_PRESENTATION = ((0xFB1D, 0xFB4F), (0xFB50, 0xFDFF), (0xFE70, 0xFEFF))
 # Han and kana run on without spaces; Hangul is spaced by word, as Latin is.
 _CJK = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 # Gaps in units of the line's height.
@@ -65,18 +65,6 @@ class Line:
 
 def is_rtl(char: str) -> bool:
     return char >= "\u0590" and unicodedata.bidirectional(char) in ("R", "AL")
-
-
-def normalise_char(char: str) -> str:
-    """Ligatures expanded, presentation forms folded; every other character as drawn."""
-    if char < "\ufb00":
-        return char
-    if char in _LIGATURES:
-        return _LIGATURES[char]
-    code = ord(char)
-    if any(low <= code <= high for low, high in _PRESENTATION):
-        return unicodedata.normalize("NFKC", char)
-    return char
 
 
 def upright(glyphs: list[Glyph], width: float, height: float) -> tuple[list[Glyph], float]:
@@ -126,7 +114,7 @@ def lines_of(glyphs: list[Glyph]) -> list[Line]:
             _extend(current, char, left, bottom, right, top, rtl)
             current.vertical = True
         else:
-            current = Line([normalise_char(char)], left, bottom, right, top, left, right, rtl,
+            current = Line([char], left, bottom, right, top, left, right, rtl,
                            top - bottom)  # fmt: skip
             lines.append(current)
     return _merge_neighbours([line for line in lines if line.text])
@@ -158,10 +146,15 @@ def _stacked(line: Line, left: float, bottom: float, right: float, top: float) -
 def _extend(line: Line, char: str, left: float, bottom: float, right: float, top: float,
             rtl: bool) -> None:  # fmt: skip
     gap = left - line.last_right if not (rtl or line.rtl) else max(left - line.x1, line.x0 - right)
-    if not line.vertical and gap > _SPACE_GAP * line.height and line.parts and not line.parts[-1].isspace():
-        if not char.isspace():
-            line.parts.append(" ")
-    line.parts.append(normalise_char(char))
+    if (
+        not line.vertical
+        and gap > _SPACE_GAP * line.height
+        and line.parts
+        and not line.parts[-1].isspace()
+        and not char.isspace()
+    ):
+        line.parts.append(" ")
+    line.parts.append(char)
     # comparisons, not min()/max(): this runs once per character of the document
     if left < line.x0:
         line.x0 = left
@@ -297,9 +290,7 @@ def _rows(lines: list[Line], rtl: bool) -> list[Line]:
         else:
             rows.append([line])
     return [
-        line
-        for row in rows
-        for line in sorted(row, key=lambda item: -item.x1 if rtl else item.x0)
+        line for row in rows for line in sorted(row, key=lambda item: -item.x1 if rtl else item.x0)
     ]
 
 

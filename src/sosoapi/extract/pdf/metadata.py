@@ -3,11 +3,10 @@ dictionary for what XMP lacks, and the catalog's /Lang as written."""
 
 from __future__ import annotations
 
+import html
 import mmap
 import re
 from pathlib import Path
-
-from lxml import etree
 
 from sosoapi.extract.pdf.document import PdfMetadata
 
@@ -15,12 +14,11 @@ _XMP_START = b"<x:xmpmeta"
 _XMP_END = b"</x:xmpmeta>"
 # An XMP packet larger than this is not metadata a reader needs (and not parsed).
 _XMP_MAX = 1 << 20
-_NS = {
-    "dc": "http://purl.org/dc/elements/1.1/",
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "xmp": "http://ns.adobe.com/xap/1.0/",
-    "pdf": "http://ns.adobe.com/pdf/1.3/",
-}
+# XMP is read with patterns, not an XML parser: the few properties wanted are flat, and
+# a packet from an untrusted file never meets entity expansion.
+_LI = re.compile(r"<rdf:li\b[^>]*>(.*?)</rdf:li>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _PDF_DATE = re.compile(
     r"^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:([Zz+-])(\d{2})?'?(\d{2})?'?)?"
 )
@@ -38,7 +36,8 @@ def metadata(path: Path, info: dict[str, str], language: str | None) -> PdfMetad
 
 
 def _clean(value: str | None) -> str:
-    return " ".join((value or "").split())
+    """Whitespace collapsed, control characters (a NUL standing for "no value") dropped."""
+    return " ".join(_CONTROL.sub("", value or "").split())
 
 
 def iso_date(value: str) -> str | None:
@@ -78,31 +77,27 @@ def _xmp(path: Path) -> dict[str, str]:
             if start < 0 or end < 0 or end - start > _XMP_MAX:
                 return {}
             packet = mapped[start : end + len(_XMP_END)]
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=True)
-    try:
-        root = etree.fromstring(packet, parser)
-    except etree.XMLSyntaxError:
-        return {}
-    if root is None:
-        return {}
+    text = packet.decode("utf-8", errors="replace")
     found = {
-        "title": _first(root, "dc:title"),
-        "authors": "; ".join(_all(root, "dc:creator")),
-        "subject": _first(root, "dc:description"),
-        "date": _first(root, "xmp:CreateDate") or _first(root, "dc:date"),
+        "title": _first(text, "dc:title"),
+        "authors": "; ".join(_all(text, "dc:creator")),
+        "subject": _first(text, "dc:description"),
+        "date": _first(text, "xmp:CreateDate") or _first(text, "dc:date"),
     }
     return {key: value for key, value in found.items() if value}
 
 
-def _all(root: etree._Element, name: str) -> list[str]:
+def _all(packet: str, name: str) -> list[str]:
+    """Every value of the property `name`: an element's `rdf:li` items (a Seq, Bag or Alt)
+    or its text, or the attribute form `name="value"`."""
     values: list[str] = []
-    for element in root.iterfind(f".//{name}", _NS):
-        items = element.findall(".//rdf:li", _NS)
-        texts = [item.text for item in items] if items else [element.text]
-        values.extend(_clean(text) for text in texts if text and text.strip())
-    return values
+    for body in re.findall(rf"<{name}\b[^>]*>(.*?)</{name}>", packet, re.S):
+        items = _LI.findall(body) or [body]
+        values.extend(_clean(html.unescape(_TAG.sub("", item))) for item in items)
+    values.extend(_clean(html.unescape(v)) for v in re.findall(rf'\b{name}="([^"]*)"', packet))
+    return [value for value in values if value]
 
 
-def _first(root: etree._Element, name: str) -> str:
-    values = _all(root, name)
+def _first(packet: str, name: str) -> str:
+    values = _all(packet, name)
     return values[0] if values else ""

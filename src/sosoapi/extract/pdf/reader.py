@@ -12,8 +12,8 @@ import ctypes
 from dataclasses import dataclass
 from pathlib import Path
 
-import pypdfium2 as pdfium
-import pypdfium2.raw as pdfium_c
+import pypdfium2 as pdfium  # type: ignore[import-untyped]
+import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.pdf import layout
@@ -63,9 +63,10 @@ def _read(document: pdfium.PdfDocument, path: Path, max_pages: int) -> PdfDocume
         body = [line for i, line in enumerate(lines) if i not in skip]
         rtl = _mostly_rtl(body)
         text = layout.page_text(layout.reading_order(body, rtl))
-        if texts:
-            offset += 2  # pages are apart by a blank line in the whole text
-        texts.append(text)
+        if texts and text:
+            offset += 2  # pages with text are apart by a blank line in the whole text
+        if text:
+            texts.append(text)
         side = tuple(lines[i].text for i in sorted(skip))
         pages.append(PdfPage(index + 1, label, offset, offset + len(text), bool(lines),
                              blank=item.blank, furniture=side))  # fmt: skip
