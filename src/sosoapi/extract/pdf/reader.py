@@ -16,10 +16,20 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from sosoapi.contract.vocabulary import Reason
-from sosoapi.extract.pdf import layout
 from sosoapi.extract.pdf.document import PdfDocument, PdfMetadata, PdfPage
 from sosoapi.extract.pdf.furniture import furniture
-from sosoapi.extract.pdf.layout import LINE_BREAK, Glyph, Line
+from sosoapi.extract.pdf.layout import (
+    LINE_BREAK,
+    LINE_END_HYPHEN,
+    PDFIUM_HYPHEN,
+    Glyph,
+    Line,
+    lines_of,
+    margin_stamps,
+    page_text,
+    reading_order,
+    upright,
+)
 from sosoapi.extract.pdf.metadata import metadata
 
 PAGES_MAX = 2_000
@@ -59,10 +69,10 @@ def _read(document: pdfium.PdfDocument, path: Path, max_pages: int) -> PdfDocume
             pages.append(PdfPage(index + 1, label, offset, offset, False, readable=False))
             continue
         lines = item.lines
-        skip = next(marks) | layout.margin_stamps(lines)
+        skip = next(marks) | margin_stamps(lines)
         body = [line for i, line in enumerate(lines) if i not in skip]
         rtl = _mostly_rtl(body)
-        text = layout.page_text(layout.reading_order(body, rtl))
+        text = page_text(reading_order(body, rtl))
         if texts and text:
             offset += 2  # pages with text are apart by a blank line in the whole text
         if text:
@@ -95,9 +105,9 @@ def _page_lines(document: pdfium.PdfDocument, index: int) -> _Page | None:
     try:
         textpage = page.get_textpage()
         try:
-            glyphs, height = layout.upright(_glyphs(textpage), *page.get_size())
+            glyphs, height = upright(_glyphs(textpage), *page.get_size())
             blank = pdfium_c.FPDFPage_CountObjects(page.raw) == 0
-            return _Page(layout.lines_of(glyphs), height, blank)
+            return _Page(lines_of(glyphs), height, blank)
         finally:
             textpage.close()
     except pdfium.PdfiumError:
@@ -116,8 +126,8 @@ def _glyphs(textpage: pdfium.PdfTextPage) -> list[Glyph]:
             if code == 0x0A:
                 glyphs.append((LINE_BREAK, 0.0, 0.0, 0.0, 0.0))
             continue
-        if code == layout.PDFIUM_HYPHEN:
-            code = ord(layout.LINE_END_HYPHEN)
+        if code == PDFIUM_HYPHEN:
+            code = ord(LINE_END_HYPHEN)
         if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF:
             continue  # control codes a symbol font's glyphs map to, lone surrogates
         pdfium_c.FPDFText_GetLooseCharBox(handle, i, box)
