@@ -198,3 +198,20 @@ def test_xmp_alone_gives_title_creator_and_date() -> None:
 
 def test_an_info_author_that_is_a_nul_is_no_author() -> None:
     assert read("textract-ocr_text").metadata.authors == ()
+
+
+def test_letter_spaced_words_stay_whole() -> None:
+    """The `"` operator draws this line with wide character spacing: PDFium, which knows
+    the font's widths, says where the word gaps are; gaps between glyphs do not."""
+    text = read("pypdf-toy").text
+    assert "Double quote operator" in text
+
+
+def test_a_narrow_gutter_still_parts_two_columns() -> None:
+    """This handbook page's columns are 9 points apart, less than a line's height: the left
+    column ends before the right one begins, figure labels after the left column."""
+    text = read("docling-amt_handbook_sample").text
+    left_end = text.index("The nut can be removed and reused without impairing its efficiency.")
+    right_start = text.index("the most common ranges in size for No. 6")
+    assert text.index("Boots self-locking nuts are made with three different") < right_start
+    assert left_end < right_start

@@ -36,7 +36,7 @@ _SPACE_GAP = 0.2
 _WORD_JUMP = 1.2
 _PARAGRAPH_GAP = 0.6
 _BAND_GAP = 0.9
-_GUTTER = 0.8
+_GUTTER = 0.5
 _COLUMN_WIDTH = 0.3
 # The glyphs the page's text direction is judged on.
 _DIRECTION_SAMPLE = 400
@@ -145,15 +145,6 @@ def _stacked(line: Line, left: float, bottom: float, right: float, top: float) -
 
 def _extend(line: Line, char: str, left: float, bottom: float, right: float, top: float,
             rtl: bool) -> None:  # fmt: skip
-    gap = left - line.last_right if not (rtl or line.rtl) else max(left - line.x1, line.x0 - right)
-    if (
-        not line.vertical
-        and gap > _SPACE_GAP * line.height
-        and line.parts
-        and not line.parts[-1].isspace()
-        and not char.isspace()
-    ):
-        line.parts.append(" ")
     line.parts.append(char)
     # comparisons, not min()/max(): this runs once per character of the document
     if left < line.x0:
