@@ -15,6 +15,7 @@ import pytest
 
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.pdf import PdfDocument, read_pdf
+from sosoapi.extract.pdf.layout import LINE_BREAK, Glyph, lines_of, page_text, reading_order
 from sosoapi.extract.pdf.metadata import metadata
 
 PDF = Path(__file__).resolve().parent.parent / "data" / "pdf"
@@ -215,3 +216,27 @@ def test_a_narrow_gutter_still_parts_two_columns() -> None:
     right_start = text.index("the most common ranges in size for No. 6")
     assert text.index("Boots self-locking nuts are made with three different") < right_start
     assert left_end < right_start
+
+
+def _glyph_line(text: str, top: float, size: float = 10.0) -> list[Glyph]:
+    return [
+        (char, 72 + i * size, top - size, 72 + (i + 1) * size, top) for i, char in enumerate(text)
+    ] + [(LINE_BREAK, 0.0, 0.0, 0.0, 0.0)]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "read"),
+    [
+        ("甲方中国饮料", "有限公司盖章", "甲方中国饮料有限公司盖章"),
+        ("재해보험금", "지급문제", "재해보험금 지급문제"),
+        ("reading", "order", "reading order"),
+    ],
+)
+def test_han_lines_run_on_without_a_space_and_spaced_scripts_keep_one(
+    first: str, second: str, read: str
+) -> None:
+    """No Chinese or Japanese file of the dev set spans two lines in a form PDFium reads
+    (the multi-line ones use CMaps it maps wrongly), so the join is checked on glyphs
+    placed as PDFium reports them: one paragraph's two lines, 2 points apart."""
+    lines = lines_of(_glyph_line(first, 700) + _glyph_line(second, 688))
+    assert page_text(reading_order(lines)) == read

@@ -126,7 +126,7 @@ def _continues(line: Line, left: float, bottom: float, right: float, top: float,
     overlap = (top if top < line.y1 else line.y1) - (bottom if bottom > line.y0 else line.y0)
     if overlap < 0.5 * (glyph if glyph < line.height else line.height):
         return False
-    if rtl or line.rtl:
+    if rtl or line.rtl:  # right to left: the next glyph stands on either side
         gap = max(left - line.x1, line.x0 - right)
         return gap < _WORD_JUMP * height
     # a ligature PDFium split shares its box: the next glyph may start where this one did
