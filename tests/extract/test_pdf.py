@@ -240,3 +240,8 @@ def test_han_lines_run_on_without_a_space_and_spaced_scripts_keep_one(
     placed as PDFium reports them: one paragraph's two lines, 2 points apart."""
     lines = lines_of(_glyph_line(first, 700) + _glyph_line(second, 688))
     assert page_text(reading_order(lines)) == read
+
+
+def test_a_page_bound_below_one_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="max_pages is 0; the page bound must be 1 or more"):
+        read("pypdf-toy", max_pages=0)

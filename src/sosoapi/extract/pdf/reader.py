@@ -38,7 +38,11 @@ _LANG_MAX = 64
 
 
 def read_pdf(path: Path, *, max_pages: int = PAGES_MAX) -> PdfDocument:
-    """The document at `path`; never raises for a bad file (see `PdfDocument.conditions`)."""
+    """The document at `path`; never raises for a bad file (see `PdfDocument.conditions`).
+
+    Raises ValueError for a `max_pages` below 1 (a setting's mistake, not the file's)."""
+    if max_pages < 1:
+        raise ValueError(f"max_pages is {max_pages}; the page bound must be 1 or more")
     try:
         document = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:
