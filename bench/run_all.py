@@ -17,6 +17,7 @@ BENCHES = [
     "diff.py",
     "egress.py",
     "extraction.py",
+    "documents.py",
     "hostile.py",
     "load.py",
     "memory.py",
