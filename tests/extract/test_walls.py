@@ -205,3 +205,53 @@ async def test_a_short_real_article_with_a_sign_in_form_stays_ready(case: dict) 
     assert result.status == "ready", result
     for segment in case["must_contain"]:
         assert " ".join(segment.split()) in " ".join(result.text.split()), segment
+
+
+GOOGLE_CONSENT = (
+    Path(__file__).parents[1] / "data" / "walls" / "consent-google-full-en.html"
+).read_text()
+
+
+@pytest.mark.parametrize(
+    ("host", "heading", "reject", "accept"),
+    [
+        (
+            "consent.google.de",
+            "Bevor Sie zu Google weitergehen",
+            "Alle ablehnen",
+            "Alle akzeptieren",
+        ),
+        ("consent.youtube.com", "Antes de ir a YouTube", "Rechazar todo", "Aceptar todo"),
+        ("consent.google.it", "Prima di continuare su Google", "Rifiuta tutto", "Accetta tutto"),
+        (
+            "consent.google.pl",
+            "Zanim przejdziesz do Google",
+            "Odrzuć wszystko",
+            "Zaakceptuj wszystko",
+        ),
+    ],
+)
+def test_googles_consent_page_is_a_wall_in_any_language(
+    host: str, heading: str, reject: str, accept: str
+) -> None:
+    """Its choices post to Google's consent host whatever the words (issue 38: the English
+    page settled `ready`); the buttons' words here are in no phrase table."""
+    page = (
+        GOOGLE_CONSENT.replace("consent.google.com", host)
+        .replace("Before you continue to Google", heading)
+        .replace(">Reject all<", f">{reject}<")
+        .replace(">Accept all<", f">{accept}<")
+    )
+    assert _judged(page)[0] == "consent"
+
+
+def test_landing_on_a_consent_host_is_a_wall() -> None:
+    """A read redirected to Google's consent host landed on its interstitial."""
+    document = extract_text_document(
+        b"<title>YouTube</title><p>Loading</p>",
+        media_type="text/html",
+        charset=None,
+        content_language=None,
+        redirected_to="https://consent.youtube.com/m?continue=https://www.youtube.com/watch",
+    )
+    assert document is not None and document.judgement == "consent"

@@ -5,7 +5,9 @@ content must not be kept as if it were. `judge` runs once per decoded HTML page,
 main-text extraction, and says what the page is:
 
 - a bot-defence challenge or block page (any status) -> `access_denied`, nothing kept;
-- a consent or subscription wall with no article -> `login_required`, nothing kept; a
+- a consent or subscription wall with no article, which asks with a control ("Accept
+  all" as a button or link) -> `login_required`, nothing kept; Google's and Yahoo's
+  consent interstitials (a form posting to their consent host) in any language too; a
   consent banner over a real article is cut out of the article's text instead;
 - a sign-in page served with 200 (a password input and little else to read, or a
   redirect that landed on a sign-in path) -> `login_required`, nothing kept; an article
@@ -14,7 +16,9 @@ main-text extraction, and says what the page is:
 - a subscriber article whose structured data says `isAccessibleForFree: false` and whose
   text stops at a teaser -> `source_partial` (the origin sent part of the source);
 - a script shell: its text read from its own embedded data (JSON-LD `articleBody`,
-  `__NEXT_DATA__`, Nuxt state) when present, never by running a script; else `no_text`;
+  `__NEXT_DATA__`, Nuxt state) when present, never by running a script; else no text
+  (the reader says `metadata_only` when the page has a title or description, else
+  `no_text`, as for chrome);
 - a page whose only text is navigation or chrome -> no text (the reader says `no_text` or
   `metadata_only`).
 
@@ -253,6 +257,20 @@ _SUBSCRIBE = (
     "abonnieren", " abo ", "abonner", "uten reklame", "reklamefri", "اشترك", "بدون إعلانات",
 )  # fmt: skip
 WALL_REST_MAX = 300  # characters of text left beside the wall's own words
+# The consent services of Google (consent.google.<tld>, consent.youtube.com) and Yahoo
+# (consent.yahoo.com, guce.yahoo.com) serve their interstitial in every language from
+# their own host, and its choices are forms posting back to it (observed on the served
+# pages: `<form action="https://consent.google.com/save">`, Yahoo's
+# `consent.yahoo.com/v2/collectConsent`); a page built around such a form, or a read
+# that landed on such a host, is the consent page whatever its words.
+_CONSENT_HOST = r"consent\.(?:google|youtube)\.[a-z.]{2,12}|consent\.yahoo\.com|guce\.yahoo\.com"
+_CONSENT_FORM = _re(rf"<form\b[^<>]{{0,500}}?\baction=[\"']?https?://(?:{_CONSENT_HOST})/", re.I)
+_CONSENT_LANDING = _re(rf"^(?:{_CONSENT_HOST})$", re.I)
+CONSENT_PAGE_MAX = 5_000  # characters: Google's consent page says about 2,500 at most
+# What a wall's "Accept all" is: a button, a link, a submit input or an element in the
+# button role (the CMPs' served markup and Google's consent page).
+_CONTROL_SELECTOR = "button, a, input[type=submit], input[type=button], [role=button]"
+_CONTROL_LABEL_MAX = 80
 CONSENT_TEXT_MAX = 2_000  # below this the page's banners are read even if the text has none
 
 # ---------------------------------------------------------------------------------------
@@ -481,7 +499,9 @@ class _View:
 
     @cached_property
     def raw_title(self) -> str:
-        return _element_text(self.markup, _TITLE_ELEMENT)
+        """The first `<title>` as HTML reads it (raw text: a tag in it is text too)."""
+        match = _TITLE_ELEMENT.search(self.markup)
+        return _collapse(html.unescape(match.group(1))) if match else ""
 
     @cached_property
     def heading(self) -> str:
@@ -491,6 +511,16 @@ class _View:
     def banner(self) -> str:
         """The text of the page's consent and cookie containers, collapsed."""
         return " ".join(_texts(self.tree, _BANNER_SELECTOR, _BANNER_MAX))[:_BANNERS_MAX]
+
+    @cached_property
+    def offers_to_accept(self) -> bool:
+        """A button, link or submit input says "Accept all" (or the like): a wall asks with
+        a control; a story quoting a consent dialog quotes it in its paragraphs."""
+        for node in self.tree.css(_CONTROL_SELECTOR):
+            label = _collapse(node.text(deep=True) or node.attributes.get("value") or "")
+            if len(label) <= _CONTROL_LABEL_MAX and _says_any(f" {label.lower()} ", _ACCEPT):
+                return True
+        return False
 
     @cached_property
     def chrome(self) -> str:
@@ -603,6 +633,8 @@ def _without(text: str, words: str) -> str:
 
 def _consent(view: _View, text: str) -> Verdict | None:
     """A consent or subscription wall (nothing kept), or an article with its banner cut out."""
+    if _consent_service(view, text):
+        return Verdict("", (Reason.LOGIN_REQUIRED,), "consent")
     tiny = len(text) < SHELL_TEXT_MAX  # the extractor may have dropped the wall as furniture
     lowered = text.lower()
     asked = tiny or _says_any(lowered, _ACCEPT)
@@ -618,11 +650,24 @@ def _consent(view: _View, text: str) -> Verdict | None:
         for line in _lines(article)
         if not _says_any(f" {line.lower()} ", _ACCEPT + _CONSENT + _SUBSCRIBE)
     ]
-    if sum(len(line) for line in rest) < WALL_REST_MAX:
+    if sum(len(line) for line in rest) < WALL_REST_MAX and view.offers_to_accept:
         return Verdict("", (Reason.LOGIN_REQUIRED,), "consent")
     if article != text:
         return Verdict(article, (), "banner")
     return None
+
+
+def _consent_service(view: _View, text: str) -> bool:
+    """Google's or Yahoo's consent interstitial: landed on their consent host, or a short
+    page whose choices post there."""
+    landed = view.page.redirected_to
+    if landed is not None and _CONSENT_LANDING.match(urlsplit(landed).hostname or ""):
+        return True
+    return (
+        len(text) < CONSENT_PAGE_MAX
+        and view.has(("consent.", "guce."))
+        and _CONSENT_FORM.search(view.markup) is not None
+    )
 
 
 def _says_any(lowered: str, phrases: tuple[str, ...]) -> bool:
@@ -729,7 +774,7 @@ def _shell(view: _View, text: str) -> Verdict | None:
         return None
     if _without(text, view.chrome) and not _asks_for_javascript(text):
         return None  # a small page with text of its own
-    return Verdict("", (Reason.NO_TEXT,), "shell")
+    return Verdict("", (), "shell")  # the reader says `metadata_only` or `no_text`
 
 
 def _asks_for_javascript(text: str) -> bool:
