@@ -17,6 +17,7 @@ BENCHES = [
     "diff.py",
     "egress.py",
     "extraction.py",
+    "walls_wild.py",
     "load.py",
     "memory.py",
     "instances.py",
