@@ -50,6 +50,7 @@ NOW = datetime(2024, 5, 1, tzinfo=UTC)
 @dataclass(frozen=True, slots=True)
 class WildPage:
     name: str
+    path: str  # where the page is served: its original path where the source recorded it
     kind: str  # the page's class
     half: str
     status: int
@@ -63,6 +64,7 @@ def load_pages(folder: Path) -> list[WildPage]:
     return [
         WildPage(
             name=row["name"],
+            path=row["path"],
             kind=row["class"],
             half=row["half"],
             status=row["status"],
@@ -93,7 +95,7 @@ def outcome_of(page: WildPage, url: str) -> FetchOutcome:
 
 def settle(page: WildPage) -> tuple[str, str | None, str]:
     """(status, reason, judgement) of a url_text retrieval of the page."""
-    url = f"https://wild.test/{page.name}"
+    url = f"https://wild.test{page.path}"
 
     async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         return outcome_of(page, url)
@@ -104,6 +106,7 @@ def settle(page: WildPage) -> tuple[str, str | None, str]:
         media_type="text/html",
         charset=None,
         content_language=None,
+        url=url,
         status=page.status,
         headers={name.lower(): value for name, value in page.headers.items()},
     )

@@ -255,3 +255,106 @@ def test_landing_on_a_consent_host_is_a_wall() -> None:
         redirected_to="https://consent.youtube.com/m?continue=https://www.youtube.com/watch",
     )
     assert document is not None and document.judgement == "consent"
+
+
+def _document(markup: str, url: str) -> tuple[str, tuple[str, ...], str]:
+    document = extract_text_document(
+        markup.encode(), media_type="text/html", charset=None, content_language=None, url=url
+    )
+    assert document is not None
+    return document.judgement, tuple(str(c) for c in document.conditions), document.text
+
+
+SHOP_BLURB = (
+    "<p>Since 1998 we have sold replacement batteries for laptops, cameras, phones and "
+    "power tools, shipped the same day from our warehouse, with a one-year warranty on "
+    "every cell and free returns within thirty days of delivery.</p>"
+)
+LOGIN_BOX = (
+    '<div class="login-box"><form action="/session" method="post"><label>Email</label>'
+    '<input type="email" name="email"><label>Password</label>'
+    '<input type="password" name="password"><button>Sign in</button></form>'
+    '<a href="/forgot">Forgot your password?</a></div>'
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "url"),
+    [
+        ("Battery World", "https://shop.example/account/sign_in"),
+        ("Battery World", "https://shop.example/signin.aspx"),
+        ("Battery World", "https://shop.example/register"),
+        ("Sign in · Battery World", "https://shop.example/account"),
+        ("Anmelden | Battery World", "https://shop.example/konto"),
+        ("ログイン", "https://shop.example/member"),
+    ],
+)
+def test_a_page_named_for_signing_in_is_a_sign_in_page(title: str, url: str) -> None:
+    """Issue 38: shop and portal sign-in pages (their box styled as a box, a blurb of the
+    site beside it) settled `ready`; the page's URL or title says what it is."""
+    page = f"<title>{title}</title><body><h2>Welcome back</h2>{LOGIN_BOX}{SHOP_BLURB}</body>"
+    assert _document(page, url)[:2] == ("sign_in", ("login_required",))
+
+
+def test_an_article_with_a_login_box_is_not_named_for_signing_in() -> None:
+    page = (
+        "<title>Battery recycling rates doubled in 2023</title><body><article>"
+        "<h1>Battery recycling rates doubled in 2023</h1>"
+        + SHOP_BLURB
+        + "</article>"
+        + LOGIN_BOX
+        + "</body>"
+    )
+    url = "https://news.example/2024/battery-recycling"
+    assert _document(page, url)[0] == "page"
+
+
+STORY = (
+    "<p>The city council voted on Tuesday to close the old harbour bridge to cars from "
+    "next spring, after engineers found corrosion in two of its steel girders.</p>"
+    "<p>Buses and bicycles will still cross it, and the council will decide in June "
+    "whether the bridge is repaired or replaced.</p>"
+)
+
+
+def test_a_teaser_without_markup_is_partial_when_the_prompt_follows_the_text() -> None:
+    """Issue 38: a subscriber teaser with no `isAccessibleForFree` markup settled `ready`."""
+    page = (
+        "<title>Harbour bridge to close to cars</title><body><article>"
+        "<h1>Harbour bridge to close to cars</h1>" + STORY + "</article>"
+        '<div class="wall"><p>To continue reading, subscribe for 1 euro a week.</p></div>'
+        "</body>"
+    )
+    judgement, conditions, text = _document(page, "https://news.example/bridge")
+    assert (judgement, conditions) == ("teaser", ("source_partial",))
+    assert "corrosion in two of its steel girders" in text
+
+
+def test_a_subscribe_prompt_far_from_the_texts_end_is_not_a_teaser() -> None:
+    menu = "".join(
+        f'<li><a href="/s{i}">Section number {i} of the newspaper</a></li>' for i in range(20)
+    )
+    page = (
+        "<title>Harbour bridge to close to cars</title><body><article>"
+        "<h1>Harbour bridge to close to cars</h1>" + STORY + "</article>"
+        f"<footer><ul>{menu}</ul><p>To continue reading our journalism, subscribe.</p></footer>"
+        "</body>"
+    )
+    assert _document(page, "https://news.example/bridge")[0] == "page"
+
+
+def test_a_forbidden_page_served_200_is_access_denied() -> None:
+    """Issue 38: an Incapsula 'Forbidden URL' page saved in place of an article was `ready`."""
+    page = (
+        "<html><head><title>Forbidden</title></head><body><h2>Forbidden URL</h2><hr>"
+        "<p>HTTP Error 403. The request URL is forbidden.</p></body></html>"
+    )
+    assert _document(page, "https://news.example/story")[:2] == ("forbidden", ("access_denied",))
+
+
+def test_a_story_titled_forbidden_is_a_story() -> None:
+    page = (
+        "<title>Forbidden</title><body><article><h1>Forbidden</h1><p>The new play at the "
+        "city theatre tells of two families who were forbidden to marry.</p></article></body>"
+    )
+    assert _document(page, "https://news.example/forbidden-review")[0] == "page"

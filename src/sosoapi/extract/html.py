@@ -71,7 +71,9 @@ def extract_text_document(
         return None
     if not is_html:
         return _plain_document(text, content_language, whole_max)
-    page = Page(markup=text, status=status, headers=headers or {}, redirected_to=redirected_to)
+    page = Page(
+        markup=text, status=status, headers=headers or {}, redirected_to=redirected_to, url=url
+    )
     return _html_document(
         page,
         content_language=content_language,
