@@ -13,7 +13,8 @@ main-text extraction, and says what the page is:
   redirect that landed on a sign-in path) -> `login_required`, nothing kept; an article
   with a sign-in box in its header keeps its status;
 - a soft 404 served 200 -> `not_found` (an error page of a web framework -> `unavailable`,
-  a "403 Forbidden" page -> `access_denied`);
+  a "403 Forbidden" page -> `access_denied`); a specific item redirected to its site's
+  home page -> `not_found`;
 - a subscriber article whose structured data says `isAccessibleForFree: false` and whose
   text stops at a teaser -> `source_partial` (the origin sent part of the source);
 - a script shell: its text read from its own embedded data (JSON-LD `articleBody`,
@@ -356,6 +357,11 @@ _WORDPRESS_404 = _re(r"<body\b[^<>]{0,500}?\bclass=[\"'][^\"'<>]{0,500}?\berror4
 # Express's default 404 is one line: `Cannot GET /path` (observed).
 _EXPRESS_404 = _re(r"^Cannot (?:GET|POST|HEAD) /\S*$")
 SOFT_404_TEXT_MAX = 1_500
+# A site's home page, where sites send the reader of a removed item: `/`, an index file,
+# `/home`, or a language's root (`/en/`, `/pt-br`). Observed: gone videos and articles
+# redirected to the site's front page (issue 38).
+_HOME_PATH = _re(r"^(?:/?|/index\.\w{2,5}|/home/?|/[a-z]{2}(?:[-_][a-z]{2})?/?)$", re.I)
+_SITE_PREFIXES = ("www.", "m.", "amp.")
 
 # ---------------------------------------------------------------------------------------
 # Subscriber teasers (`isAccessibleForFree: false`).
@@ -450,6 +456,7 @@ class Page:
     headers: Mapping[str, str] = field(default_factory=dict)
     redirected_to: str | None = None  # where a redirect landed; None: the URL asked for
     url: str | None = None  # the page's own URL (where the read ended)
+    asked: str | None = None  # the URL the read asked for, where a redirect moved it
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,8 +465,8 @@ class Verdict:
 
     `kind` is "page" (the source's content as extracted), or what replaced or removed
     it: "challenge:<vendor>", "consent", "banner" (an article with its banner cut out),
-    "soft_404", "server_error", "forbidden", "teaser", "embedded:<source>", "shell",
-    "chrome", "sign_in".
+    "soft_404", "server_error", "forbidden", "redirected_home", "teaser",
+    "embedded:<source>", "shell", "chrome", "sign_in".
     """
 
     text: str
@@ -498,7 +505,7 @@ def judge(page: Page, main_text: Callable[[], str]) -> Verdict:
 
 def _first_verdict(view: _View, text: str) -> Verdict:
     """The first step's verdict on a 2xx page, or the extractor's text as the page."""
-    for step in (_consent, _missing, _shell, _teaser, _chrome):
+    for step in (_sent_home, _consent, _missing, _shell, _teaser, _chrome):
         verdict = step(view, text)
         if verdict is not None:
             return verdict
@@ -794,6 +801,30 @@ def _named_for_signing_in(view: _View) -> bool:
     if url is not None and _SIGN_IN_PATH.search(urlsplit(url).path) is not None:
         return True
     return _says([view.page.title or "", view.raw_title], SIGN_IN_PHRASES)
+
+
+def _sent_home(view: _View, text: str) -> Verdict | None:
+    """A read of a specific item redirected to its site's home page: the item is gone
+    (`not_found`), whatever the home page says. Judged from the redirect chain's two ends
+    (the URL asked for and where egress landed), not from the landing page's text."""
+    asked, landed = view.page.asked, view.page.redirected_to
+    if asked is None or landed is None:
+        return None
+    before, after = urlsplit(asked), urlsplit(landed)
+    if _site(before.hostname) != _site(after.hostname) or _site(after.hostname) is None:
+        return None
+    if _HOME_PATH.match(before.path) or not _HOME_PATH.match(after.path):
+        return None
+    return Verdict("", (Reason.NOT_FOUND,), "redirected_home")
+
+
+def _site(host: str | None) -> str | None:
+    """The host without the prefixes one site serves under (`www.`, `m.`, `amp.`)."""
+    if not host:
+        return None
+    for prefix in _SITE_PREFIXES:
+        host = host.removeprefix(prefix)
+    return host
 
 
 def _missing(view: _View, text: str) -> Verdict | None:
