@@ -358,3 +358,56 @@ def test_a_story_titled_forbidden_is_a_story() -> None:
         "city theatre tells of two families who were forbidden to marry.</p></article></body>"
     )
     assert _document(page, "https://news.example/forbidden-review")[0] == "page"
+
+
+async def test_a_waiting_interstitial_served_503_is_a_challenge() -> None:
+    """Issue 38: Cloudflare's 2015 "Loading... please wait 5 seconds" page (served 503, its
+    challenge script past the 64 KiB error body egress keeps) settled `unavailable`."""
+    style = "<style>body{background:url(data:image/jpg;base64," + "A" * 70_000 + ")}</style>"
+    page = f"<html><head><title>\nLoading... please wait 5 seconds\n</title>{style}</head>"
+    url = "https://walls.test/wait"
+    reason, _ = reason_for_status(503, None)
+
+    async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
+        return FetchOutcome(
+            reason,
+            final_url=url,
+            status_code=503,
+            body=page.encode()[: 64 * 1024],
+            content_type="text/html",
+            retrieved_at=NOW,
+            headers=(("server", "cloudflare"),),
+        )
+
+    result = await read_source(fetch, "url_text", url, None, lambda: NOW)
+    assert (result.status, result.reason) == ("blocked", "access_denied")
+
+
+@pytest.mark.parametrize(
+    ("title", "headers", "judgement"),
+    [
+        ("Making sure you&#39;re not a bot!", {}, "challenge:interstitial"),
+        ("Just a moment...", {}, "challenge:interstitial"),
+        ("Please wait", {}, "page"),  # no script, no vendor: a page of its own
+    ],
+)
+def test_a_waiting_title_with_a_script_and_no_text_is_a_challenge(
+    title: str, headers: dict[str, str], judgement: str
+) -> None:
+    script = (
+        "<script src=/.within.website/x/cmd/anubis/static/js/main.mjs></script>"
+        if judgement != "page"
+        else ""
+    )
+    page = f"<title>{title}</title><body><p>Loading...</p>{script}</body>"
+    assert _judged(page, **headers)[0] == judgement
+
+
+def test_an_article_titled_just_a_moment_is_an_article() -> None:
+    page = (
+        "<title>Just a moment: the art of the pause</title><script src=/app.js></script>"
+        "<article><h1>Just a moment: the art of the pause</h1>"
+        + "<p>Musicians have long known that the silence between notes carries meaning.</p>" * 8
+        + "</article>"
+    )
+    assert _judged(page)[0] == "page"

@@ -4,7 +4,9 @@ An agent cites what we keep as the source's words, so a page that is not the sou
 content must not be kept as if it were. `judge` runs once per decoded HTML page, around
 main-text extraction, and says what the page is:
 
-- a bot-defence challenge or block page (any status) -> `access_denied`, nothing kept;
+- a bot-defence challenge or block page (any status) -> `access_denied`, nothing kept; a
+  page titled as a wait-while-we-check interstitial with a script and almost no text of
+  its own too, whoever serves it;
 - a consent or subscription wall with no article, which asks with a control ("Accept
   all" as a button or link) -> `login_required`, nothing kept; Google's and Yahoo's
   consent interstitials (a form posting to their consent host) in any language too; a
@@ -217,6 +219,19 @@ _VERIFY_PHRASES = _re(
 )
 CHALLENGE_TEXT_MAX = 1_500  # a challenge page's own words; an article has more
 CAPTCHA_TEXT_MAX = 600
+# The title of an interstitial that makes the browser wait while a script proves it is
+# one, whoever serves it: Cloudflare's old IUAM page ("Loading... please wait 5 seconds",
+# a 2015 capture in the wild set, its markup past the error body egress keeps), "Just a
+# moment...", Anubis's "Making sure you're not a bot!", DDoS-Guard's "DDoS protection";
+# the other languages are the same pages' localised titles. With a script and almost no
+# text of its own (INTERSTITIAL_TEXT_MAX) it is a challenge, vendor or not.
+_INTERSTITIAL_TITLE = _re(
+    r"just a moment|please wait|one moment,? please|checking your browser"
+    r"|making sure you(?:'|’)re not a bot|verifying (?:that )?you are (?:a )?human"
+    r"|ddos protection|un instant|einen moment|un momento|подождите|请稍候|少々お待ちください",
+    re.I,
+)
+INTERSTITIAL_TEXT_MAX = 300
 
 # ---------------------------------------------------------------------------------------
 # Consent and subscription walls.
@@ -635,10 +650,7 @@ def _challenge(view: _View, text: str) -> str | None:
         )
         if not hit and vendor.titles is not None:
             titled = any(vendor.titles.match(t) for t in (title, view.raw_title) if t)
-            hit = titled and any(
-                (value := headers.get(name)) is not None and pattern.search(value)
-                for name, pattern in vendor.vendor_headers
-            )
+            hit = titled and _served_by(vendor, headers)
         if hit:
             if vendor.not_a_challenge is not None and vendor.not_a_challenge.search(markup):
                 return None
@@ -650,7 +662,26 @@ def _challenge(view: _View, text: str) -> str | None:
         and _VERIFY_PHRASES.search(f"{title} {view.raw_title} {text}")
     ):
         return "captcha"
+    if (
+        len(text) < INTERSTITIAL_TEXT_MAX
+        and any(_INTERSTITIAL_TITLE.search(t) for t in (title, view.raw_title) if t)
+        and ("<script" in view.lowered or _names_a_vendor(headers))
+    ):
+        return "interstitial"
     return None
+
+
+def _names_a_vendor(headers: Mapping[str, str]) -> bool:
+    """A header a bot-defence vendor puts on every answer it serves (`server: cloudflare`):
+    with a waiting title it stands for the script an error body cut at its bound lost."""
+    return any(_served_by(vendor, headers) for vendor in VENDORS)
+
+
+def _served_by(vendor: Vendor, headers: Mapping[str, str]) -> bool:
+    return any(
+        (value := headers.get(name)) is not None and pattern.search(value)
+        for name, pattern in vendor.vendor_headers
+    )
 
 
 def _lines(text: str) -> list[str]:
