@@ -32,7 +32,8 @@ vendor documents as sent on challenge answers only, such as `cf-mitigated: chall
 so an article about Cloudflare, a story quoting a consent dialog or titled "Not found:
 ..." stays `ready` with its own text. The signals are tables below, each entry naming
 where it is documented or observed; the corpus in tests/data/walls (README there) holds a
-page for each, and bench/extraction.py `--walls` counts false walls on the dev sets.
+page for each, bench/extraction.py `--walls` counts false walls on the dev sets, and
+bench/walls_wild.py gives the verdict per class on pages captured in the wild.
 """
 
 from __future__ import annotations
