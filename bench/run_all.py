@@ -19,6 +19,7 @@ BENCHES = [
     "extraction.py",
     "documents.py",
     "hostile.py",
+    "walls_wild.py",
     "load.py",
     "memory.py",
     "instances.py",

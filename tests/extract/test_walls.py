@@ -205,3 +205,209 @@ async def test_a_short_real_article_with_a_sign_in_form_stays_ready(case: dict) 
     assert result.status == "ready", result
     for segment in case["must_contain"]:
         assert " ".join(segment.split()) in " ".join(result.text.split()), segment
+
+
+GOOGLE_CONSENT = (
+    Path(__file__).parents[1] / "data" / "walls" / "consent-google-full-en.html"
+).read_text()
+
+
+@pytest.mark.parametrize(
+    ("host", "heading", "reject", "accept"),
+    [
+        (
+            "consent.google.de",
+            "Bevor Sie zu Google weitergehen",
+            "Alle ablehnen",
+            "Alle akzeptieren",
+        ),
+        ("consent.youtube.com", "Antes de ir a YouTube", "Rechazar todo", "Aceptar todo"),
+        ("consent.google.it", "Prima di continuare su Google", "Rifiuta tutto", "Accetta tutto"),
+        (
+            "consent.google.pl",
+            "Zanim przejdziesz do Google",
+            "Odrzuć wszystko",
+            "Zaakceptuj wszystko",
+        ),
+    ],
+)
+def test_googles_consent_page_is_a_wall_in_any_language(
+    host: str, heading: str, reject: str, accept: str
+) -> None:
+    """Its choices post to Google's consent host whatever the words (issue 38: the English
+    page settled `ready`); the buttons' words here are in no phrase table."""
+    page = (
+        GOOGLE_CONSENT.replace("consent.google.com", host)
+        .replace("Before you continue to Google", heading)
+        .replace(">Reject all<", f">{reject}<")
+        .replace(">Accept all<", f">{accept}<")
+    )
+    assert _judged(page)[0] == "consent"
+
+
+def test_landing_on_a_consent_host_is_a_wall() -> None:
+    """A read redirected to Google's consent host landed on its interstitial."""
+    document = extract_text_document(
+        b"<title>YouTube</title><p>Loading</p>",
+        media_type="text/html",
+        charset=None,
+        content_language=None,
+        redirected_to="https://consent.youtube.com/m?continue=https://www.youtube.com/watch",
+    )
+    assert document is not None and document.judgement == "consent"
+
+
+def _document(markup: str, url: str) -> tuple[str, tuple[str, ...], str]:
+    document = extract_text_document(
+        markup.encode(), media_type="text/html", charset=None, content_language=None, url=url
+    )
+    assert document is not None
+    return document.judgement, tuple(str(c) for c in document.conditions), document.text
+
+
+SHOP_BLURB = (
+    "<p>Since 1998 we have sold replacement batteries for laptops, cameras, phones and "
+    "power tools, shipped the same day from our warehouse, with a one-year warranty on "
+    "every cell and free returns within thirty days of delivery.</p>"
+)
+LOGIN_BOX = (
+    '<div class="login-box"><form action="/session" method="post"><label>Email</label>'
+    '<input type="email" name="email"><label>Password</label>'
+    '<input type="password" name="password"><button>Sign in</button></form>'
+    '<a href="/forgot">Forgot your password?</a></div>'
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "url"),
+    [
+        ("Battery World", "https://shop.example/account/sign_in"),
+        ("Battery World", "https://shop.example/signin.aspx"),
+        ("Battery World", "https://shop.example/register"),
+        ("Sign in · Battery World", "https://shop.example/account"),
+        ("Anmelden | Battery World", "https://shop.example/konto"),
+        ("ログイン", "https://shop.example/member"),
+    ],
+)
+def test_a_page_named_for_signing_in_is_a_sign_in_page(title: str, url: str) -> None:
+    """Issue 38: shop and portal sign-in pages (their box styled as a box, a blurb of the
+    site beside it) settled `ready`; the page's URL or title says what it is."""
+    page = f"<title>{title}</title><body><h2>Welcome back</h2>{LOGIN_BOX}{SHOP_BLURB}</body>"
+    assert _document(page, url)[:2] == ("sign_in", ("login_required",))
+
+
+def test_an_article_with_a_login_box_is_not_named_for_signing_in() -> None:
+    page = (
+        "<title>Battery recycling rates doubled in 2023</title><body><article>"
+        "<h1>Battery recycling rates doubled in 2023</h1>"
+        + SHOP_BLURB
+        + "</article>"
+        + LOGIN_BOX
+        + "</body>"
+    )
+    url = "https://news.example/2024/battery-recycling"
+    assert _document(page, url)[0] == "page"
+
+
+STORY = (
+    "<p>The city council voted on Tuesday to close the old harbour bridge to cars from "
+    "next spring, after engineers found corrosion in two of its steel girders.</p>"
+    "<p>Buses and bicycles will still cross it, and the council will decide in June "
+    "whether the bridge is repaired or replaced.</p>"
+)
+
+
+def test_a_teaser_without_markup_is_partial_when_the_prompt_follows_the_text() -> None:
+    """Issue 38: a subscriber teaser with no `isAccessibleForFree` markup settled `ready`."""
+    page = (
+        "<title>Harbour bridge to close to cars</title><body><article>"
+        "<h1>Harbour bridge to close to cars</h1>" + STORY + "</article>"
+        '<div class="wall"><p>To continue reading, subscribe for 1 euro a week.</p></div>'
+        "</body>"
+    )
+    judgement, conditions, text = _document(page, "https://news.example/bridge")
+    assert (judgement, conditions) == ("teaser", ("source_partial",))
+    assert "corrosion in two of its steel girders" in text
+
+
+def test_a_subscribe_prompt_far_from_the_texts_end_is_not_a_teaser() -> None:
+    menu = "".join(
+        f'<li><a href="/s{i}">Section number {i} of the newspaper</a></li>' for i in range(20)
+    )
+    page = (
+        "<title>Harbour bridge to close to cars</title><body><article>"
+        "<h1>Harbour bridge to close to cars</h1>" + STORY + "</article>"
+        f"<footer><ul>{menu}</ul><p>To continue reading our journalism, subscribe.</p></footer>"
+        "</body>"
+    )
+    assert _document(page, "https://news.example/bridge")[0] == "page"
+
+
+def test_a_forbidden_page_served_200_is_access_denied() -> None:
+    """Issue 38: an Incapsula 'Forbidden URL' page saved in place of an article was `ready`."""
+    page = (
+        "<html><head><title>Forbidden</title></head><body><h2>Forbidden URL</h2><hr>"
+        "<p>HTTP Error 403. The request URL is forbidden.</p></body></html>"
+    )
+    assert _document(page, "https://news.example/story")[:2] == ("forbidden", ("access_denied",))
+
+
+def test_a_story_titled_forbidden_is_a_story() -> None:
+    page = (
+        "<title>Forbidden</title><body><article><h1>Forbidden</h1><p>The new play at the "
+        "city theatre tells of two families who were forbidden to marry.</p></article></body>"
+    )
+    assert _document(page, "https://news.example/forbidden-review")[0] == "page"
+
+
+async def test_a_waiting_interstitial_served_503_is_a_challenge() -> None:
+    """Issue 38: Cloudflare's 2015 "Loading... please wait 5 seconds" page (served 503, its
+    challenge script past the 64 KiB error body egress keeps) settled `unavailable`."""
+    style = "<style>body{background:url(data:image/jpg;base64," + "A" * 70_000 + ")}</style>"
+    page = f"<html><head><title>\nLoading... please wait 5 seconds\n</title>{style}</head>"
+    url = "https://walls.test/wait"
+    reason, _ = reason_for_status(503, None)
+
+    async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
+        return FetchOutcome(
+            reason,
+            final_url=url,
+            status_code=503,
+            body=page.encode()[: 64 * 1024],
+            content_type="text/html",
+            retrieved_at=NOW,
+            headers=(("server", "cloudflare"),),
+        )
+
+    result = await read_source(fetch, "url_text", url, None, lambda: NOW)
+    assert (result.status, result.reason) == ("blocked", "access_denied")
+
+
+@pytest.mark.parametrize(
+    ("title", "headers", "judgement"),
+    [
+        ("Making sure you&#39;re not a bot!", {}, "challenge:interstitial"),
+        ("Just a moment...", {}, "challenge:interstitial"),
+        ("Please wait", {}, "page"),  # no script, no vendor: a page of its own
+    ],
+)
+def test_a_waiting_title_with_a_script_and_no_text_is_a_challenge(
+    title: str, headers: dict[str, str], judgement: str
+) -> None:
+    script = (
+        "<script src=/.within.website/x/cmd/anubis/static/js/main.mjs></script>"
+        if judgement != "page"
+        else ""
+    )
+    page = f"<title>{title}</title><body><p>Loading...</p>{script}</body>"
+    assert _judged(page, **headers)[0] == judgement
+
+
+def test_an_article_titled_just_a_moment_is_an_article() -> None:
+    page = (
+        "<title>Just a moment: the art of the pause</title><script src=/app.js></script>"
+        "<article><h1>Just a moment: the art of the pause</h1>"
+        + "<p>Musicians have long known that the silence between notes carries meaning.</p>" * 8
+        + "</article>"
+    )
+    assert _judged(page)[0] == "page"

@@ -60,6 +60,7 @@ def test_the_subset_covers_every_kind_of_page() -> None:
         ("unavailable", "unavailable"),
         ("partial", "source_partial"),
         ("empty", "no_text"),
+        ("empty", "metadata_only"),
         ("ready", None),
     } <= settled
 

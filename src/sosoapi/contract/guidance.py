@@ -28,14 +28,16 @@ REASONS: dict[Reason, tuple[str, str]] = {
         "check the URL returns the page or file itself, not a download wrapper",
     ),
     Reason.ACCESS_DENIED: (
-        "the origin refused the request (403, robots.txt), or answered with a bot-defence"
-        " challenge or block page (Cloudflare, DataDome, a CAPTCHA, any status); nothing was kept",
+        'the origin refused the request (403, robots.txt, or a "403 Forbidden" page served'
+        " as success), or answered with a bot-defence challenge or block page (Cloudflare,"
+        ' DataDome, a CAPTCHA, a "please wait" interstitial, any status); nothing was kept',
         "retrying will not get past it: use another copy of the source (the publisher's"
         " feed, an archive, a press release) or ask a person to open it in a browser",
     ),
     Reason.LOGIN_REQUIRED: (
         "the origin answered with a login, consent or subscription wall instead of the"
-        " content; nothing was kept",
+        " content (a sign-in page, Google's consent page, a redirect to either); nothing"
+        " was kept",
         "use a public copy of the source (an archive, the publisher's feed or press"
         " release); a wall does not go away on retry",
     ),
@@ -60,8 +62,9 @@ REASONS: dict[Reason, tuple[str, str]] = {
         "point to a well-formed .vtt or .srt file",
     ),
     Reason.NOT_FOUND: (
-        'the origin answered 404 or 410 (or a "page not found" page served as success),'
-        " or its host name does not exist",
+        'the origin answered 404 or 410 (or a "page not found" page served as success,'
+        " or a redirect sent the read of an item to the site's home page), or its host"
+        " name does not exist",
         "check the URL for typos, search the site for the page's new address, or use an"
         " archived copy; retrying the same URL will not help",
     ),

@@ -55,6 +55,7 @@ def extract_text_document(
     status: int | None = 200,
     headers: Mapping[str, str] | None = None,
     redirected_to: str | None = None,
+    asked: str | None = None,
     walls: bool = True,
     whole_max: int = WHOLE_TEXT_DEFAULT,
 ) -> TextDocument | None:
@@ -63,8 +64,9 @@ def extract_text_document(
     `media_type` None means sniff: markup is read as HTML, anything else as plain text.
     `extractor` picks the main-text algorithm; metadata, bounds and limits are shared.
     An HTML page is judged once (`walls.judge`, with the response's `status` and
-    `headers`, and `redirected_to`, where a redirect landed) for what it is not: a
-    challenge, a consent wall, a sign-in page, a soft 404, a script shell or chrome;
+    `headers`, `redirected_to`, where a redirect landed, and `asked`, the URL asked for)
+    for what it is not: a challenge, a consent wall, a sign-in page, a soft 404, an item
+    sent to its site's home page, a script shell or chrome;
     `walls=False` skips that (only the bench's before/after count does).
     The text is cut twice: to the contract's bound for the receipt, and to `whole_max`
     for the evidence revision (`TextDocument.whole`).
@@ -75,7 +77,14 @@ def extract_text_document(
         return None
     if not is_html:
         return _plain_document(text, content_language, whole_max)
-    page = Page(markup=text, status=status, headers=headers or {}, redirected_to=redirected_to)
+    page = Page(
+        markup=text,
+        status=status,
+        headers=headers or {},
+        redirected_to=redirected_to,
+        url=url,
+        asked=asked,
+    )
     return _html_document(
         page,
         content_language=content_language,

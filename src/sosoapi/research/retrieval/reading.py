@@ -113,6 +113,7 @@ async def read_url_text(
         status=outcome.status_code,
         headers=dict(outcome.headers),
         redirected_to=outcome.final_url if outcome.final_url != url else None,
+        asked=url,
         whole_max=whole_max,
     )
     if document is None:
