@@ -56,18 +56,19 @@ class _Worker:
     def __init__(self, process: BaseProcess, conn: Connection) -> None:
         self.process, self.conn = process, conn
 
-    def exchange(self, job: parse_worker.Job) -> tuple[str, Any]:
+    def exchange(self, job: parse_worker.Job) -> parse_worker.Answer:
         """Send one job and wait for its answer (in a thread: a kill ends the wait).
 
-        A worker that ends without answering answers as a crash; its pipe is closed here,
-        by the one thread that reads it."""
+        A worker that ends without answering answers as out of memory (the kernel's or a
+        parser's crash); its pipe is closed here, by the one thread that reads it."""
         try:
             self.conn.send(job)
-            return tuple(self.conn.recv())
+            status, value, retiring = self.conn.recv()
         except (EOFError, OSError):
             self.conn.close()
             self.process.join()
-            return parse_worker.OUT_OF_MEMORY, None
+            return parse_worker.OUT_OF_MEMORY, None, True
+        return status, value, retiring
 
     def kill(self) -> None:
         if self.process.is_alive():
@@ -84,6 +85,7 @@ class Offload:
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
         self._slots: anyio.Semaphore | None = None
+        self.parsing = 0  # parses running in workers now (an operator's and a test's view)
 
     def start(self) -> None:
         if self.workers <= 0 or self._context is not None:
@@ -116,13 +118,16 @@ class Offload:
             worker = self._idle.pop() if self._idle else await self._spawn()
             status: str | None = None
             value: Any = None
+            retiring = True
+            self.parsing += 1
             try:
                 with anyio.move_on_after(self.bounds.deadline_seconds):
-                    status, value = await anyio.to_thread.run_sync(
+                    status, value, retiring = await anyio.to_thread.run_sync(
                         worker.exchange, (fn, args, kwargs), abandon_on_cancel=True
                     )
             finally:
-                self._done_with(worker, status in ANSWERED)
+                self.parsing -= 1
+                self._done_with(worker, reusable=not retiring)
         if status not in ANSWERED and self._context is None:
             raise ParseStopped("the parsing pool closed during the parse")
         if status not in ANSWERED:
@@ -147,10 +152,11 @@ class Offload:
         self._all.add(worker)
         return worker
 
-    def _done_with(self, worker: _Worker, answered: bool) -> None:
-        """An answered worker waits for the next job; any other is killed (replaced on
-        demand): over a bound, crashed, or its caller stopped waiting mid-parse."""
-        if answered and self._context is not None:
+    def _done_with(self, worker: _Worker, reusable: bool) -> None:
+        """A worker that answered and stays waits for the next job; any other is killed
+        (replaced on demand): over a bound, crashed, retiring after a parse that came near
+        its cap, or its caller stopped waiting mid-parse."""
+        if reusable and self._context is not None:
             self._idle.append(worker)
             return
         worker.kill()
