@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from selectolax.lexbor import LexborHTMLParser
@@ -40,6 +40,22 @@ MainTextExtractor = Literal["hybrid", "lexbor", "trafilatura"]
 DEFAULT_EXTRACTOR: MainTextExtractor = "hybrid"
 
 
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A body decoded once, and whether it is read as HTML (declared, or sniffed)."""
+
+    text: str
+    is_html: bool
+
+
+def decode_body(body: bytes, media_type: str | None, charset: str | None) -> Decoded | None:
+    """The body as text (None when it does not decode). `media_type` None means sniff:
+    markup is read as HTML, anything else as plain text."""
+    is_html = media_type in HTML_TYPES if media_type is not None else _looks_like_markup(body)
+    text = decode_bytes(body, charset, html=is_html)
+    return None if text is None else Decoded(text, is_html)
+
+
 def extract_text_document(
     body: bytes,
     *,
@@ -54,9 +70,38 @@ def extract_text_document(
     walls: bool = True,
     whole_max: int = WHOLE_TEXT_DEFAULT,
 ) -> TextDocument | None:
-    """Extract a TextDocument, or None when the bytes do not decode as text.
+    """Extract a TextDocument, or None when the bytes do not decode as text
+    (`decode_body`, then `document_of`)."""
+    decoded = decode_body(body, media_type, charset)
+    if decoded is None:
+        return None
+    return document_of(
+        decoded,
+        content_language=content_language,
+        url=url,
+        extractor=extractor,
+        status=status,
+        headers=headers,
+        redirected_to=redirected_to,
+        walls=walls,
+        whole_max=whole_max,
+    )
 
-    `media_type` None means sniff: markup is read as HTML, anything else as plain text.
+
+def document_of(
+    decoded: Decoded,
+    *,
+    content_language: str | None,
+    url: str | None = None,
+    extractor: MainTextExtractor = DEFAULT_EXTRACTOR,
+    status: int | None = 200,
+    headers: Mapping[str, str] | None = None,
+    redirected_to: str | None = None,
+    walls: bool = True,
+    whole_max: int = WHOLE_TEXT_DEFAULT,
+) -> TextDocument:
+    """The TextDocument of a decoded body.
+
     `extractor` picks the main-text algorithm; metadata, bounds and limits are shared.
     An HTML page is judged once (`walls.judge`, with the response's `status` and
     `headers`, and `redirected_to`, where a redirect landed) for what it is not: a
@@ -65,13 +110,11 @@ def extract_text_document(
     The text is cut twice: to the contract's bound for the receipt, and to `whole_max`
     for the evidence revision (`TextDocument.whole`).
     """
-    is_html = media_type in HTML_TYPES if media_type is not None else _looks_like_markup(body)
-    text = decode_bytes(body, charset, html=is_html)
-    if text is None:
-        return None
-    if not is_html:
-        return _plain_document(text, content_language, whole_max)
-    page = Page(markup=text, status=status, headers=headers or {}, redirected_to=redirected_to)
+    if not decoded.is_html:
+        return _plain_document(decoded.text, content_language, whole_max)
+    page = Page(
+        markup=decoded.text, status=status, headers=headers or {}, redirected_to=redirected_to
+    )
     return _html_document(
         page,
         content_language=content_language,

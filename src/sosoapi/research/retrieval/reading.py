@@ -19,7 +19,6 @@ from sosoapi.egress.urls import is_recordable
 from sosoapi.extract import captions as caption_extract
 from sosoapi.extract import tracks as track_extract
 from sosoapi.extract.charset import decode_bytes
-from sosoapi.extract.citation import citation_of
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
@@ -30,6 +29,7 @@ from sosoapi.extract.media import (
     contract_media_type,
     parse_content_type,
 )
+from sosoapi.extract.page import read_page
 from sosoapi.extract.types import CaptionFile, PageTracks
 from sosoapi.extract.walls import WALL_REASONS
 from sosoapi.progress import report
@@ -102,8 +102,8 @@ async def read_url_text(
     report("parsing")
     _read_body(draft, outcome)
     media, charset = parse_content_type(outcome.content_type)
-    document = await off_loop(
-        extract_text_document,
+    page = await off_loop(
+        read_page,
         outcome.body,
         media_type=media,
         charset=charset,
@@ -114,6 +114,7 @@ async def read_url_text(
         redirected_to=outcome.final_url if outcome.final_url != url else None,
         whole_max=whole_max,
     )
+    document = page.document
     if document is None:
         draft.source_url = None
         return draft.add(Reason.UNSUPPORTED_CONTENT)
@@ -123,8 +124,7 @@ async def read_url_text(
         return draft.add(wall)
     draft.text, draft.title, draft.description = document.text, document.title, document.description
     draft.language, draft.whole_text = document.language, document.whole
-    if media in HTML_TYPES or media is None:
-        draft.citation = await off_loop(citation_of, outcome.body, charset, outcome.final_url)
+    draft.citation = page.citation
     for reason in document.conditions:
         draft.add(reason, usable=True)
     if outcome.truncated:
