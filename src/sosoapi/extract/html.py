@@ -6,7 +6,7 @@ import codecs
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -57,35 +57,12 @@ def decode_body(body: bytes, media_type: str | None, charset: str | None) -> Dec
 
 
 def extract_text_document(
-    body: bytes,
-    *,
-    media_type: str | None,
-    charset: str | None,
-    content_language: str | None,
-    url: str | None = None,
-    extractor: MainTextExtractor = DEFAULT_EXTRACTOR,
-    status: int | None = 200,
-    headers: Mapping[str, str] | None = None,
-    redirected_to: str | None = None,
-    walls: bool = True,
-    whole_max: int = WHOLE_TEXT_DEFAULT,
+    body: bytes, *, media_type: str | None, charset: str | None, **options: Any
 ) -> TextDocument | None:
-    """Extract a TextDocument, or None when the bytes do not decode as text
-    (`decode_body`, then `document_of`)."""
+    """Extract a TextDocument, or None when the bytes do not decode as text: `decode_body`,
+    then `document_of` with its keyword `options`."""
     decoded = decode_body(body, media_type, charset)
-    if decoded is None:
-        return None
-    return document_of(
-        decoded,
-        content_language=content_language,
-        url=url,
-        extractor=extractor,
-        status=status,
-        headers=headers,
-        redirected_to=redirected_to,
-        walls=walls,
-        whole_max=whole_max,
-    )
+    return None if decoded is None else document_of(decoded, **options)
 
 
 def document_of(

@@ -3,7 +3,6 @@ parsing pool (research/retrieval/reading.py), the body decoded once."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +10,6 @@ from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract.citation import read_citation
 from sosoapi.extract.html import decode_body, document_of
-from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
 from sosoapi.extract.types import TextDocument
 from sosoapi.extract.walls import WALL_REASONS
 
@@ -30,28 +28,15 @@ def read_page(
     *,
     media_type: str | None,
     charset: str | None,
-    content_language: str | None,
-    url: str | None,
-    status: int | None = 200,
-    headers: Mapping[str, str] | None = None,
-    redirected_to: str | None = None,
-    whole_max: int = WHOLE_TEXT_DEFAULT,
-    walls: bool = True,
+    url: str | None = None,
+    **options: Any,
 ) -> PageRead:
-    """Text, metadata and wall verdict (`document_of`), then the citation fields."""
+    """Text, metadata and wall verdict (`document_of` with its keyword `options`), then the
+    citation fields."""
     decoded = decode_body(body, media_type, charset)
     if decoded is None:
         return PageRead(None)
-    document = document_of(
-        decoded,
-        content_language=content_language,
-        url=url,
-        status=status,
-        headers=headers,
-        redirected_to=redirected_to,
-        walls=walls,
-        whole_max=whole_max,
-    )
+    document = document_of(decoded, url=url, **options)
     if not decoded.is_html or any(r in WALL_REASONS for r in document.conditions):
         return PageRead(document)
     return PageRead(document, read_citation(LexborHTMLParser(decoded.text), url))

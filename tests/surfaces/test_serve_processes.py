@@ -14,15 +14,15 @@ import httpx
 import psutil
 import pytest
 
-from sosoapi.auth.admin import Admin
-from sosoapi.clock import utcnow
-from sosoapi.config import Settings
-from sosoapi.store.store import Store
 from tests.support.calls import RETRIEVE_PATH
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess
 
-pytestmark = pytest.mark.exclusive
+# process hygiene does not depend on the store: SQLite only
+pytestmark = [
+    pytest.mark.exclusive,
+    pytest.mark.parametrize("process_env", ["sqlite"], indirect=True),
+]
 
 DEEP = Path(__file__).resolve().parents[1] / "data" / "hostile" / "deep_nesting.html.gz"
 PAGE = b"<html><head><title>T</title></head><body><p>" + b"Plain words here. " * 40 + b"</p>"
@@ -30,22 +30,11 @@ GONE_SECONDS = 10  # the issue's bound for a killed server's processes
 
 
 @pytest.fixture
-def env(tmp_path: Path, origin: HTTPSOrigin) -> dict[str, str]:
+def env(initialised: dict[str, str], origin: HTTPSOrigin) -> dict[str, str]:
     """A server's environment with one parsing worker, its workspace and owner token."""
     origin.routes["/plain"] = Route(PAGE)
     origin.routes["/deep"] = Route(DEEP.read_bytes(), headers={"Content-Encoding": "gzip"})
-    base = {
-        "SOSOAPI_HOME": str(tmp_path / "home"),
-        "SOSOAPI_LOG_LEVEL": "WARNING",
-        "SOSOAPI_PARSE_WORKERS": "1",
-        **origin.egress_env(),
-    }
-    store = Store(Settings.from_env(base).database_url)
-    try:
-        workspace, minted = Admin(store.auth).init_local(utcnow())
-    finally:
-        store.close()
-    return {**base, "WORKSPACE_ID": workspace.id, "SOSOAPI_TOKEN": minted.token}
+    return {**initialised, "SOSOAPI_PARSE_WORKERS": "1"}
 
 
 def _retrieve(server: ServeProcess, env: dict[str, str], url: str, mutation_id: str) -> dict:
