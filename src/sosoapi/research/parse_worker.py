@@ -3,9 +3,9 @@
 The pool (research/offload.py) owns the deadline and kills a worker that passes it; the
 memory cap is the worker's own address-space limit, set before its first job. A parser
 in C that cannot allocate raises its own error (Lexbor: "Can't parse HTML"), not
-`MemoryError`, so a job that fails after reaching half its cap is judged out of memory
-too; a job that reaches half its cap retires its worker after answering: its heap may be
-in any state, and the pool replaces it.
+`MemoryError`, so a job that fails after its worker's peak resident memory grew by half
+the cap is judged out of memory too; a job that grows it that far retires its worker
+after answering: its heap may be in any state, and the pool replaces it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ def serve(conn: Connection, memory_bytes: int) -> None:
     """Answer jobs from `conn` until the pool closes it, or this process's parent (the
     forkserver, which ends with the server) ends."""
     end_with_parent()
-    high_water = cap_memory(memory_bytes) - memory_bytes // 2
+    cap_memory(memory_bytes)
+    high_water = _peak() + memory_bytes // 2
     while True:
         try:
             fn, args, kwargs = conn.recv()
@@ -61,19 +62,19 @@ def _run(
     return OK, result, _peak() >= high
 
 
-def cap_memory(extra_bytes: int) -> int:
-    """Limit this process's address space to what it holds now plus `extra_bytes`;
-    the limit set."""
+def cap_memory(extra_bytes: int) -> None:
+    """Limit this process's address space to what it holds now plus `extra_bytes`."""
     limit = _status_bytes("VmSize") + extra_bytes
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    return limit
 
 
 def _peak() -> int:
-    return _status_bytes("VmPeak")
+    """The most memory this process has held, in bytes: a system call, cheap enough to ask
+    after every job (reading /proc would double a small job's cost)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def _status_bytes(field: str) -> int:
