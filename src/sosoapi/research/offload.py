@@ -137,7 +137,8 @@ class Offload:
         return value  # type: ignore[no-any-return]
 
     async def _spawn(self) -> _Worker:
-        """Start a worker (its first start waits for the forkserver's preload)."""
+        """Start a worker (its first start waits for the forkserver's preload). The start
+        is shielded: a worker started for a caller that left is kept, never lost."""
         ours, theirs = self._context.Pipe(duplex=True)
         memory = self.bounds.memory_mb << 20
         process = self._context.Process(
@@ -146,10 +147,13 @@ class Offload:
             name="sosoapi-parse",
             daemon=True,
         )
-        await anyio.to_thread.run_sync(process.start)
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(process.start)
         theirs.close()
         worker = _Worker(process, ours)
         self._all.add(worker)
+        if self._context is None:  # closed while it started
+            worker.kill()
         return worker
 
     def _done_with(self, worker: _Worker, reusable: bool) -> None:
