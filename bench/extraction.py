@@ -304,15 +304,16 @@ def _read(case: Case, walls: bool) -> tuple[str, str, str]:
     import functools
 
     from sosoapi.egress.types import FetchOutcome
+    from sosoapi.extract.page import read_page
     from sosoapi.research.retrieval import reading
 
     url = case.url or f"https://bench.test/{case.name}"
     seen: list[str] = []
 
-    def extract(*args: Any, **kwargs: Any) -> Any:
-        document = extract_text_document(*args, **kwargs, walls=walls)
-        seen.append(document.judgement if document else "none")
-        return document
+    def read(*args: Any, **kwargs: Any) -> Any:
+        page = read_page(*args, **kwargs, walls=walls)
+        seen.append(page.document.judgement if page.document else "none")
+        return page
 
     async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         return FetchOutcome(
@@ -322,7 +323,7 @@ def _read(case: Case, walls: bool) -> tuple[str, str, str]:
     async def inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return functools.partial(fn, *args, **kwargs)()  # this thread: the CPU is the page's
 
-    reading.extract_text_document = extract  # type: ignore[assignment]
+    reading.read_page = read  # type: ignore[assignment]
     reading.off_loop = inline  # type: ignore[assignment]
     result = asyncio.run(reading.read_source(fetch, "url_text", url, None))
     settled = f"{result.status}/{result.reason}" if result.reason else str(result.status)

@@ -19,6 +19,7 @@ BENCHES = [
     "extraction.py",
     "documents.py",
     "hostile.py",
+    "offload.py",
     "walls_wild.py",
     "load.py",
     "memory.py",

@@ -46,7 +46,7 @@ class Application:
             pacing=self.store.pacing.reserve_slot,
             release=self.store.pacing.release,
         )
-        self.offload = Offload(settings.parse_workers)
+        self.offload = Offload(settings.parse_workers, settings.parse_bounds)
         reader = partial(_read, self.egress, settings.receipts.evidence_text_max)
         self.receipts = ReceiptService(self.store.retrievals, reader, settings.receipts)
         self.research = ResearchService(

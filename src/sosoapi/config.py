@@ -34,6 +34,7 @@ from sosoapi.research.retrieval.settings import (
     TEXT_MAX,
     WHOLE_TEXT_CEILING,
     WHOLE_TEXT_DEFAULT,
+    ParseBounds,
     ReceiptSettings,
 )
 from sosoapi.store.settings import DEFAULT_POOL_SIZE, sqlite_url
@@ -199,6 +200,7 @@ class Settings:
     heavy_reads: HeavyReadSettings = field(default_factory=HeavyReadSettings)
     upload_roots: tuple[Path, ...] = ()
     parse_workers: int = 0  # processes for CPU-bound parsing; 0: threads (research/offload.py)
+    parse_bounds: ParseBounds = field(default_factory=ParseBounds)
     max_request_bytes: int = 1 << 20
     mcp_sessions_per_user: int = 100
     mcp_session_idle_seconds: float = 600.0
@@ -250,6 +252,10 @@ class Settings:
             ),
             upload_roots=_roots(env),
             parse_workers=_workers(env, one_shot),
+            parse_bounds=ParseBounds(
+                deadline_seconds=seconds(env, "SOSOAPI_PARSE_DEADLINE_SECONDS", 10.0),
+                memory_mb=number(env, "SOSOAPI_PARSE_MEMORY_MB", 1024, int, 64),
+            ),
             max_request_bytes=number(env, "SOSOAPI_MAX_REQUEST_BYTES", 1 << 20, int, 1),
             mcp_sessions_per_user=number(env, "SOSOAPI_MCP_SESSIONS_PER_USER", 100, int, 1),
             mcp_session_idle_seconds=seconds(env, "SOSOAPI_MCP_SESSION_IDLE_SECONDS", 600),
@@ -274,19 +280,20 @@ def default_workers() -> int:
 
 
 def _workers(environ: Environ, one_shot: bool = False) -> int:
-    """SOSOAPI_PARSE_WORKERS: parsing processes; default one per core (0 on one core).
+    """SOSOAPI_PARSE_WORKERS: parsing processes; default one per core for a server, one
+    for a one-shot command.
 
-    A one-shot command's default is 0, threads: a process pool keeps a server's event loop
-    free for its other callers; a command that reads one source has none, and starting
-    the pool (a forkserver importing the extractors) cost it about a second."""
+    Every parse runs in a worker that is killed at its deadline or memory cap
+    (research/offload.py), so even one core, or a command that reads one source, parses
+    in a process: a thread cannot be killed. 0 (threads) is the operator's explicit
+    choice: the deadline then only stops the waiting, and memory is not capped."""
     raw = environ.get("SOSOAPI_PARSE_WORKERS", "").strip()
     if not raw:
-        cores = 0 if one_shot else default_workers()
-        return cores if cores > 1 else 0
+        return 1 if one_shot else default_workers()
     if not raw.isdigit():
         raise ValueError(
-            f"SOSOAPI_PARSE_WORKERS={raw!r} is not a whole number; set 0 (parse in threads) "
-            "or the number of parsing processes, e.g. the number of cores"
+            f"SOSOAPI_PARSE_WORKERS={raw!r} is not a whole number; set the number of "
+            "parsing processes, e.g. the number of cores (0 parses in threads, unbounded)"
         )
     return int(raw)
 
@@ -299,9 +306,10 @@ def parse_workers_per_process(processes: int, cores: int) -> int:
 
     The cores shared out, at least one each: parsing in a server's own threads holds the
     GIL its event loop needs, which cost about a third of the throughput of two server
-    processes on two cores (bench/README.md, "Load"). One core parses in threads.
+    processes on two cores (bench/README.md, "Load"), and a thread cannot be killed at
+    a parse's bounds.
     """
-    return max(1, cores // max(processes, 1)) if cores > 1 else 0
+    return max(1, cores // max(processes, 1))
 
 
 def hand_to_serve_workers(options: list[object], processes: int) -> None:

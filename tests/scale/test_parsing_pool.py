@@ -47,10 +47,11 @@ def test_the_default_is_one_worker_per_usable_core(monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("SOSOAPI_PARSE_WORKERS", raising=False)
     cores = _usable_cores()
     assert default_workers() == cores
-    assert Settings.from_env({}).parse_workers == (cores if cores > 1 else 0)
+    assert Settings.from_env({}).parse_workers == cores  # one core too: a thread is unkillable
     assert Settings.from_env({"SOSOAPI_PARSE_WORKERS": "3"}).parse_workers == 3
-    # a one-shot command parses in threads unless the operator asks for processes
-    assert Settings.from_env({}, one_shot=True).parse_workers == 0
+    # a one-shot command parses in one killable process unless the operator says otherwise
+    assert Settings.from_env({}, one_shot=True).parse_workers == 1
+    assert Settings.from_env({"SOSOAPI_PARSE_WORKERS": "0"}, one_shot=True).parse_workers == 0
     assert Settings.from_env({"SOSOAPI_PARSE_WORKERS": "3"}, one_shot=True).parse_workers == 3
     with pytest.raises(ValueError, match=r"SOSOAPI_PARSE_WORKERS='two' is not a whole number"):
         Settings.from_env({"SOSOAPI_PARSE_WORKERS": "two"})
@@ -58,7 +59,7 @@ def test_the_default_is_one_worker_per_usable_core(monkeypatch: pytest.MonkeyPat
 
 @pytest.mark.parametrize(
     ("processes", "cores", "share"),
-    [(2, 2, 1), (2, 8, 4), (3, 8, 2), (4, 2, 1), (2, 1, 0)],
+    [(2, 2, 1), (2, 8, 4), (3, 8, 2), (4, 2, 1), (2, 1, 1)],
 )
 def test_serve_workers_share_the_cores_as_parsing_processes(
     processes: int, cores: int, share: int
@@ -70,12 +71,12 @@ def test_serve_workers_parse_in_processes_unless_told(monkeypatch: pytest.Monkey
     for name in ("SOSOAPI_PARSE_WORKERS", "SOSOAPI_SERVE_WORKER_OPTIONS"):
         monkeypatch.setenv(name, "")  # restored after the test, whatever this one sets
         monkeypatch.delenv(name)
-    hand_to_serve_workers(["127.0.0.1", 0, "full", None], 2)
-    cores = _usable_cores()  # two server processes share them; one core parses in threads
-    expected = max(1, cores // 2) if cores > 1 else 0
+    hand_to_serve_workers(["127.0.0.1", 0, "full", None, os.getpid()], 2)
+    cores = _usable_cores()  # two server processes share them, at least one each
+    expected = max(1, cores // 2)
     assert Settings.from_env(dict(os.environ)).parse_workers == expected
     monkeypatch.setenv("SOSOAPI_PARSE_WORKERS", "0")  # the operator's choice stands
-    hand_to_serve_workers(["127.0.0.1", 0, "full", None], 2)
+    hand_to_serve_workers(["127.0.0.1", 0, "full", None, os.getpid()], 2)
     assert Settings.from_env(dict(os.environ)).parse_workers == 0
 
 

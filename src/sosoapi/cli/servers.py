@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import anyio
@@ -10,6 +11,7 @@ import click
 from sosoapi.cli.common import admin_session, emit, main, settings_from_env
 from sosoapi.clock import utcnow
 from sosoapi.config import PROFILES, Settings, hand_to_serve_workers, serve_worker_options
+from sosoapi.lifeline import end_with_parent
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -61,14 +63,15 @@ def _serve_processes(
     """`workers` uvicorn processes on one socket; each builds its own application.
 
     Migrations run once here, before any worker starts. Each server gets its share of the
-    cores as parsing processes unless SOSOAPI_PARSE_WORKERS says otherwise.
+    cores as parsing processes unless SOSOAPI_PARSE_WORKERS says otherwise. Each ends
+    when this process does, even killed (`worker_app`).
     """
     import uvicorn
 
     from sosoapi.store.store import Store
 
     Store(database_url).close()
-    hand_to_serve_workers([host, port, profile, public_url], workers)
+    hand_to_serve_workers([host, port, profile, public_url, os.getpid()], workers)
     uvicorn.run(
         "sosoapi.cli.servers:worker_app",
         factory=True,
@@ -82,8 +85,12 @@ def _serve_processes(
 
 
 def worker_app() -> FastAPI:
-    """The application of one `serve --workers` process (uvicorn imports this)."""
-    host, port, profile, public_url = serve_worker_options()
+    """The application of one `serve --workers` process (uvicorn imports this).
+
+    It is killed when the supervisor ends: uvicorn's workers outlive a supervisor killed
+    with SIGKILL, answering on its port for good (the shared socket stays open)."""
+    host, port, profile, public_url, supervisor = serve_worker_options()
+    end_with_parent(supervisor)
     return _http_app(host, port, profile, public_url)
 
 

@@ -199,6 +199,20 @@ CAUSES: dict[Cause, tuple[Reason, str, str]] = {
         "the origin sent a content encoding this server does not decode",
         "retry later or use another copy of the source",
     ),
+    Cause.PARSE_DEADLINE: (
+        Reason.UNSUPPORTED_CONTENT,
+        "the body took longer to parse than this server allows one page (a page built to"
+        " be costly to read, or far larger than a document)",
+        "reading it again will end the same way: use another copy of the source (the"
+        " publisher's print or AMP version, its feed, an archive)",
+    ),
+    Cause.PARSE_MEMORY: (
+        Reason.UNSUPPORTED_CONTENT,
+        "the body needed more memory to parse than this server allows one page, or broke"
+        " the parser",
+        "reading it again will end the same way: use another copy of the source (the"
+        " publisher's print or AMP version, its feed, an archive)",
+    ),
 }
 
 # unsettled or failed states of a receipt -> (meaning, what to do)

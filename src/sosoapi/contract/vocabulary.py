@@ -60,6 +60,9 @@ class Cause(StrEnum):
     TLS_HANDSHAKE = "tls_handshake"
     TOO_MANY_REDIRECTS = "too_many_redirects"
     UNSUPPORTED_ENCODING = "unsupported_encoding"
+    # unsupported_content
+    PARSE_DEADLINE = "parse_deadline"
+    PARSE_MEMORY = "parse_memory"
 
 
 class Status(StrEnum):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Mapping
-from dataclasses import replace
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -44,11 +44,34 @@ DEFAULT_EXTRACTOR: MainTextExtractor = "hybrid"
 _FALLBACK_MAX_TAGS = 60_000
 
 
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A body decoded once, and whether it is read as HTML (declared, or sniffed)."""
+
+    text: str
+    is_html: bool
+
+
+def decode_body(body: bytes, media_type: str | None, charset: str | None) -> Decoded | None:
+    """The body as text (None when it does not decode). `media_type` None means sniff:
+    markup is read as HTML, anything else as plain text."""
+    is_html = media_type in HTML_TYPES if media_type is not None else _looks_like_markup(body)
+    text = decode_bytes(body, charset, html=is_html)
+    return None if text is None else Decoded(text, is_html)
+
+
 def extract_text_document(
-    body: bytes,
+    body: bytes, *, media_type: str | None, charset: str | None, **options: Any
+) -> TextDocument | None:
+    """Extract a TextDocument, or None when the bytes do not decode as text: `decode_body`,
+    then `document_of` with its keyword `options`."""
+    decoded = decode_body(body, media_type, charset)
+    return None if decoded is None else document_of(decoded, **options)
+
+
+def document_of(
+    decoded: Decoded,
     *,
-    media_type: str | None,
-    charset: str | None,
     content_language: str | None,
     url: str | None = None,
     extractor: MainTextExtractor = DEFAULT_EXTRACTOR,
@@ -58,10 +81,9 @@ def extract_text_document(
     asked: str | None = None,
     walls: bool = True,
     whole_max: int = WHOLE_TEXT_DEFAULT,
-) -> TextDocument | None:
-    """Extract a TextDocument, or None when the bytes do not decode as text.
+) -> TextDocument:
+    """The TextDocument of a decoded body.
 
-    `media_type` None means sniff: markup is read as HTML, anything else as plain text.
     `extractor` picks the main-text algorithm; metadata, bounds and limits are shared.
     An HTML page is judged once (`walls.judge`, with the response's `status` and
     `headers`, `redirected_to`, where a redirect landed, and `asked`, the URL asked for)
@@ -71,14 +93,10 @@ def extract_text_document(
     The text is cut twice: to the contract's bound for the receipt, and to `whole_max`
     for the evidence revision (`TextDocument.whole`).
     """
-    is_html = media_type in HTML_TYPES if media_type is not None else _looks_like_markup(body)
-    text = decode_bytes(body, charset, html=is_html)
-    if text is None:
-        return None
-    if not is_html:
-        return _plain_document(text, content_language, whole_max)
+    if not decoded.is_html:
+        return _plain_document(decoded.text, content_language, whole_max)
     page = Page(
-        markup=text,
+        markup=decoded.text,
         status=status,
         headers=headers or {},
         redirected_to=redirected_to,

@@ -1,54 +1,188 @@
-"""Where CPU-bound parsing runs: worker processes sized to the machine, or threads.
+"""Where CPU-bound parsing runs: bounded worker processes, or threads.
 
 HTML and caption parsing hold the GIL, so threads keep the event loop responsive but use
 one core. With `parse_workers` > 0 the parsing functions (module-level, their arguments
-and results plain data) run in a process pool, and the event loop keeps only the I/O.
-Workers come from a forkserver that has imported the extractors once, so a new worker
-costs a fork, not an import; a worker that dies fails only the parse it was running.
+and results plain data) run in this module's own pool of worker processes, and the event
+loop keeps only the I/O. Every parse there is bounded: a wall-clock deadline, after which
+the pool kills the worker, and a memory cap the worker sets on itself
+(research/parse_worker.py). A parse over either bound raises `ParseOverBound`, and the
+worker is replaced; the other workers' parses carry on. Workers come from a forkserver
+that has imported the extractors once, so a replacement costs a fork, not an import.
+
+Threads (`parse_workers` 0: tests, and an operator's explicit choice) keep the deadline
+only: the read stops waiting and settles, but a thread cannot be killed, so the parse
+runs on to its end and its memory is not capped.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import multiprocessing
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import forkserver
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
 import anyio
 
+from sosoapi.contract.vocabulary import Cause
+from sosoapi.research import parse_worker
+from sosoapi.research.retrieval.settings import ParseBounds
+
 T = TypeVar("T")
 log = logging.getLogger("sosoapi.offload")
 PRELOAD = ["sosoapi.research.retrieval.reading"]
+ANSWERED = (parse_worker.OK, parse_worker.FAILED)
+
+
+class ParseOverBound(Exception):
+    """A parse passed its deadline or its memory cap, or crashed its worker: the bytes
+    cannot be read as offered, and reading them again would end the same way."""
+
+    def __init__(self, cause: Cause, detail: str) -> None:
+        super().__init__(detail)
+        self.cause = cause
+
+
+class ParseStopped(RuntimeError):
+    """The pool closed (the server is stopping) while a parse ran: nothing was judged."""
+
+
+class _Worker:
+    """One worker process and the parent's end of its pipe."""
+
+    def __init__(self, process: BaseProcess, conn: Connection) -> None:
+        self.process, self.conn = process, conn
+
+    def exchange(self, job: parse_worker.Job) -> parse_worker.Answer:
+        """Send one job and wait for its answer (in a thread: a kill ends the wait).
+
+        A worker that ends without answering answers as out of memory (the kernel's or a
+        parser's crash); its pipe is closed here, by the one thread that reads it."""
+        try:
+            self.conn.send(job)
+            status, value, retiring = self.conn.recv()
+        except (EOFError, OSError):
+            self.conn.close()
+            self.process.join()
+            return parse_worker.OUT_OF_MEMORY, None, True
+        return status, value, retiring
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
 
 
 class Offload:
     """Runs a parsing function off the event loop: in the pool, or in a thread without one."""
 
-    def __init__(self, workers: int = 0) -> None:
+    def __init__(self, workers: int = 0, bounds: ParseBounds | None = None) -> None:
         self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
+        self.bounds = bounds or ParseBounds()
+        self._context: Any = None
+        self._idle: list[_Worker] = []
+        self._all: set[_Worker] = set()
+        self._slots: anyio.Semaphore | None = None
+        self.parsing = 0  # parses running in workers now (an operator's and a test's view)
 
     def start(self) -> None:
-        if self.workers <= 0 or self._pool is not None:
+        if self.workers <= 0 or self._context is not None:
             return
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(PRELOAD)
-        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
-        log.info("parsing pool started workers=%d", self.workers)
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload(PRELOAD)
+        forkserver.ensure_running()  # its preload overlaps the first fetch
+        log.info(
+            "parsing pool started workers=%d deadline_s=%s memory_mb=%d",
+            self.workers,
+            self.bounds.deadline_seconds,
+            self.bounds.memory_mb,
+        )
 
     def close(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        """Kill every worker, idle or parsing: a running parse is not waited for (its read
+        was stopped already, and its receipt is resumed by the rules of a stopped read)."""
+        self._context = None
+        for worker in self._all:
+            worker.kill()
+        self._all.clear()
+        self._idle.clear()
 
     async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        call = functools.partial(fn, *args, **kwargs)
-        if self._pool is None:
-            return await anyio.to_thread.run_sync(call)
-        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+        if self._context is None:
+            return await self._in_thread(functools.partial(fn, *args, **kwargs))
+        if self._slots is None:
+            self._slots = anyio.Semaphore(self.workers)
+        async with self._slots:
+            worker = self._idle.pop() if self._idle else await self._spawn()
+            status: str | None = None
+            value: Any = None
+            retiring = True
+            self.parsing += 1
+            try:
+                with anyio.move_on_after(self.bounds.deadline_seconds):
+                    status, value, retiring = await anyio.to_thread.run_sync(
+                        worker.exchange, (fn, args, kwargs), abandon_on_cancel=True
+                    )
+            finally:
+                self.parsing -= 1
+                self._done_with(worker, reusable=not retiring)
+        if status not in ANSWERED and self._context is None:
+            raise ParseStopped("the parsing pool closed during the parse")
+        if status not in ANSWERED:
+            raise self._over_bound(fn, status)
+        if status == parse_worker.FAILED:
+            raise value
+        return value  # type: ignore[no-any-return]
+
+    async def _spawn(self) -> _Worker:
+        """Start a worker (its first start waits for the forkserver's preload). The start
+        is shielded: a worker started for a caller that left is kept, never lost."""
+        ours, theirs = self._context.Pipe(duplex=True)
+        memory = self.bounds.memory_mb << 20
+        process = self._context.Process(
+            target=parse_worker.serve,
+            args=(theirs, memory),
+            name="sosoapi-parse",
+            daemon=True,
+        )
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(process.start)
+        theirs.close()
+        worker = _Worker(process, ours)
+        self._all.add(worker)
+        if self._context is None:  # closed while it started
+            worker.kill()
+        return worker
+
+    def _done_with(self, worker: _Worker, reusable: bool) -> None:
+        """A worker that answered and stays waits for the next job; any other is killed
+        (replaced on demand): over a bound, crashed, retiring after a parse that came near
+        its cap, or its caller stopped waiting mid-parse."""
+        if reusable and self._context is not None:
+            self._idle.append(worker)
+            return
+        worker.kill()
+        self._all.discard(worker)
+
+    def _over_bound(self, fn: Callable[..., Any], status: str | None) -> ParseOverBound:
+        name = getattr(fn, "__name__", repr(fn))
+        if status is None:
+            log.warning("parse killed: past its deadline fn=%s deadline_s=%s",
+                        name, self.bounds.deadline_seconds)  # fmt: skip
+            return ParseOverBound(Cause.PARSE_DEADLINE, f"{name} passed the parse deadline")
+        log.warning("parse killed: out of memory or crashed fn=%s memory_mb=%d",
+                    name, self.bounds.memory_mb)  # fmt: skip
+        return ParseOverBound(Cause.PARSE_MEMORY, f"{name} passed the parse memory cap")
+
+    async def _in_thread(self, call: Callable[[], T]) -> T:
+        """A parse in a thread, waited for up to the deadline (the thread runs on)."""
+        with anyio.move_on_after(self.bounds.deadline_seconds):
+            return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+        name = getattr(getattr(call, "func", call), "__name__", "parse")
+        log.warning("parse abandoned: past its deadline fn=%s (a thread runs on)", name)
+        raise ParseOverBound(Cause.PARSE_DEADLINE, f"{name} passed the parse deadline")
 
 
 _current = Offload()

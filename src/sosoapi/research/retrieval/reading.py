@@ -19,7 +19,6 @@ from sosoapi.egress.urls import is_recordable
 from sosoapi.extract import captions as caption_extract
 from sosoapi.extract import tracks as track_extract
 from sosoapi.extract.charset import decode_bytes
-from sosoapi.extract.citation import citation_of
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
@@ -30,10 +29,11 @@ from sosoapi.extract.media import (
     contract_media_type,
     parse_content_type,
 )
+from sosoapi.extract.page import read_page
 from sosoapi.extract.types import CaptionFile, PageTracks
 from sosoapi.extract.walls import WALL_REASONS
 from sosoapi.progress import report
-from sosoapi.research.offload import off_loop
+from sosoapi.research.offload import ParseOverBound, off_loop
 from sosoapi.research.retrieval.captures import Captured, Recorder
 from sosoapi.research.retrieval.draft import Draft
 
@@ -94,17 +94,16 @@ def _read_body(draft: Draft, outcome: FetchOutcome) -> None:
 
 
 async def read_url_text(
-    fetch: Fetch, url: str, language: str | None, whole_max: int = WHOLE_TEXT_DEFAULT
+    draft: Draft, fetch: Fetch, url: str, language: str | None, whole_max: int
 ) -> Draft:
-    draft = Draft(kind="url_text")
     outcome = await fetch_judged(fetch, url, tuple(sorted(TEXT_TYPES)))
     if _failed(draft, outcome):
         return draft
     report("parsing")
     _read_body(draft, outcome)
     media, charset = parse_content_type(outcome.content_type)
-    document = await off_loop(
-        extract_text_document,
+    page = await off_loop(
+        read_page,
         outcome.body,
         media_type=media,
         charset=charset,
@@ -116,6 +115,7 @@ async def read_url_text(
         asked=url,
         whole_max=whole_max,
     )
+    document = page.document
     if document is None:
         draft.source_url = None
         return draft.add(Reason.UNSUPPORTED_CONTENT)
@@ -125,8 +125,7 @@ async def read_url_text(
         return draft.add(wall)
     draft.text, draft.title, draft.description = document.text, document.title, document.description
     draft.language, draft.whole_text = document.language, document.whole
-    if media in HTML_TYPES or media is None:
-        draft.citation = await off_loop(citation_of, outcome.body, charset, outcome.final_url)
+    draft.citation = page.citation
     for reason in document.conditions:
         draft.add(reason, usable=True)
     if outcome.truncated:
@@ -148,10 +147,9 @@ def _classify_text(draft: Draft) -> None:
 
 
 async def read_captions(
-    fetch: Fetch, url: str, language: str | None, whole_max: int = WHOLE_TEXT_DEFAULT
+    draft: Draft, fetch: Fetch, url: str, language: str | None, whole_max: int
 ) -> Draft:
     """A caption file, read directly or through the chosen `<track>` of an HTML page."""
-    draft = Draft(kind="published_captions")
     outcome = await fetch_judged(fetch, url, PAGE_OR_CAPTION_ACCEPT)
     if _failed(draft, outcome):
         return draft
@@ -264,6 +262,21 @@ def _looks_like_html(body: bytes) -> bool:
     return head.startswith((b"<!doctype html", b"<html", b"<head", b"<video", b"<track"))
 
 
+async def read_draft(
+    fetch: Fetch, kind: str, url: str, language: str | None, whole_max: int = WHOLE_TEXT_DEFAULT
+) -> Draft:
+    """Read one source of `kind` into a draft. A parse over its bounds (research/offload.py)
+    makes the read `unsupported_content`: the bytes cannot be read as offered, and reading
+    them again would end the same way (docs/product.md)."""
+    draft = Draft(kind=kind)
+    reader = read_url_text if kind == "url_text" else read_captions
+    try:
+        return await reader(draft, fetch, url, language, whole_max)
+    except ParseOverBound as over:
+        bounded = Draft(kind=kind, retrieved_at=draft.retrieved_at, cause=over.cause)
+        return bounded.add(Reason.UNSUPPORTED_CONTENT)
+
+
 async def read_source(
     fetch: Fetch,
     kind: str,
@@ -274,8 +287,7 @@ async def read_source(
 ) -> RetrieveResult:
     """Read one source into a receipt's result, carrying the whole text (up to
     `whole_max` code points) for its evidence revision."""
-    reader = read_url_text if kind == "url_text" else read_captions
-    draft = await reader(fetch, url, language, whole_max)
+    draft = await read_draft(fetch, kind, url, language, whole_max)
     return draft.finish(settled_at())
 
 
@@ -285,6 +297,5 @@ async def read_captured(
     """`read_source`, keeping the exchanges it read as captures (uploads: the file) and
     the citation fields the page declared."""
     recorder = Recorder(fetch)
-    reader = read_url_text if kind == "url_text" else read_captions
-    draft = await reader(recorder, url, language, whole_max)
+    draft = await read_draft(recorder, kind, url, language, whole_max)
     return Captured(draft.finish(utcnow()), recorder.captures(url), draft.citation)

@@ -1,4 +1,4 @@
-"""Timing and capacity of receipts and workers."""
+"""Timing and capacity of receipts and workers, and the bounds of one parse."""
 
 from __future__ import annotations
 
@@ -32,3 +32,12 @@ class ReceiptSettings:
     @property
     def renew_interval_seconds(self) -> float:
         return self.lease_seconds / 3
+
+
+@dataclass(frozen=True, slots=True)
+class ParseBounds:
+    """What one parse of third-party bytes may take before its worker is killed
+    (research/offload.py): SOSOAPI_PARSE_DEADLINE_SECONDS, SOSOAPI_PARSE_MEMORY_MB."""
+
+    deadline_seconds: float = 10.0  # wall clock; a page of the node bound parses in ~2 s
+    memory_mb: int = 1024  # address space a parse may add to its idle worker

@@ -1,0 +1,89 @@
+"""One parsing worker process: runs the jobs its pool sends, under a memory cap.
+
+The pool (research/offload.py) owns the deadline and kills a worker that passes it; the
+memory cap is the worker's own address-space limit, set before its first job. A parser
+in C that cannot allocate raises its own error (Lexbor: "Can't parse HTML"), not
+`MemoryError`, so a job that fails after its worker's peak resident memory grew by half
+the cap is judged out of memory too; a job that grows it that far retires its worker
+after answering: its heap may be in any state, and the pool replaces it.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any
+
+from sosoapi.lifeline import end_with_parent
+
+Job = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+Answer = tuple[str, Any, bool]  # status, the result or the error, whether the worker retires
+OK, FAILED, OUT_OF_MEMORY = "ok", "failed", "out_of_memory"
+
+
+def serve(conn: Connection, memory_bytes: int) -> None:
+    """Answer jobs from `conn` until the pool closes it, or this process's parent (the
+    forkserver, which ends with the server) ends."""
+    end_with_parent()
+    cap_memory(memory_bytes)
+    high_water = _peak() + memory_bytes // 2
+    while True:
+        try:
+            fn, args, kwargs = conn.recv()
+            answer = _run(fn, args, kwargs, high_water)
+        except (EOFError, OSError):
+            return
+        except MemoryError:
+            answer = (OUT_OF_MEMORY, None, True)
+        try:
+            conn.send(answer)
+        except MemoryError:
+            answer = (OUT_OF_MEMORY, None, True)
+            conn.send(answer)
+        except Exception as error:  # an answer that does not pickle: say what it was
+            conn.send((FAILED, RuntimeError(f"unpicklable parse answer: {error!r}"), False))
+        if answer[2]:
+            return
+
+
+def _run(
+    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], high: int
+) -> Answer:
+    try:
+        result = fn(*args, **kwargs)
+    except MemoryError:
+        return OUT_OF_MEMORY, None, True
+    except Exception as error:
+        if _peak() >= high:
+            return OUT_OF_MEMORY, None, True
+        return FAILED, error, False
+    return OK, result, _peak() >= high
+
+
+def cap_memory(extra_bytes: int) -> None:
+    """Limit this process's address space to what it holds now plus `extra_bytes`."""
+    limit = _status_bytes("VmSize") + extra_bytes
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _peak() -> int:
+    """The most memory this process has held, in bytes: a system call, cheap enough to ask
+    after every job (reading /proc would double a small job's cost)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _status_bytes(field: str) -> int:
+    """A size from Linux's /proc/self/status in bytes (0 where it cannot be read)."""
+    try:
+        with open(f"/proc/{os.getpid()}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0

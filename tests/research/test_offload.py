@@ -1,0 +1,139 @@
+"""The parsing pool bounds every parse: killed at its deadline or memory cap, replaced,
+and never waited for at close; the other workers' parses carry on."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import anyio
+import psutil
+import pytest
+
+from sosoapi.contract.vocabulary import Cause
+from sosoapi.research.offload import Offload, ParseOverBound, ParseStopped
+from sosoapi.research.retrieval.settings import ParseBounds
+
+SMALL = ParseBounds(deadline_seconds=1.0, memory_mb=128)
+
+
+def spin_forever(started: str) -> None:
+    """A parse that never ends: it says it started, then loops."""
+    Path(started).write_text(str(os.getpid()))
+    while True:
+        pass
+
+
+def hold_memory(megabytes: int) -> int:
+    return len(bytearray(megabytes << 20))
+
+
+def fail_plainly() -> None:
+    raise ValueError("a parse's own error")
+
+
+async def _started(path: Path) -> int:
+    """The pid of the worker that began `spin_forever` (polled with a deadline)."""
+    with anyio.fail_after(60):
+        while not path.exists() or not path.read_text():  # noqa: ASYNC110,ASYNC240 (another process's file)
+            await anyio.sleep(0.01)
+    return int(path.read_text())  # noqa: ASYNC240
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+async def _gone(pid: int) -> None:
+    with anyio.fail_after(30):
+        while _alive(pid):  # noqa: ASYNC110 (another process's state, no event)
+            await anyio.sleep(0.01)
+
+
+@pytest.fixture
+async def pool() -> AsyncIterator[Offload]:
+    offload = Offload(2, SMALL)
+    offload.start()
+    try:
+        yield offload
+    finally:
+        offload.close()
+
+
+async def test_a_parse_past_its_deadline_is_killed_and_its_worker_replaced(
+    pool: Offload, tmp_path: Path
+) -> None:
+    started = tmp_path / "started"
+    with pytest.raises(ParseOverBound) as over:
+        await pool.run(spin_forever, str(started))
+    assert over.value.cause == Cause.PARSE_DEADLINE
+    await _gone(int(started.read_text()))
+    assert await pool.run(os.getpid) != int(started.read_text())
+
+
+async def test_a_parse_past_its_memory_cap_is_killed_and_the_next_runs(pool: Offload) -> None:
+    with pytest.raises(ParseOverBound) as over:
+        await pool.run(hold_memory, 4 * SMALL.memory_mb)
+    assert over.value.cause == Cause.PARSE_MEMORY
+    assert await pool.run(hold_memory, SMALL.memory_mb // 4) == (SMALL.memory_mb // 4) << 20
+
+
+async def test_a_parse_that_raises_raises_here_and_keeps_its_worker(pool: Offload) -> None:
+    worker = await pool.run(os.getpid)
+    with pytest.raises(ValueError, match="a parse's own error"):
+        await pool.run(fail_plainly)
+    assert await pool.run(os.getpid) == worker
+
+
+async def test_other_parses_carry_on_while_one_is_stuck(tmp_path: Path) -> None:
+    offload = Offload(2, ParseBounds(deadline_seconds=600, memory_mb=128))
+    offload.start()
+    started = tmp_path / "started"
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_expect_stopped, offload, str(started))
+            stuck = await _started(started)
+            for _ in range(5):
+                assert await offload.run(os.getpid) not in (stuck, os.getpid())
+            assert _alive(stuck)  # still parsing
+            tg.cancel_scope.cancel()  # the caller stops waiting: the worker is killed
+        await _gone(stuck)
+    finally:
+        offload.close()
+
+
+async def _expect_stopped(offload: Offload, started: str) -> None:
+    await offload.run(spin_forever, started)
+    raise AssertionError("spin_forever returned")
+
+
+async def test_close_kills_a_running_parse_instead_of_waiting(tmp_path: Path) -> None:
+    offload = Offload(1, ParseBounds(deadline_seconds=600, memory_mb=128))
+    offload.start()
+    started = tmp_path / "started"
+    with pytest.raises(ExceptionGroup) as raised:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_expect_stopped, offload, str(started))
+            stuck = await _started(started)
+            offload.close()
+            await _gone(stuck)
+    # not judged over a bound: the bytes did nothing wrong, the server is stopping
+    assert raised.value.subgroup(ParseStopped) is not None
+    assert raised.value.subgroup(ParseOverBound) is None
+
+
+async def test_in_threads_the_deadline_stops_the_waiting() -> None:
+    """Threads cannot be killed: the caller gets the verdict, the thread ends on its own."""
+    release = threading.Event()
+    offload = Offload(0, ParseBounds(deadline_seconds=0.2, memory_mb=128))
+    with pytest.raises(ParseOverBound) as over:
+        await offload.run(release.wait)
+    assert over.value.cause == Cause.PARSE_DEADLINE
+    release.set()
+    assert await offload.run(time.monotonic) > 0
