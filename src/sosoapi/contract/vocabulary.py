@@ -60,6 +60,7 @@ class Cause(StrEnum):
     TLS_HANDSHAKE = "tls_handshake"
     TOO_MANY_REDIRECTS = "too_many_redirects"
     UNSUPPORTED_ENCODING = "unsupported_encoding"
+    STORAGE_FULL = "storage_full"  # what was read would pass the workspace's storage limit
 
 
 class Status(StrEnum):
