@@ -17,6 +17,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import func, select, text
 
@@ -35,6 +36,7 @@ from sosoapi.store.tables import (
     mutations,
     workspaces,
 )
+from tests.research.test_forged_cursors import BASE, surfaces
 from tests.research.test_search_migration import _content, at_revision
 from tests.support.calls import RETRIEVE
 from tests.support.lifespan import held_open
@@ -169,6 +171,20 @@ async def test_a_full_workspace_refuses_a_new_read_before_claiming_it(
             assert conn.execute(select(func.count()).select_from(mutations)).scalar_one() == 1
         replay = await retrieve(app, token, ws, origin.url(sorted(pages)[0]), key)
         assert replay.output.wire()["retrieval"]["state"] == "completed"  # a replay answers
+
+        api, _ = surfaces(app)  # over HTTP: a 429 problem, with no Retry-After to wait for
+        transport = httpx.ASGITransport(app=api)
+        headers = {"Authorization": f"Bearer {token}"}
+        async with httpx.AsyncClient(transport=transport, base_url=BASE, headers=headers) as http:
+            answer = await http.post(
+                "/research-api/evidence/retrieve",
+                json={"workspace_id": ws, "url": origin.url(sorted(pages)[1]),
+                      "kind": "url_text", "mutation_id": str(uuid.uuid4())},
+            )  # fmt: skip
+        assert answer.status_code == 429 and "retry-after" not in answer.headers
+        problem = answer.json()
+        assert problem["type"].endswith("/busy") and problem["field"] == "workspace_id"
+        assert f"{stored / 2**20:,.1f} MiB" in problem["detail"] and ws in problem["detail"]
 
 
 NOW = datetime(2026, 1, 2, tzinfo=UTC)
