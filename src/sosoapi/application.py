@@ -38,7 +38,11 @@ class Application:
 
     def __init__(self, settings: Settings, *, egress: Egress | None = None) -> None:
         self.settings = settings
-        self.store = Store(settings.database_url, pool_size=settings.database_pool_size)
+        self.store = Store(
+            settings.database_url,
+            pool_size=settings.database_pool_size,
+            storage_limit=settings.workspace_storage_max_bytes,
+        )
         self.guard = Guard(self.store.auth)
         self.oauth = OAuthGrants(self.store.oauth, self.guard)
         self.egress = egress or Egress(

@@ -37,7 +37,12 @@ from sosoapi.research.retrieval.settings import (
     ParseBounds,
     ReceiptSettings,
 )
-from sosoapi.store.settings import DEFAULT_POOL_SIZE, sqlite_url
+from sosoapi.store.settings import (
+    DEFAULT_POOL_SIZE,
+    DEFAULT_WORKSPACE_STORAGE_MAX_MB,
+    MIB,
+    sqlite_url,
+)
 
 PROFILES = ("full", "core")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -190,6 +195,8 @@ class Settings:
     database_url: str
     home: Path
     database_pool_size: int = DEFAULT_POOL_SIZE  # PostgreSQL connections per process
+    # what one workspace may store, in bytes (0: no limit; store/usage.py)
+    workspace_storage_max_bytes: int = DEFAULT_WORKSPACE_STORAGE_MAX_MB * MIB
     profile: str = "full"
     output_schemas: bool = False
     token: str | None = None
@@ -234,6 +241,10 @@ class Settings:
             database_url=env.get("SOSOAPI_DATABASE_URL") or sqlite_url(home),
             home=home,
             database_pool_size=number(env, "SOSOAPI_DATABASE_POOL_SIZE", DEFAULT_POOL_SIZE, int, 1),
+            workspace_storage_max_bytes=MIB
+            * number(
+                env, "SOSOAPI_WORKSPACE_STORAGE_MAX_MB", DEFAULT_WORKSPACE_STORAGE_MAX_MB, int, 0
+            ),
             profile=chosen,
             output_schemas=flag(env, "SOSOAPI_OUTPUT_SCHEMAS"),
             token=env.get("SOSOAPI_TOKEN") or None,

@@ -32,6 +32,7 @@ from sosoapi.store.records import (
     SearchHit,
     Settled,
     SnippetSpan,
+    StorageUse,
     SweepCounts,
     TokenRecord,
     WorkspaceCounts,
@@ -225,6 +226,10 @@ class FakeRetrievals:
                 self.rows.retrievals[rid] = replace(r, state=State.EXPIRED, settled_at=now)
                 late += 1
         return SweepCounts(lost, late)
+
+    def storage_use(self, workspace_id: str) -> StorageUse:
+        """The in-memory port keeps no storage count: it has no limit (store/usage.py)."""
+        return StorageUse(workspace_id, 0, 0)
 
     def pending_ids(self, limit: int) -> list[str]:
         pending = [

@@ -93,7 +93,7 @@ def test_admin_verbs_print_for_people_and_json_for_scripts(initialised: dict[str
     table = cli(["workspaces", "list"], initialised)
     assert table.returncode == 0, table.stderr
     header, *rows = table.stdout.splitlines()
-    assert header.split() == ["id", "name", "research", "local"]
+    assert header.split() == ["id", "name", "research", "local", "stored", "limit"]
     assert any(initialised["WORKSPACE_ID"] in row and "yes" in row for row in rows)
     listed = json.loads(cli(["workspaces", "list", "--json"], initialised).stdout)
     assert [w["id"] for w in listed] == [initialised["WORKSPACE_ID"]]

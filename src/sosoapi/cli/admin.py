@@ -7,8 +7,16 @@ from datetime import UTC, datetime
 import click
 
 from sosoapi.auth.tokens import RESEARCH_SCOPE
-from sosoapi.cli.common import admin_session, emit, json_option, main, print_table
+from sosoapi.cli.common import (
+    admin_session,
+    emit,
+    json_option,
+    main,
+    print_table,
+    settings_from_env,
+)
 from sosoapi.clock import utcnow
+from sosoapi.research.retrieval.quota import megabytes
 
 ROLE_HELP = "owner: everything; editor: read, retrieve and seal; viewer: read only"
 
@@ -21,11 +29,20 @@ def workspaces() -> None:
 @workspaces.command("list")
 @json_option
 def workspaces_list(as_json: bool) -> None:
-    """List every workspace: id, name, whether research is enabled, the local one."""
+    """List every workspace: id, name, whether research is enabled, the local one, and what
+    it stores against its storage limit (SOSOAPI_WORKSPACE_STORAGE_MAX_MB; 0: none)."""
+    limit = settings_from_env().workspace_storage_max_bytes
     with admin_session() as admin:
         listed = admin.workspaces()
     rows = [
-        {"id": w.id, "name": w.name, "research_enabled": w.research_enabled, "local": w.is_local}
+        {
+            "id": w.id,
+            "name": w.name,
+            "research_enabled": w.research_enabled,
+            "local": w.is_local,
+            "stored_bytes": w.stored_bytes,
+            "storage_limit_bytes": limit or None,
+        }
         for w in listed
     ]
     if as_json:
@@ -38,10 +55,12 @@ def workspaces_list(as_json: bool) -> None:
                 r["name"],
                 "on" if r["research_enabled"] else "off",
                 "yes" if r["local"] else "",
+                megabytes(w.stored_bytes),
+                megabytes(limit) if limit else "none",
             )
-            for r in rows
+            for r, w in zip(rows, listed, strict=True)
         ],
-        ("id", "name", "research", "local"),
+        ("id", "name", "research", "local", "stored", "limit"),
     )
 
 

@@ -213,6 +213,14 @@ CAUSES: dict[Cause, tuple[Reason, str, str]] = {
         "reading it again will end the same way: use another copy of the source (the"
         " publisher's print or AMP version, its feed, an archive)",
     ),
+    Cause.STORAGE_FULL: (
+        Reason.UNAVAILABLE,
+        "the source was read, but storing it would pass the workspace's storage limit, "
+        "so nothing of it was kept",
+        "free space with `sosoapi purge` or have the operator raise "
+        "SOSOAPI_WORKSPACE_STORAGE_MAX_MB (`sosoapi workspaces list` shows both), then retry "
+        "with a new mutation_id",
+    ),
 }
 
 # unsettled or failed states of a receipt -> (meaning, what to do)

@@ -63,6 +63,8 @@ class Cause(StrEnum):
     # unsupported_content
     PARSE_DEADLINE = "parse_deadline"
     PARSE_MEMORY = "parse_memory"
+    # unavailable, after the read
+    STORAGE_FULL = "storage_full"  # what was read would pass the workspace's storage limit
 
 
 class Status(StrEnum):

@@ -29,6 +29,7 @@ from sosoapi.store.records import (
     SearchHit,
     SessionRecord,
     Settled,
+    StorageUse,
     SweepCounts,
     TokenRecord,
     WorkspaceCounts,
@@ -91,9 +92,14 @@ class RetrievalsRepo(Protocol):
         evidence_item: EvidenceWrite | None = None,
         outcome: tuple[str | None, str | None] = (None, None),
         cause: str | None = None,
-    ) -> Settled | None: ...
+    ) -> Settled | None:
+        """Settle an open receipt with its evidence; `StorageFull` (nothing kept) when
+        the evidence would pass the workspace's storage limit."""
+
     def sweep(self, retrieval_id: str | None = None) -> SweepCounts: ...
     def pending_ids(self, limit: int) -> list[str]: ...
+    def storage_use(self, workspace_id: str) -> StorageUse:
+        """What the workspace stores now, against its storage limit."""
 
 
 class EvidenceRepo(Protocol):

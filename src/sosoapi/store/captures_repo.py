@@ -9,16 +9,18 @@ are kept or lost together.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, exists, select
+from sqlalchemy import Connection, delete, exists, func, select
 
 from sosoapi.store.bodies import BODY_CODEC, inflate_body
 from sosoapi.store.database import Database
 from sosoapi.store.records import CaptureRecord, CaptureWrite, utc
 from sosoapi.store.tables import capture_blobs, captures, evidence
+from sosoapi.store.usage import give_back
 
 
 def write_captures(
@@ -112,15 +114,28 @@ def purge_captures(
     conn: Connection, pins: set[tuple[str, int]], created_before: datetime
 ) -> tuple[int, int]:
     """Delete captures made before the cutoff that no sealed corpus pins, then every blob
-    no capture points at; (captures, blobs) removed."""
+    no capture points at; (captures, blobs) removed. Each workspace's stored bytes go
+    down by the stored size of its captures removed (store/usage.py)."""
     rows = conn.execute(
-        select(captures.c.id, captures.c.evidence_id, captures.c.revision).where(
-            captures.c.retrieved_at < created_before
+        select(
+            captures.c.id,
+            captures.c.evidence_id,
+            captures.c.revision,
+            evidence.c.workspace_id,
+            func.length(capture_blobs.c.data).label("stored"),
         )
+        .join(evidence, evidence.c.id == captures.c.evidence_id)
+        .join(capture_blobs, capture_blobs.c.sha256 == captures.c.body_sha256)
+        .where(captures.c.retrieved_at < created_before)
     ).all()
-    doomed = [r.id for r in rows if (r.evidence_id, r.revision) not in pins]
-    for start in range(0, len(doomed), 500):
-        conn.execute(delete(captures).where(captures.c.id.in_(doomed[start : start + 500])))
+    doomed = [r for r in rows if (r.evidence_id, r.revision) not in pins]
+    freed: Counter[str] = Counter()
+    for row in doomed:
+        freed[row.workspace_id] += row.stored
+    ids = [r.id for r in doomed]
+    for start in range(0, len(ids), 500):
+        conn.execute(delete(captures).where(captures.c.id.in_(ids[start : start + 500])))
+    give_back(conn, freed)
     unused = select(capture_blobs.c.sha256).where(
         ~exists().where(captures.c.body_sha256 == capture_blobs.c.sha256)
     )

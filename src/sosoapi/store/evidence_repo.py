@@ -15,12 +15,16 @@ from sosoapi.store.keyset_pages import page, split
 from sosoapi.store.records import EvidenceListRow, EvidenceRevisionRecord, EvidenceWrite, utc
 from sosoapi.store.search_repo import index_revision
 from sosoapi.store.tables import evidence, evidence_revisions
+from sosoapi.store.usage import charge, revision_bytes
 
 
 def record_revision(
-    db: Database, conn: Connection, item: EvidenceWrite, now: datetime
+    db: Database, conn: Connection, item: EvidenceWrite, now: datetime, storage_limit: int = 0
 ) -> tuple[str, int]:
-    """Write `item` inside the caller's transaction; return (evidence_id, revision)."""
+    """Write `item` inside the caller's transaction; return (evidence_id, revision).
+
+    A new revision is counted against its workspace's storage first: past `storage_limit`
+    bytes (0: none) it raises `StorageFull` before writing anything of it."""
     statements = db.prepared(_RevisionStatements.build)
     conn.execute(
         statements.add_evidence,
@@ -42,6 +46,7 @@ def record_revision(
         latest_of = {"evidence_id": evidence_id, "revision": latest}
         if conn.execute(_LATEST_DIGEST, latest_of).scalar_one() == item.digest:
             return evidence_id, latest
+    charge(conn, item.workspace_id, revision_bytes(item), storage_limit)
     revision = latest + 1
     conn.execute(
         _ADD_REVISION,

@@ -36,6 +36,7 @@ class WorkspaceRecord:
     research_enabled: bool
     is_local: bool
     created_at: datetime
+    stored_bytes: int = 0  # evidence text and capture bodies it keeps (store/usage.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +140,33 @@ class ProjectRow:
 
 class KeyTaken(SosoapiError):
     """A transaction lost a race on a unique key; nothing it wrote was kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class StorageUse:
+    """What a workspace stores (`store/usage.py` counts it) against its limit (0: none)."""
+
+    workspace_id: str
+    used_bytes: int
+    limit_bytes: int
+
+    @property
+    def full(self) -> bool:
+        """No room left at all: a new write is refused before anything is read."""
+        return 0 < self.limit_bytes <= self.used_bytes
+
+
+class StorageFull(SosoapiError):
+    """Storing a revision would take its workspace past its storage limit; nothing of the
+    transaction was kept."""
+
+    def __init__(self, use: StorageUse, needed: int) -> None:
+        super().__init__(
+            f"workspace {use.workspace_id} stores {use.used_bytes} of {use.limit_bytes} "
+            f"bytes; this revision needs {needed} more"
+        )
+        self.use = use
+        self.needed = needed
 
 
 @dataclass(frozen=True, slots=True)

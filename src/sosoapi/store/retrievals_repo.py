@@ -26,10 +26,12 @@ from sosoapi.store.records import (
     NewMutation,
     RetrievalRecord,
     Settled,
+    StorageUse,
     SweepCounts,
     from_row,
 )
 from sosoapi.store.tables import mutations, retrievals
+from sosoapi.store.usage import used
 
 # The statements every retrieval runs, built once (Database.prepared says why).
 _INSERT_MUTATION = mutations.insert()
@@ -100,8 +102,14 @@ def _acquire(db: Database) -> Any:
 
 
 class RetrievalRepository:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, storage_limit: int = 0) -> None:
         self.db = db
+        self.storage_limit = storage_limit  # bytes a workspace may store (0: no limit)
+
+    def storage_use(self, workspace_id: str) -> StorageUse:
+        """What the workspace stores now, against its limit (one row: store/usage.py)."""
+        with self.db.read() as conn:
+            return StorageUse(workspace_id, used(conn, workspace_id), self.storage_limit)
 
     def lookup(
         self, workspace_id: str, mutation_id: str
@@ -241,8 +249,11 @@ class RetrievalRepository:
     ) -> Settled | None:
         """Settle an open receipt (and record its evidence) in one transaction.
 
-        With an `owner`, only that lease holder's running receipt settles; with None, any
-        open receipt does (cancellation by its creator). None when it was already settled.
+        `StorageFull` when the evidence would take its workspace past its storage limit:
+        then nothing was kept, the receipt is still open, and the caller settles it anew
+        without evidence. With an `owner`, only that lease holder's running receipt
+        settles; with None, any open receipt does (cancellation by its creator). None
+        when it was already settled.
         `outcome` is the result's (status, reason), kept in columns for filtering; `cause`
         which cause of that reason it was (the published result has no field for it).
         """
@@ -262,7 +273,9 @@ class RetrievalRepository:
                 return None
             if evidence_item is None:
                 return Settled()
-            evidence_id, revision = record_revision(self.db, conn, evidence_item, now)
+            evidence_id, revision = record_revision(
+                self.db, conn, evidence_item, now, self.storage_limit
+            )
             conn.execute(
                 _SET_EVIDENCE,
                 {"retrieval_id": retrieval_id, "evidence_id": evidence_id, "revision": revision},

@@ -7,6 +7,10 @@ from pathlib import Path
 
 DEFAULT_POOL_SIZE = 10  # PostgreSQL connections per process (SOSOAPI_DATABASE_POOL_SIZE)
 SQLITE_FILE = "sosoapi.sqlite3"
+# What one workspace may store, evidence text and capture bodies (SOSOAPI_WORKSPACE_STORAGE_MAX_MB;
+# 0: no limit): a few hundred pages of the largest kind (5 MiB bodies, 500,000-character texts).
+DEFAULT_WORKSPACE_STORAGE_MAX_MB = 2048
+MIB = 1024 * 1024
 
 
 def sqlite_url(home: Path) -> str:

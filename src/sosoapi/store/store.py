@@ -41,13 +41,19 @@ class Transaction:
 
 class Store:
     def __init__(
-        self, url: str, *, migrate: bool = True, pool_size: int = DEFAULT_POOL_SIZE
+        self,
+        url: str,
+        *,
+        migrate: bool = True,
+        pool_size: int = DEFAULT_POOL_SIZE,
+        storage_limit: int = 0,
     ) -> None:
+        """`storage_limit`: the bytes one workspace may store (0: no limit; store/usage.py)."""
         self.db = Database(url, pool_size=pool_size)
         if migrate:
             self.db.migrate()
         self.auth = AuthRepository(self.db)
-        self.retrievals = RetrievalRepository(self.db)
+        self.retrievals = RetrievalRepository(self.db, storage_limit)
         self.evidence = EvidenceRepository(self.db)
         self.captures = CaptureRepository(self.db)
         self.mutations = MutationRepository(self.db)

@@ -307,3 +307,7 @@ captures = Table(
     Index("ix_captures_revision", "evidence_id", "revision", "seq"),
     Index("ix_captures_blob", "body_sha256"),
 )
+
+# What each workspace stores, kept with every write that adds or removes stored bytes
+# (migration 0017; store/usage.py): the storage limit is checked against it, never a sum.
+workspaces.append_column(Column("stored_bytes", WIDE, nullable=False, server_default="0"))

@@ -27,6 +27,7 @@ from sosoapi.research.mutations import ensure_same, new_mutation
 from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.contract_receipt import receipt_of
 from sosoapi.research.retrieval.draft import Draft
+from sosoapi.research.retrieval.quota import refuse_when_full
 from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.research.retrieval.workers import Reader, ReceiptWorkers
 from sosoapi.store.records import NewMutation, RetrievalRecord, StoreUnavailable
@@ -169,10 +170,11 @@ class ReceiptService:
         lease: tuple[str, float] | None = None,
     ) -> tuple[RetrievalRecord, bool]:
         """Claim the key with a receipt (pending, or running under `lease`), or load the
-        receipt it already has."""
+        receipt it already has. A new key in a workspace with no storage left is refused."""
         repo = self.retrievals
         existing, record = repo.lookup(key.workspace_id, key.mutation_id)
         if existing is None:
+            refuse_when_full(repo.storage_use(key.workspace_id))
             valid_until = key.created_at + timedelta(
                 seconds=self.settings.idempotency_window_seconds
             )

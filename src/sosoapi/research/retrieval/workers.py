@@ -12,6 +12,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
+from typing import TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -25,13 +27,16 @@ from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.draft import Draft
 from sosoapi.research.retrieval.fairness import FairSlots
 from sosoapi.research.retrieval.parking import LeaseLost, ParkedTurn
+from sosoapi.research.retrieval.quota import within_limit
 from sosoapi.research.retrieval.settings import ReceiptSettings
+from sosoapi.store.records import EvidenceWrite as Evidence
 from sosoapi.store.records import RetrievalRecord, Settled, StoreUnavailable
 from sosoapi.turns import keeping
 
 log = logging.getLogger("sosoapi.receipts")
 # A reader answers a result, or a result with the captures of what it read.
 Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult | Captured]]
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -282,22 +287,12 @@ class ReceiptWorkers:
 
     async def _settle(self, record: RetrievalRecord, read: Captured) -> None:
         now = self.clock()
-        result = read.result
         kept = read.captures if self.settings.keep_captures else ()
-        item = evidence_write(record.workspace_id, result, kept, read.citation)
+        item = evidence_write(record.workspace_id, read.result, kept, read.citation)
+        settle = partial(self._settle_as, record, now)
+        stored = await self._when_stored(lambda: within_limit(settle, read.result, item, now))
+        result, settled = stored or (read.result, None)
         text = result.model_dump_json()
-        settled = await self._when_stored(
-            lambda: self.retrievals.settle(
-                record.id,
-                self.owner,
-                State.COMPLETED,
-                text,
-                now,
-                item,
-                outcome=(result.status, result.reason),
-                cause=result.cause,
-            )
-        )
         log.info(
             "retrieval settled id=%s status=%s reason=%s cause=%s kept=%s",
             record.id,
@@ -322,7 +317,16 @@ class ReceiptWorkers:
             )
             settling.result = result
 
-    async def _when_stored(self, write: Callable[[], Settled | None]) -> Settled | None:
+    def _settle_as(
+        self, record: RetrievalRecord, now: datetime, result: RetrieveResult, item: Evidence
+    ) -> Settled | None:
+        outcome = (result.status, result.reason)
+        return self.retrievals.settle(
+            record.id, self.owner, State.COMPLETED, result.model_dump_json(), now, item,
+            outcome=outcome, cause=result.cause,
+        )  # fmt: skip
+
+    async def _when_stored(self, write: Callable[[], T]) -> T | None:
         """Run `write`, retrying through a store outage for up to one lease.
 
         A read that finished while the database was down still settles once it is back;
