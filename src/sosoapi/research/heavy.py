@@ -1,4 +1,5 @@
-"""Where CPU-heavy read tools run: a bounded pool shared fairly between workspaces.
+"""Where CPU-heavy read tools (and corpus exports) run: a bounded pool shared fairly
+between workspaces.
 
 The diff, the quote check and search once ran in the event loop's shared thread pool, so
 45 diffs from one workspace held its threads and another workspace's 40 ms search waited
@@ -54,8 +55,8 @@ def checkpoint(should_stop: ShouldStop) -> None:
 def busy(workspace_id: str, max_waiting: int) -> ServiceError:
     return ServiceError(
         ErrorCode.BUSY,
-        f"Workspace {workspace_id} already has {max_waiting} diffs, quote checks or searches "
-        f"waiting (SOSOAPI_HEAVY_READ_MAX_QUEUED_PER_WORKSPACE); this one was not started. "
+        f"Workspace {workspace_id} already has {max_waiting} diffs, quote checks, searches or "
+        f"exports waiting (SOSOAPI_HEAVY_READ_MAX_QUEUED_PER_WORKSPACE); this one was not started. "
         f"Retry after {RETRY_AFTER_SECONDS} s, or send fewer at once.",
         "workspace_id",
         retry_after_seconds=RETRY_AFTER_SECONDS,
@@ -88,13 +89,23 @@ class HeavyReads:
 
     async def run(self, call: Call[Any], job: Callable[..., T], *args: Any) -> T:
         """`job(*args, should_stop=...)` in this pool for `call`'s workspace, in its turn."""
-        workspace_id = call.workspace_id
+        return await self.run_for(call.workspace_id, call.cancel_requested, job, *args)
+
+    async def run_for(
+        self,
+        workspace_id: str,
+        cancel_requested: Callable[[], bool],
+        job: Callable[..., T],
+        *args: Any,
+    ) -> T:
+        """`run` for work that is not a tool call (a corpus export): its workspace's turn,
+        stopped by `cancel_requested` or by cancelling the awaiting task."""
         self.slots.reserve(workspace_id)  # refused here, before it waits
         async with self.slots.slot(workspace_id, reserved=True):
-            should_stop = functools.partial(_gone, call.cancel_requested)
+            should_stop = functools.partial(_gone, cancel_requested)
             work = functools.partial(job, *args, should_stop=should_stop)
             try:
-                checkpoint(call.cancel_requested)
+                checkpoint(cancel_requested)
                 self.started += 1
                 return await anyio.to_thread.run_sync(work, limiter=self._threads)
             except Stopped:
