@@ -19,6 +19,7 @@ BENCHES = [
     "extraction.py",
     "load.py",
     "memory.py",
+    "floods.py",
     "instances.py",
     "startup.py",
 ]
