@@ -23,6 +23,7 @@ BENCHES = [
     "walls_wild.py",
     "load.py",
     "memory.py",
+    "floods.py",
     "instances.py",
     "startup.py",
 ]

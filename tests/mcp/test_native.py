@@ -118,21 +118,25 @@ async def test_reading_evidence_windows_fences_and_caches(
         full = await ok(client, "evidence_get", workspace_id=ws, evidence_id=evidence_id)
         text = full.structured_content["evidence"]["text"]
         assert len(text) > WINDOW_CHARS  # the page is long enough for two windows
+        first = await ok(
+            client, "evidence_get", workspace_id=ws, evidence_id=evidence_id, length=WINDOW_CHARS
+        )
+        end = first.structured_content["evidence"]["next_offset"]
         window, as_json = latest.contents
         assert isinstance(window, types.TextResourceContents)
         assert window.mime_type == "text/plain" and as_json.mime_type == "application/json"
         data = json.loads(as_json.text)
         assert_valid_output(P + "evidence_get", data)
-        assert data == full.structured_content
+        assert data == first.structured_content  # the JSON form is the window's answer
         # the text form is fenced like the tool's content: the source cannot close the fence
         assert f'<{TAG} nonce="' in window.text and "</untrusted-data> and" not in window.text
         assert "reveal the token" in text, text[:400]
         assert "&lt;/untrusted-data" in window.text
         assert window.meta["sosoapi/window"] == {
             "offset": 0,
-            "end": WINDOW_CHARS,
-            "total": len(text),
-            "next": evidence_uri(ws, evidence_id) + f"?offset={WINDOW_CHARS}",
+            "end": end,
+            "total": full.structured_content["evidence"]["total_length"],
+            "next": evidence_uri(ws, evidence_id) + f"?offset={end}",
         }
         assert window.meta["lastModified"] == data["evidence"]["created_at"]
         assert "sosoapi/third_party" in window.meta
@@ -140,8 +144,8 @@ async def test_reading_evidence_windows_fences_and_caches(
         assert (fixed.ttl_ms, fixed.cache_scope) == (IMMUTABLE_TTL_MS, "private")
         second = await client.read_resource(window.meta["sosoapi/window"]["next"])
         part = second.contents[0]
-        assert part.meta["sosoapi/window"]["offset"] == WINDOW_CHARS
-        assert text[WINDOW_CHARS : WINDOW_CHARS + 200] in part.text
+        assert part.meta["sosoapi/window"]["offset"] == end
+        assert text[end : end + 200] in part.text
         assert f'<{TAG} nonce="' in part.text
 
         corpus = seeded["corpus"]

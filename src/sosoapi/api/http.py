@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
@@ -32,6 +31,7 @@ from sosoapi.contract.errors import ErrorCode, ServiceError, invalid_input
 from sosoapi.contract.numbers import not_a_number, whole_number
 from sosoapi.disconnects import unless_gone
 from sosoapi.incidents import incident
+from sosoapi.research.corpora.wacz_package import WaczPackage
 from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.api")
@@ -110,12 +110,12 @@ WACZ_TYPE = "application/wacz"
 def _export_route(
     research: ResearchService, metadata_url: str
 ) -> Callable[[Request], Awaitable[Response]]:
-    """GET a sealed corpus as WACZ. The package is spooled to a temporary file (never held
-    in memory) and streamed from it; refusals come before the first byte, as problems."""
+    """GET a sealed corpus as WACZ. The package's parts are built in the heavy-read pool
+    (refusals come before the first byte, as problems; a client that leaves stops the build)
+    and zipped as the client reads, never held in memory or spooled twice."""
 
     async def endpoint(request: Request) -> Response:
         query = request.query_params
-        spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the streamed response)
         try:
             revision_text = query.get("revision")
             revision = None if revision_text is None else whole_number(revision_text, least=1)
@@ -127,41 +127,45 @@ def _export_route(
                 )
             token = _bearer(request)
             await research.authenticate(token, AUTH_FIXES)
-            summary = await research.export_corpus(
+            run = functools.partial(
+                research.open_export,
                 token,
                 query.get("workspace_id", ""),
                 query.get("corpus_id", ""),
                 revision,
-                spool,
                 fixes=AUTH_FIXES,
             )
+            package = await unless_gone(request, run)
         except ServiceError as error:
-            spool.close()
             log.info("api refused export code=%s field=%s", error.code, error.field)
             return problem_response(error, request.url.path, metadata_url)
         except Exception:
-            spool.close()
             failure = incident(log, "surface=http export")
             return problem_response(failure, request.url.path, metadata_url)
-        spool.seek(0)
-
-        async def chunks() -> AsyncIterator[bytes]:
-            try:
-                while chunk := await anyio.to_thread.run_sync(spool.read, 1 << 16):
-                    yield chunk
-            finally:
-                spool.close()
-
+        if package is None:
+            log.info("api caller gone tool=export")
+            return Response(status_code=204)  # nobody reads it
         name = f"corpus-{query.get('corpus_id', '')}.wacz"
         headers = {
             "Content-Disposition": f'attachment; filename="{name}"',
-            "Content-Length": str(spool.seek(0, 2)),
-            "Export-Revisions": str(summary.revisions),
+            "Export-Revisions": str(package.counts.revisions),
         }
-        spool.seek(0)
-        return StreamingResponse(chunks(), media_type=WACZ_TYPE, headers=headers)
+        return StreamingResponse(_streamed(package), media_type=WACZ_TYPE, headers=headers)
 
     return endpoint
+
+
+async def _streamed(package: WaczPackage) -> AsyncIterator[bytes]:
+    """The package's chunks, each made off the event loop; its scratch is removed when the
+    last is sent or the client goes away (the response stops asking)."""
+    chunks = package.chunks()
+    try:
+        while chunk := await anyio.to_thread.run_sync(next, chunks, b""):
+            yield chunk
+    finally:
+        with anyio.CancelScope(shield=True):  # the response was cancelled: clean up anyway
+            await anyio.to_thread.run_sync(chunks.close)
+            await anyio.to_thread.run_sync(package.close)
 
 
 def _export_openapi() -> dict[str, Any]:

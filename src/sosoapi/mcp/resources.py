@@ -75,8 +75,9 @@ def templates() -> list[types.ResourceTemplate]:
             name=name,
             title=title,
             uri_template=template,
-            description=f"The stored text and JSON of {what}, in windows of {WINDOW_CHARS} "
-            "characters (`?offset=N` for the next). " + THIRD_PARTY_NOTE,
+            description=f"The stored text and JSON of {what}, in windows of at most {WINDOW_CHARS} "
+            "characters that end where a reader would stop (`next` names the next one, "
+            "`?offset=N` starts at N). " + THIRD_PARTY_NOTE,
             mime_type="text/plain",
             annotations=third_party,
             _meta=meta,
@@ -139,10 +140,18 @@ def _refusal(error: ServiceError) -> MCPError:
     return MCPError(code, f"{error.title} ({error.code}): {error.message}")
 
 
+def _tool_arguments(address: Address) -> dict[str, Any]:
+    """An evidence read asks the tool for exactly this window: `evidence_get` cuts it where
+    a reader would stop and says the real length and where the next window starts."""
+    if address.tool != "sosoapi_research_evidence_get":
+        return address.arguments
+    return {**address.arguments, "offset": address.offset, "length": WINDOW_CHARS}
+
+
 async def read(uri: str, call: Caller) -> types.ReadResourceResult:
     address = parse(uri)
     try:
-        outcome = await call(address.tool, address.arguments)
+        outcome = await call(address.tool, _tool_arguments(address))
     except ServiceError as error:
         raise _refusal(error) from None
     if isinstance(outcome.output, EvidenceGetOutput):
@@ -176,20 +185,23 @@ async def read(uri: str, call: Caller) -> types.ReadResourceResult:
 
 
 def _evidence_window(address: Address, output: EvidenceGetOutput) -> tuple[str, dict[str, Any]]:
-    """One window of the text, fenced; title and description with the first window."""
+    """The window `evidence_get` served, fenced; title and description with the first one.
+
+    Its bounds are the tool's own (`offset`, `total_length`, `next_offset`), so windows read
+    in turn join to the whole text, however long the source."""
     e = output.evidence
-    start = min(address.offset, len(e.text))
-    end = min(start + WINDOW_CHARS, len(e.text))
-    next_uri = f"{address.uri}?offset={end}" if end < len(e.text) else None
+    start, total = e.offset, e.total_length
+    end = start + len(e.text)
+    next_uri = f"{address.uri}?offset={e.next_offset}" if e.next_offset is not None else None
     line = (
         f"Evidence {e.id} revision {e.revision} of {e.latest_revision} ({e.kind}): "
-        f"characters {start}-{end} of {len(e.text)}; "
+        f"characters {start}-{end} of {total}; "
         + (f"next window: {next_uri}." if next_uri else "last window.")
     )
-    parts = [("text", e.text[start:end])]
+    parts = [("text", e.text)]
     if start == 0:
         parts = [("title", e.title or ""), ("description", e.description or ""), *parts]
-    window = {"offset": start, "end": end, "total": len(e.text), "next": next_uri}
+    window = {"offset": start, "end": end, "total": total, "next": next_uri}
     return content_text(line, parts), {WINDOW_META: window}
 
 

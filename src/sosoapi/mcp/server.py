@@ -10,13 +10,15 @@ caller, so the one permission check decides what any of them shows.
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp.types as types
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
+from starlette.requests import Request
 
 from sosoapi import __version__
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
@@ -24,6 +26,7 @@ from sosoapi.auth.tokens import Principal
 from sosoapi.contract.catalog import Transport, callable_on, listed_tools
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.models import RetrieveOutput
+from sosoapi.disconnects import unless_gone
 from sosoapi.incidents import incident
 from sosoapi.mcp import completions, resources
 from sosoapi.mcp.presenters import render
@@ -46,6 +49,10 @@ AUTH_FIXES: Fixes = {
     BadToken: "put a current token in the MCP client config (SOSOAPI_TOKEN for stdio, the "
     "bearer token for HTTP); mint one with `sosoapi tokens create`.",
 }
+GONE = ServiceError(
+    ErrorCode.UNAVAILABLE,
+    "The client's request closed before the answer; the read was stopped. Call it again.",
+)
 INSTRUCTIONS = (
     "SosoAPI Research reads public HTTPS sources safely and keeps them as revisioned "
     "evidence. Every write takes a client-chosen mutation_id (a UUID): reuse it to read the "
@@ -72,6 +79,20 @@ def _progress_sender(ctx: Any) -> Send | None:
     if not getattr(framed, "can_send_request", True):
         return None
     return session.report_progress  # type: ignore[no-any-return]
+
+
+async def _unless_caller_gone(
+    ctx: Any, reads: bool, run: Callable[[], Awaitable[Outcome]]
+) -> Outcome | None:
+    """A read tool's `run()`, cancelled when the HTTP request that carried the call closes
+    (the client went away: killed, or its session's connection dropped), as the API's read
+    routes are (`disconnects.unless_gone`): a queued heavy read leaves its queue and a
+    running one stops at its next checkpoint. None then. A write runs on (its receipt
+    outlives its caller), and stdio or an in-process call has no HTTP request to watch."""
+    request = getattr(ctx, "request", None)
+    if not reads or not isinstance(request, Request):
+        return await run()
+    return await unless_gone(request, run)
 
 
 def error_result(error: ServiceError) -> types.CallToolResult:
@@ -150,6 +171,7 @@ def build_server(
         return principal_source() or await research.authenticate(token_source(), fixes)
 
     tasks = Tasks(research, caller, success_result)
+    reads = {tool for tool, op in research.operations.items() if op.action == "read"}
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> Any:
         """The tool's result, or a task (a dict the SDK passes on) for a retrieval still
@@ -162,7 +184,8 @@ def build_server(
             )
         try:
             async with forwarding(_progress_sender(ctx)) as progress:
-                outcome = await research.call(
+                run = functools.partial(
+                    research.call,
                     params.name,
                     token_source(),
                     params.arguments or {},
@@ -172,6 +195,10 @@ def build_server(
                     verified=principal_source(),
                     progress=progress,
                 )
+                outcome = await _unless_caller_gone(ctx, params.name in reads, run)
+            if outcome is None:
+                log.info("mcp caller gone tool=%s", params.name)
+                return error_result(GONE)  # nobody reads it
             if declared(ctx) and (task := tasks.created(outcome, await caller())):
                 return task
             return success_result(

@@ -1,4 +1,5 @@
-"""Where CPU-heavy read tools run: a bounded pool shared fairly between workspaces.
+"""Where CPU-heavy read tools (and corpus exports) run: a bounded pool shared fairly
+between workspaces.
 
 The diff, the quote check and search once ran in the event loop's shared thread pool, so
 45 diffs from one workspace held its threads and another workspace's 40 ms search waited
@@ -18,8 +19,10 @@ between steps) and ends with `Stopped`.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import functools
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -54,12 +57,31 @@ def checkpoint(should_stop: ShouldStop) -> None:
 def busy(workspace_id: str, max_waiting: int) -> ServiceError:
     return ServiceError(
         ErrorCode.BUSY,
-        f"Workspace {workspace_id} already has {max_waiting} diffs, quote checks or searches "
-        f"waiting (SOSOAPI_HEAVY_READ_MAX_QUEUED_PER_WORKSPACE); this one was not started. "
+        f"Workspace {workspace_id} already has {max_waiting} diffs, quote checks, searches or "
+        f"exports waiting (SOSOAPI_HEAVY_READ_MAX_QUEUED_PER_WORKSPACE); this one was not started. "
         f"Retry after {RETRY_AFTER_SECONDS} s, or send fewer at once.",
         "workspace_id",
         retry_after_seconds=RETRY_AFTER_SECONDS,
     )
+
+
+def _libc_trim() -> Callable[[int], object] | None:
+    """glibc's `malloc_trim`, or None elsewhere (musl, macOS)."""
+    try:
+        return getattr(ctypes.CDLL("libc.so.6"), "malloc_trim", None)
+    except OSError:
+        return None
+
+
+_TRIM = _libc_trim()
+
+
+def give_back_memory() -> None:
+    """Hand the heap's free pages back to the system. A heavy job's texts are freed when it
+    ends, but glibc keeps the freed arenas for reuse: after a flood of quote checks or
+    exports the server held 1.8 GB it no longer used (bench/README.md, "Floods")."""
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 def _gone(cancel_requested: Callable[[], bool]) -> bool:
@@ -83,22 +105,49 @@ class HeavyReads:
             chosen.slots, chosen.per_workspace, chosen.max_queued_per_workspace, refuse=busy
         )
         self._threads = anyio.CapacityLimiter(chosen.slots)
+        self._running = 0
+        self._lock = threading.Lock()
         self.started = 0  # jobs that began running (a dropped queued job never counts)
         self.stopped = 0  # jobs that ended at a checkpoint because their caller went away
 
     async def run(self, call: Call[Any], job: Callable[..., T], *args: Any) -> T:
         """`job(*args, should_stop=...)` in this pool for `call`'s workspace, in its turn."""
-        workspace_id = call.workspace_id
+        return await self.run_for(call.workspace_id, call.cancel_requested, job, *args)
+
+    async def run_for(
+        self,
+        workspace_id: str,
+        cancel_requested: Callable[[], bool],
+        job: Callable[..., T],
+        *args: Any,
+    ) -> T:
+        """`run` for work that is not a tool call (a corpus export): its workspace's turn,
+        stopped by `cancel_requested` or by cancelling the awaiting task."""
         self.slots.reserve(workspace_id)  # refused here, before it waits
         async with self.slots.slot(workspace_id, reserved=True):
-            should_stop = functools.partial(_gone, call.cancel_requested)
+            should_stop = functools.partial(_gone, cancel_requested)
             work = functools.partial(job, *args, should_stop=should_stop)
             try:
-                checkpoint(call.cancel_requested)
+                checkpoint(cancel_requested)
                 self.started += 1
-                return await anyio.to_thread.run_sync(work, limiter=self._threads)
+                return await anyio.to_thread.run_sync(
+                    functools.partial(self._then_trim, work), limiter=self._threads
+                )
             except Stopped:
                 self.stopped += 1
                 log.info("heavy read stopped: caller gone workspace=%s", workspace_id)
                 await anyio.lowlevel.checkpoint_if_cancelled()  # the cancellation, if any
                 raise
+
+    def _then_trim(self, work: Callable[[], T]) -> T:
+        """`work()` in a pool thread; the last job to end gives the freed memory back."""
+        with self._lock:
+            self._running += 1
+        try:
+            return work()
+        finally:
+            with self._lock:
+                self._running -= 1
+                last = self._running == 0
+            if last:
+                give_back_memory()

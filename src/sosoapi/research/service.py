@@ -44,13 +44,14 @@ from sosoapi.contract.vocabulary import OPEN_STATES
 from sosoapi.progress import Listener
 from sosoapi.research.corpora.projects import ProjectService
 from sosoapi.research.corpora.sealing import CorpusService
-from sosoapi.research.corpora.wacz import ExportSummary, write_wacz
+from sosoapi.research.corpora.wacz import build_package
+from sosoapi.research.corpora.wacz_package import ExportSummary, WaczPackage
 from sosoapi.research.evidence.diffs import RevisionDiff
 from sosoapi.research.evidence.quotes import QuoteCheck
 from sosoapi.research.evidence.reader import EvidenceReader
 from sosoapi.research.evidence.search import EvidenceSearch
 from sosoapi.research.faults import answering_store_faults
-from sosoapi.research.heavy import HeavyReads
+from sosoapi.research.heavy import HeavyReads, never
 from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.ports import Storage
 from sosoapi.research.retrieval.captures import Captured
@@ -258,9 +259,32 @@ class ResearchService:
         transport: Transport = "http",
         fixes: Fixes | None = None,
     ) -> ExportSummary:
-        """Write a sealed corpus as WACZ to `out`. The corpus is read through
-        `sosoapi_research_corpora_get` first, so authentication, the permission check, the
-        input validation and a missing corpus's refusal are that tool's, word for word."""
+        """Write a sealed corpus as WACZ to `out` (`open_export`, then its package)."""
+        package = await self.open_export(
+            token, workspace_id, corpus_id, revision, transport=transport, fixes=fixes
+        )
+        try:
+            await anyio.to_thread.run_sync(package.write_to, out)
+        finally:
+            await anyio.to_thread.run_sync(package.close)
+        return package.summary
+
+    async def open_export(
+        self,
+        token: str | None,
+        workspace_id: str,
+        corpus_id: str,
+        revision: int | None,
+        *,
+        transport: Transport = "http",
+        fixes: Fixes | None = None,
+    ) -> WaczPackage:
+        """A sealed corpus's WACZ parts, built in the heavy-read pool in the workspace's turn
+        (a burst of exports waits there, or is refused `busy`, instead of holding the
+        event loop's threads); the caller reads its chunks and closes it. The corpus is read
+        through `sosoapi_research_corpora_get` first, so authentication, the permission
+        check, the input validation and a missing corpus's refusal are that tool's, word
+        for word. Cancelling the awaiting task (the client gone) stops the build."""
         arguments: dict[str, Any] = {"workspace_id": workspace_id, "id": corpus_id}
         if revision is not None:
             arguments["revision"] = revision
@@ -269,13 +293,14 @@ class ResearchService:
         )
         snapshot = outcome.output.snapshot  # type: ignore[attr-defined]
         with answering_store_faults():
-            return await anyio.to_thread.run_sync(
-                write_wacz,
+            return await self.heavy.run_for(
+                str(snapshot.workspace_id),
+                never,
+                build_package,
                 self.store.evidence,
                 self.store.captures,
                 snapshot,
                 outcome.corpus_revision or 1,
-                out,
             )
 
     async def _whoami(self, call: Call[WhoamiInput]) -> Outcome:

@@ -11,8 +11,11 @@ Layout (WACZ 1.1.1, the version `wacz validate` checks):
 - `corpus/corpus.json`, `corpus/bibliography.json` (CSL-JSON), `corpus/bibliography.bib`.
 - `datapackage.json` (SHA-256 and size of every file) and `datapackage-digest.json`.
 
-Memory stays bounded: revisions are read one at a time, every part is spooled to files in
-a scratch directory, and the ZIP is written to `out` as it goes (it may be a pipe).
+Memory stays bounded: revisions are read one at a time and every part is spooled to files
+in a scratch directory (`build_package`, a job of the heavy-read pool, which checks `should_stop`
+between revisions); the ZIP is then made from those files in chunks as the reader takes
+them (`WaczPackage.chunks`), never spooled a second time, so the scratch is about one
+archive's size and is removed when the package is closed.
 """
 
 from __future__ import annotations
@@ -21,47 +24,31 @@ import base64
 import hashlib
 import io
 import json
+import shutil
 import tempfile
-import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC
 from pathlib import Path
 from typing import IO, Any
 
 from warcio.statusandheaders import StatusAndHeaders  # type: ignore[import-untyped]
 from warcio.warcwriter import WARCWriter  # type: ignore[import-untyped]
 
-from sosoapi import __version__
 from sosoapi.contract.models import Snapshot
 from sosoapi.research.corpora.citations import bibtex_entry, bibtex_key, csl_item, iso
+from sosoapi.research.corpora.wacz_package import (
+    WARC_NAME,
+    Counts,
+    ExportSummary,
+    WaczPackage,
+)
+from sosoapi.research.heavy import ShouldStop, checkpoint, never
 from sosoapi.research.ports import CapturesRepo, EvidenceRepo
 from sosoapi.store.records import CaptureRecord, EvidenceRevisionRecord
 
-WACZ_VERSION = "1.1.1"
-WARC_NAME = "data.warc.gz"
 BATCH = 50  # revisions read per query
-CHUNK = 1 << 16
 # Headers that described the wire framing, not the body we keep (it is de-chunked).
 FRAMING = {"transfer-encoding"}
-
-
-@dataclass
-class _Counts:
-    revisions: int = 0
-    captures: int = 0
-    records: int = 0
-    revisits: int = 0
-    seen: dict[str, tuple[str, str]] = field(default_factory=dict)  # sha256 -> (uri, date)
-
-
-@dataclass(frozen=True, slots=True)
-class ExportSummary:
-    revisions: int
-    captures: int
-    warc_records: int
-    revisits: int
-    bytes: int
 
 
 def _http_headers(capture: CaptureRecord) -> tuple[StatusAndHeaders, StatusAndHeaders]:
@@ -86,7 +73,7 @@ class _Archive:
 
     def __init__(self, stream: IO[bytes]) -> None:
         self.writer = WARCWriter(stream, gzip=True, warc_version="1.1")
-        self.counts = _Counts()
+        self.counts = Counts()
 
     def add(self, capture: CaptureRecord) -> None:
         self.counts.captures += 1
@@ -156,9 +143,10 @@ class _Archive:
 
 
 def _revisions(
-    evidence: EvidenceRepo, workspace_id: str, pins: list[tuple[str, int]]
+    evidence: EvidenceRepo, workspace_id: str, pins: list[tuple[str, int]], should_stop: ShouldStop
 ) -> Iterator[EvidenceRevisionRecord]:
     for start in range(0, len(pins), BATCH):
+        checkpoint(should_stop)
         yield from evidence.revisions(workspace_id, pins[start : start + BATCH])
 
 
@@ -181,7 +169,8 @@ def _write_parts(
     snapshot: Snapshot,
     corpus_revision: int,
     scratch: Path,
-) -> _Counts:
+    should_stop: ShouldStop,
+) -> Counts:
     """The WARC, pages and corpus files, spooled into `scratch`."""
     workspace_id = str(snapshot.workspace_id)
     pins = [(str(ref.evidence_id), ref.revision) for ref in snapshot.evidence]
@@ -195,7 +184,8 @@ def _write_parts(
         archive = _Archive(warc)
         pages.write(json.dumps({"format": "json-pages-1.0", "id": "pages", "title": "Pages",
                                 "hasText": True}) + "\n")  # fmt: skip
-        for record in _revisions(evidence, workspace_id, pins):
+        for record in _revisions(evidence, workspace_id, pins, should_stop):
+            checkpoint(should_stop)
             content = json.loads(record.content)
             kept = captures.of_revision(workspace_id, record.evidence_id, record.revision)
             for capture in kept:
@@ -260,33 +250,24 @@ def _index(scratch: Path) -> None:
         ).process_all()
 
 
-def _zip_file(package: zipfile.ZipFile, source: Path, path: str, stored: bool) -> dict[str, Any]:
-    """Copy one part into the package in chunks; its datapackage resource."""
-    info = zipfile.ZipInfo(path, datetime.now(UTC).timetuple()[:6])
-    info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
-    digest, size = hashlib.sha256(), 0
-    with open(source, "rb") as reading, package.open(info, "w", force_zip64=True) as writing:
-        while chunk := reading.read(CHUNK):
-            digest.update(chunk)
-            size += len(chunk)
-            writing.write(chunk)
-    return {
-        "name": path.rsplit("/", 1)[-1].lower(),
-        "path": path,
-        "hash": "sha256:" + digest.hexdigest(),
-        "bytes": size,
-    }
-
-
-PARTS = (
-    (WARC_NAME, "archive/" + WARC_NAME, True),
-    ("index.cdx.gz", "indexes/index.cdx.gz", True),
-    ("index.idx", "indexes/index.idx", False),
-    ("pages.jsonl", "pages/pages.jsonl", False),
-    ("corpus.json", "corpus/corpus.json", False),
-    ("bibliography.json", "corpus/bibliography.json", False),
-    ("bibliography.bib", "corpus/bibliography.bib", False),
-)
+def build_package(
+    evidence: EvidenceRepo,
+    captures: CapturesRepo,
+    snapshot: Snapshot,
+    corpus_revision: int,
+    should_stop: ShouldStop = never,
+) -> WaczPackage:
+    """Spool the corpus's parts into a new scratch directory (blocking: a heavy-read job);
+    nothing is left behind if it fails or its caller goes away."""
+    scratch = Path(tempfile.mkdtemp(prefix="sosoapi-export-"))
+    try:
+        counts = _write_parts(evidence, captures, snapshot, corpus_revision, scratch, should_stop)
+        checkpoint(should_stop)
+        _index(scratch)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    return WaczPackage(scratch, snapshot, corpus_revision, counts)
 
 
 def write_wacz(
@@ -297,32 +278,9 @@ def write_wacz(
     out: IO[bytes],
 ) -> ExportSummary:
     """Write the corpus's WACZ package to `out` (blocking: run it off the event loop)."""
-    with tempfile.TemporaryDirectory(prefix="sosoapi-export-") as name:
-        scratch = Path(name)
-        counts = _write_parts(evidence, captures, snapshot, corpus_revision, scratch)
-        _index(scratch)
-        written = 0
-        with zipfile.ZipFile(out, "w", allowZip64=True) as package:
-            resources = [_zip_file(package, scratch / s, p, stored) for s, p, stored in PARTS]
-            written = sum(r["bytes"] for r in resources)
-            datapackage = {
-                "profile": "data-package",
-                "resources": resources,
-                "title": f"Corpus {snapshot.id} revision {corpus_revision}",
-                "description": "A sealed SosoAPI Research corpus: the captures its evidence "
-                "revisions were read from, their extracted text and a bibliography.",
-                "created": iso(datetime.now(UTC)),
-                "mainPageDate": iso(snapshot.sealed_at),
-                "wacz_version": WACZ_VERSION,
-                "software": f"sosoapi {__version__}",
-            }
-            data = json.dumps(datapackage, indent=2).encode("utf-8")
-            package.writestr("datapackage.json", data, zipfile.ZIP_DEFLATED)
-            digest = {
-                "path": "datapackage.json",
-                "hash": "sha256:" + hashlib.sha256(data).hexdigest(),
-            }
-            package.writestr("datapackage-digest.json", json.dumps(digest), zipfile.ZIP_DEFLATED)
-    return ExportSummary(
-        counts.revisions, counts.captures, counts.records, counts.revisits, written
-    )
+    package = build_package(evidence, captures, snapshot, corpus_revision)
+    try:
+        package.write_to(out)
+    finally:
+        package.close()
+    return package.summary

@@ -1,8 +1,8 @@
 """What changed in a source between two reads: the diff of two evidence revisions.
 
-The comparing is `word_diff` (pure); this module loads both revisions from the
-workspace and shapes the contract's answer, comparing in the heavy-read pool
-(`research/heavy.py`).
+The comparing is `word_diff` (pure); this module reads both revisions from the
+workspace and shapes the contract's answer, reading and comparing in the heavy-read
+pool (`research/heavy.py`), so a queued or refused diff holds no text.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from sosoapi.contract.evidence_tools import (
 )
 from sosoapi.research.algorithms.word_diff import diff_segments, diff_text
 from sosoapi.research.evidence.anchors import anchor
-from sosoapi.research.evidence.scope import StoredRevision, load_revision
+from sosoapi.research.evidence.scope import StoredRevision, read_revision
 from sosoapi.research.heavy import HeavyReads, ShouldStop, checkpoint, never
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import EvidenceRepo
@@ -104,8 +104,12 @@ class RevisionDiff:
         self.heavy = heavy
 
     async def diff(self, call: Call[DiffInput]) -> Outcome:
-        request = call.input
-        ws, evidence_id = call.workspace_id, str(request.evidence_id)
-        old = await load_revision(self.evidence, ws, evidence_id, request.from_revision)
-        new = await load_revision(self.evidence, ws, evidence_id, request.to_revision)
-        return Outcome(await self.heavy.run(call, compare, old, new))
+        return Outcome(await self.heavy.run(call, self._compare, call.workspace_id, call.input))
+
+    def _compare(self, ws: str, request: DiffInput, should_stop: ShouldStop) -> DiffOutput:
+        """Both revisions read in the pool's thread, once the slot is held."""
+        evidence_id = str(request.evidence_id)
+        old = read_revision(self.evidence, ws, evidence_id, request.from_revision)
+        checkpoint(should_stop)
+        new = read_revision(self.evidence, ws, evidence_id, request.to_revision)
+        return compare(old, new, should_stop)

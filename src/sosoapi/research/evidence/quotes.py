@@ -1,15 +1,17 @@
 """Checking a quotation against evidence: does it occur, and where?
 
 The judging is `quote_match` (pure); this module picks the revisions (one evidence
-revision, or every revision a corpus pins), runs the check on each in the heavy-read
-pool (`research/heavy.py`), and reports the best verdict with offsets, cue times for
+revision, or every revision a corpus pins), reads and checks them one at a time in the
+heavy-read pool (`research/heavy.py`, which reserves the slot before anything is read),
+and reports the best verdict with offsets, cue times for
 captions, and, when the quote is absent, the closest passage.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import QuoteDifference, QuoteInput, QuoteMatch, QuoteOutput
@@ -19,9 +21,9 @@ from sosoapi.research.evidence.anchors import anchor
 from sosoapi.research.evidence.scope import (
     StoredRevision,
     corpus_pins,
-    load_pinned,
-    load_revision,
+    each_pinned,
     only_with,
+    read_revision,
 )
 from sosoapi.research.heavy import HeavyReads, ShouldStop, checkpoint, never
 from sosoapi.research.operation import Call, Outcome
@@ -80,38 +82,57 @@ def _find(stored: StoredRevision, quote: str, should_stop: ShouldStop) -> Findin
     return find_quote(stored.text, quote, ignorable=skip)
 
 
+@dataclass(slots=True)
+class _Tally:
+    """The best verdict over the revisions seen so far, its best matches and the closest
+    passage, kept as answers (slices of a text, never a whole text), so a revision can be
+    dropped once it is judged."""
+
+    best: Verdict = "absent"
+    matches: list[QuoteMatch] = field(default_factory=list)
+    closest: QuoteMatch | None = None
+
+    def add(self, stored: StoredRevision, finding: Finding) -> None:
+        if rank(finding.verdict) > rank(self.best):
+            self.best, self.matches = finding.verdict, []
+        if finding.verdict == self.best and finding.matches:
+            self.matches += [_match(stored, found) for found in finding.matches]
+            self.matches.sort(key=lambda m: -m.similarity)  # stable: corpus order among equals
+            del self.matches[MAX_REPORTED:]
+        near = finding.closest
+        if near is not None and (self.closest is None or near.similarity > self.closest.similarity):
+            self.closest = _match(stored, near)
+
+
+def _tally(revisions: Iterable[StoredRevision], quote: str, should_stop: ShouldStop) -> _Tally:
+    tally = _Tally()
+    for stored in revisions:
+        tally.add(stored, _find(stored, quote, should_stop))
+    return tally
+
+
 def judge(
-    revisions: list[StoredRevision],
+    revisions: Iterable[StoredRevision],
     quote: str,
-    others: list[StoredRevision] | None = None,
+    others: Iterable[StoredRevision] | None = None,
     should_stop: ShouldStop = never,
 ) -> QuoteOutput:
     """The best verdict over the revisions, its matches, and the closest passage if absent;
     `found_elsewhere` holds the matches in `others` (the rest of a corpus) that are
     better than the named evidence's, since a quote cited to the wrong source is the
-    commonest citation error. `should_stop` is checked before each revision."""
-    findings = [(stored, _find(stored, quote, should_stop)) for stored in revisions]
-    best: Verdict = max((f.verdict for _, f in findings), key=rank, default="absent")
-    matches = [
-        _match(stored, found)
-        for stored, finding in findings
-        if finding.verdict == best
-        for found in finding.matches
-    ]
-    matches.sort(key=lambda m: -m.similarity)  # stable: corpus order among equals
-    closest = None
-    if best == "absent":
-        near = [(s, f.closest) for s, f in findings if f.closest is not None]
-        if near:
-            stored, found = max(near, key=lambda pair: pair[1].similarity)
-            closest = _match(stored, found)
+    commonest citation error. Each revision is judged and let go before the next is asked
+    for (`scope.each_pinned` reads them so); `should_stop` is checked before each."""
+    named = _tally(revisions, quote, should_stop)
     elsewhere: list[QuoteMatch] = []
-    if others:
-        found_there = judge(others, quote, should_stop=should_stop)
-        if rank(found_there.verdict) > rank(best):
-            elsewhere = found_there.matches
+    if others is not None:
+        there = _tally(others, quote, should_stop)
+        if rank(there.best) > rank(named.best):
+            elsewhere = there.matches
     return QuoteOutput(
-        verdict=best, matches=matches[:MAX_REPORTED], closest=closest, found_elsewhere=elsewhere
+        verdict=named.best,
+        matches=named.matches,
+        closest=named.closest if named.best == "absent" else None,
+        found_elsewhere=elsewhere,
     )
 
 
@@ -136,24 +157,28 @@ class QuoteCheck:
         self.heavy = heavy
 
     async def quote(self, call: Call[QuoteInput]) -> Outcome:
-        request = call.input
-        _which(request)
-        ws = call.workspace_id
-        pinned: list[StoredRevision] = []
+        _which(call.input)
+        return Outcome(await self.heavy.run(call, self._check, call.workspace_id, call.input))
+
+    def _check(self, ws: str, request: QuoteInput, should_stop: ShouldStop) -> QuoteOutput:
+        """The whole check in the pool's thread: nothing is read before the slot is held,
+        and the corpus's revisions are read one at a time as they are judged."""
+        pins: list[tuple[str, int]] = []
         if request.corpus_id is not None:
-            pins = await corpus_pins(
-                self.corpora, ws, str(request.corpus_id), request.corpus_revision
-            )
-            pinned = await load_pinned(self.evidence, ws, pins)
+            corpus_id = str(request.corpus_id)
+            pins = corpus_pins(self.corpora, ws, corpus_id, request.corpus_revision)
         if request.evidence_id is None:
-            revisions, others = pinned, None
+            every = each_pinned(self.evidence, ws, pins, should_stop)
+            return judge(every, request.quote, should_stop=should_stop)
+        named = str(request.evidence_id)
+        same = [p for p in pins if p[0] == named]
+        revisions: Iterable[StoredRevision]
+        if same and request.revision is None:
+            revisions = each_pinned(self.evidence, ws, same, should_stop)  # the corpus's pin
         else:
-            named = str(request.evidence_id)
-            same = [p for p in pinned if p.evidence_id == named]
-            if same and request.revision is None:
-                revisions = same  # the revision the corpus pins
-            else:
-                revisions = [await load_revision(self.evidence, ws, named, request.revision)]
-            others = [p for p in pinned if p.evidence_id != named]
-        output = await self.heavy.run(call, judge, revisions, request.quote, others)
-        return Outcome(output)
+            revisions = [read_revision(self.evidence, ws, named, request.revision)]
+        others = None
+        if request.corpus_id is not None:
+            rest = [p for p in pins if p[0] != named]
+            others = each_pinned(self.evidence, ws, rest, should_stop)
+        return judge(revisions, request.quote, others, should_stop)

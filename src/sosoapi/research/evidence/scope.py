@@ -1,19 +1,20 @@
 """Which evidence revisions a read-only evidence tool looks at, read from repositories.
 
 One home for "the revisions a corpus pins" and "this revision, or a clear not-found",
-shared by search, quote check and diff.
+shared by search, quote check and diff. These are read inside the heavy-read job
+(`research/heavy.py`), after its slot is reserved: a queued or refused call holds no text.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-
-import anyio
 
 from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.models import RetrieveResult, Segment, Snapshot
 from sosoapi.research.corpora.sealing import corpus_not_found
+from sosoapi.research.heavy import ShouldStop, checkpoint
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo
 from sosoapi.store.records import EvidenceRevisionRecord
 
@@ -61,30 +62,38 @@ def only_with(value: object, partner: object, field: str, needs: str) -> None:
         )
 
 
-async def corpus_pins(
+def corpus_pins(
     corpora: CorporaRepo, workspace_id: str, corpus_id: str, revision: int | None
 ) -> list[tuple[str, int]]:
     """The (evidence_id, revision) pairs a corpus revision (latest by default) pins."""
-    row = await anyio.to_thread.run_sync(corpora.get, workspace_id, corpus_id, revision)
+    row = corpora.get(workspace_id, corpus_id, revision)
     if row is None:
         raise corpus_not_found(corpus_id, workspace_id, revision)
     snapshot = Snapshot.model_validate_json(row.snapshot)
     return [(str(ref.evidence_id), ref.revision) for ref in snapshot.evidence]
 
 
-async def load_revision(
+def read_revision(
     evidence: EvidenceRepo, workspace_id: str, evidence_id: str, revision: int | None
 ) -> StoredRevision:
     """One revision (latest by default) inside the workspace, or `not_found`."""
-    record = await anyio.to_thread.run_sync(evidence.revision, workspace_id, evidence_id, revision)
+    record = evidence.revision(workspace_id, evidence_id, revision)
     if record is None:
         raise evidence_not_found(evidence_id, workspace_id, revision)
     return stored_revision(record)
 
 
-async def load_pinned(
-    evidence: EvidenceRepo, workspace_id: str, pins: list[tuple[str, int]]
-) -> list[StoredRevision]:
-    """The pinned revisions, in the corpus's order."""
-    records = await anyio.to_thread.run_sync(evidence.revisions, workspace_id, pins)
-    return [stored_revision(r) for r in records]
+def each_pinned(
+    evidence: EvidenceRepo,
+    workspace_id: str,
+    pins: Iterable[tuple[str, int]],
+    should_stop: ShouldStop,
+) -> Iterator[StoredRevision]:
+    """The pinned revisions in the corpus's order, read one at a time as the caller asks
+    for the next: a corpus of 500 revisions of 500,000 characters never sits in memory
+    whole. `should_stop` is checked before each read."""
+    for evidence_id, revision in pins:
+        checkpoint(should_stop)
+        record = evidence.revision(workspace_id, evidence_id, revision)
+        if record is not None:
+            yield stored_revision(record)

@@ -4,7 +4,8 @@ The query language is small on purpose: plain words must all occur, "quoted phra
 occur as phrases, and nothing else is syntax (no operators a model could trip over).
 Ranking and matching happen in the store (`store.search_repo`); this module parses the
 query, chooses the revisions (latest, or a corpus's pins), pages, and cuts snippets, the
-store's search and the snippets as one job of the heavy-read pool (`research/heavy.py`).
+pins, the store's search and the snippets as one job of the heavy-read pool
+(`research/heavy.py`), so nothing is read before its slot is reserved.
 """
 
 from __future__ import annotations
@@ -139,18 +140,11 @@ class EvidenceSearch:
         self.evidence = evidence
         self.heavy = heavy
 
-    def _whole_texts(self, workspace_id: str, hits: list[SearchHit]) -> dict[tuple[str, int], str]:
-        """The whole text of each hit's revision: snippets past the receipt's bound are cut
-        from it."""
-        if not hits:
-            return {}
-        pairs = [(h.evidence_id, h.revision) for h in hits]
-        records = self.evidence.revisions(workspace_id, pairs)
-        return {
-            (r.evidence_id, r.revision): stored_revision(r).text
-            for r in records
-            if r.whole is not None
-        }
+    def _whole_text(self, workspace_id: str, hit: SearchHit) -> str | None:
+        """The whole text of a hit's revision (snippets past the receipt's bound are cut from
+        it), or None when the receipt's text is whole."""
+        record = self.evidence.revision(workspace_id, hit.evidence_id, hit.revision)
+        return stored_revision(record).text if record and record.whole is not None else None
 
     async def search(self, call: Call[SearchInput]) -> Outcome:
         request = call.input
@@ -169,13 +163,8 @@ class EvidenceSearch:
             )
         fingerprint = _fingerprint(request)
         offset = decode_cursor(request.cursor, fingerprint)
-        pins = None
-        if request.corpus_id is not None:
-            pins = await corpus_pins(
-                self.corpora, call.workspace_id, str(request.corpus_id), request.corpus_revision
-            )
         results, more = await self.heavy.run(
-            call, self._found, call.workspace_id, request, phrases, pins, offset
+            call, self._found, call.workspace_id, request, phrases, offset
         )
         following = offset + len(results)
         more = more and following <= MAX_SEARCH_OFFSET
@@ -187,12 +176,15 @@ class EvidenceSearch:
         workspace_id: str,
         request: SearchInput,
         phrases: list[str],
-        pins: list[tuple[str, int]] | None,
         offset: int,
         should_stop: ShouldStop,
     ) -> tuple[list[SearchResult], bool]:
-        """One page of results and whether more follow: the store's search, then the
-        snippets cut from each hit's whole text."""
+        """One page of results and whether more follow: the corpus's pins, the store's
+        search, then the snippets cut from each hit's whole text, read one hit at a time."""
+        pins = None
+        if request.corpus_id is not None:
+            corpus_id = str(request.corpus_id)
+            pins = corpus_pins(self.corpora, workspace_id, corpus_id, request.corpus_revision)
         hits, more = self.index.search(
             workspace_id,
             [searchable(p) for p in phrases],
@@ -201,7 +193,8 @@ class EvidenceSearch:
             offset=offset,
             limit=request.limit,
         )
-        checkpoint(should_stop)
-        wholes = self._whole_texts(workspace_id, hits)
-        checkpoint(should_stop)
-        return [_result(h, phrases, wholes.get((h.evidence_id, h.revision))) for h in hits], more
+        results = []
+        for hit in hits:
+            checkpoint(should_stop)
+            results.append(_result(hit, phrases, self._whole_text(workspace_id, hit)))
+        return results, more
