@@ -6,7 +6,7 @@ import sys
 import uuid
 from dataclasses import asdict
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import anyio
 import click
@@ -24,10 +24,10 @@ from sosoapi.cli.common import (
     written,
 )
 from sosoapi.contract.errors import ServiceError
-from sosoapi.contract.models import RetrieveOutput
 from sosoapi.contract.vocabulary import State, Status
-from sosoapi.mcp.presenters import summary
-from sosoapi.research.operation import Outcome
+
+if TYPE_CHECKING:
+    from sosoapi.research.operation import Outcome
 
 # A CLI user fixes the token in the shell's environment.
 AUTH_FIXES: Fixes = {
@@ -50,6 +50,8 @@ USABLE = frozenset({Status.READY, Status.PARTIAL})
 
 def receipt_exit(output: object) -> Exit:
     """A receipt's exit code: OK only when it completed with a usable status."""
+    from sosoapi.contract.models import RetrieveOutput  # pydantic models: only for a call
+
     if not isinstance(output, RetrieveOutput):
         return Exit.OK
     retrieval = output.retrieval
@@ -62,6 +64,7 @@ def _call(tool: str, arguments: dict[str, Any], as_json: bool = False) -> None:
     """Call `tool` as the SOSOAPI_TOKEN user; print the result (a summary, or JSON) and
     exit with the code of `Exit` that says how it went."""
     from sosoapi.application import Application  # heavy (extractors): only for operations
+    from sosoapi.mcp.presenters import summary
 
     settings = settings_from_env(one_shot=True)
 
