@@ -5,6 +5,7 @@ time is importing. Runs, alternately, this checkout and (with `--against SRC`) a
 checkout's `src/` through the same interpreter and virtualenv (PYTHONPATH puts its package
 first), so both are measured side by side in one run:
 
+- `sosoapi --help` (a shell's first touch: click and the CLI's words, nothing else),
 - `import sosoapi.app` (what `sosoapi serve` loads),
 - `sosoapi projects list --json` on an initialised SQLite home (a one-shot operation),
 - `sosoapi serve` until /healthz answers (then stopped).
@@ -49,6 +50,10 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _help(env: dict[str, str]) -> None:
+    subprocess.run([SOSOAPI, "--help"], env=env, check=True, capture_output=True)
+
+
 def _import_app(env: dict[str, str]) -> None:
     subprocess.run([sys.executable, "-c", "import sosoapi.app"], env=env, check=True)
 
@@ -79,6 +84,7 @@ def _serve_until_healthy(env: dict[str, str]) -> None:
 
 
 STEPS: dict[str, Callable[[dict[str, str]], None]] = {
+    "sosoapi --help": _help,
     "import sosoapi.app": _import_app,
     "sosoapi projects list": _projects_list,
     "sosoapi serve, to healthy": _serve_until_healthy,

@@ -54,8 +54,24 @@ def test_api_does_not_import_mcp_nor_mcp_api() -> None:
 
 def test_mcp_does_not_import_the_web_layer() -> None:
     """The OAuth server and its route wrapper reach /mcp through `McpAuth`, composed in
-    `cli/servers.py`; the MCP surface never imports the web pages."""
+    `app.py`; the MCP surface never imports the web pages nor the OAuth package."""
     assert _importers("sosoapi.mcp", "sosoapi.web") == []
+    assert _importers("sosoapi.mcp", "sosoapi.oauth") == []
+
+
+def test_oauth_is_one_package_below_the_pages_that_show_it() -> None:
+    """`oauth/` is the authorization server whole: its grants, the SDK's protocol over them,
+    registration and its HTTP doors. It sits below the surfaces: `web/`'s consent and docs
+    pages and `api/`'s security scheme use it, `app.py` serves its routes beside theirs, and
+    it imports none of them (its rows are `store/oauth_repo.py`'s, as for every table).
+    Its grants are free of the web framework, so the composition root sweeps with them in
+    a one-shot command that loads no Starlette (`test_a_cli_operation_...`)."""
+    for outer in (*SURFACES, "sosoapi.cli", "sosoapi.app", "sosoapi.application"):
+        assert _importers("sosoapi.oauth", outer) == [], outer
+    for framework in ("starlette", "fastapi", "mcp", "sqlalchemy"):
+        assert _importers("sosoapi.oauth.grants", framework) == [], framework
+    assert _importers("sosoapi.oauth", "sqlalchemy") == []
+    assert not any(p.name.startswith("oauth") for p in (PACKAGE / "web").glob("*.py"))
 
 
 def test_research_never_sees_sqlalchemy() -> None:
@@ -81,7 +97,14 @@ SURFACES = ("sosoapi.api", "sosoapi.mcp", "sosoapi.web")
 
 def test_inner_layers_do_not_import_outer_ones() -> None:
     inner = ("sosoapi.contract", "sosoapi.egress", "sosoapi.extract", "sosoapi.store")
-    outer = ("sosoapi.research", *SURFACES, "sosoapi.cli", "sosoapi.app", "sosoapi.application")
+    outer = (
+        "sosoapi.research",
+        *SURFACES,
+        "sosoapi.oauth",
+        "sosoapi.cli",
+        "sosoapi.app",
+        "sosoapi.application",
+    )
     for package in (*inner, "sosoapi.auth", "sosoapi.research"):
         for surface in outer:
             if surface != package:
@@ -144,6 +167,7 @@ def test_a_cli_operation_does_not_import_the_surfaces() -> None:
         seen.add(module)
         stack.extend(n for n in graph[module] if n.startswith("sosoapi"))
     assert not [m for m in seen if m.startswith(("sosoapi.api", "sosoapi.mcp", "sosoapi.web"))]
+    assert {m for m in seen if m.startswith("sosoapi.oauth")} <= {"sosoapi.oauth.grants"}
     loaded = subprocess.run(
         [sys.executable, "-c", "import sys, sosoapi.cli, sosoapi.application; print(*sys.modules)"],
         capture_output=True, text=True, check=True,
@@ -207,12 +231,12 @@ def test_no_import_circle_in_src() -> None:
 
 def test_research_is_grouped_by_capability_in_short_modules() -> None:
     """A newcomer finds a capability by its folder: few modules at the top of `research/`,
-    and no module of `research/` or `web/` too long to read at one sitting."""
+    and no module of `research/`, `web/` or `oauth/` too long to read at one sitting."""
     top = sorted(p.name for p in (PACKAGE / "research").glob("*.py"))
     assert len(top) <= 10, top
     long = {
         str(path.relative_to(PACKAGE)): lines
-        for folder in ("research", "web")
+        for folder in ("research", "web", "oauth")
         for path in (PACKAGE / folder).rglob("*.py")
         if (lines := len(path.read_text("utf-8").splitlines())) > 350
     }

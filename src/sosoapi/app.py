@@ -1,7 +1,7 @@
 """The composition root's surfaces: the HTTP app (API, MCP, OAuth, docs, console) and the
 stdio server, built on the running `Application` (application.py).
 
-Nothing else builds a surface: `api/`, `mcp/` and `web/` take what they need as arguments
+Nothing else builds a surface: `api/`, `mcp/`, `oauth/` and `web/` take what they need as arguments
 and never import this module; `cli/` (the program's entry) asks it for the HTTP app or the
 stdio server.
 """
@@ -15,12 +15,14 @@ from sosoapi.application import Application
 from sosoapi.config import Settings
 from sosoapi.mcp.http import McpAuth, McpLimits, mcp_http
 from sosoapi.mcp.stdio import serve_stdio
+from sosoapi.oauth.client_secrets import ClientSecretHasher
+from sosoapi.oauth.registration import RegistrationGate
+from sosoapi.oauth.server import oauth_server
 from sosoapi.research.review.sessions import ConsoleSessions
 from sosoapi.research.review.views import Review
-from sosoapi.web.client_secrets import ClientSecretHasher
+from sosoapi.web.consent import ConsentPage
 from sosoapi.web.console import add_console
-from sosoapi.web.oauth import oauth_server
-from sosoapi.web.registration import RegistrationGate
+from sosoapi.web.docs import docs_routes
 
 __all__ = ["Application", "http_app", "stdio_main"]
 
@@ -50,7 +52,7 @@ def http_app(settings: Settings, *, host: str, port: int, public_url: str | None
         profile=settings.profile,
         base=base,
         max_request_bytes=settings.max_request_bytes,
-        pages=oauth.routes,
+        pages=[*oauth.routes, *ConsentPage(application.oauth, base).routes(), *docs_routes(base)],
         allowed_hosts=settings.allowed_hosts,
     )
     add_console(

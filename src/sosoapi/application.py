@@ -15,11 +15,11 @@ from functools import partial
 
 import anyio
 
-from sosoapi.auth.oauth import OAuthGrants
 from sosoapi.auth.permission import Guard
 from sosoapi.clock import utcnow
 from sosoapi.config import Settings
 from sosoapi.egress.gate import Egress
+from sosoapi.oauth.grants import OAuthGrants
 from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.offload import Offload, install
 from sosoapi.research.retrieval.captures import Captured
@@ -79,7 +79,7 @@ class Application:
             self.offload.close()
 
     async def _sweep_oauth(self) -> None:
-        """Every sweep interval: what open registration leaves behind (auth/oauth.py)."""
+        """Every sweep interval: what open registration leaves behind (oauth/grants.py)."""
         while True:
             try:
                 swept = await anyio.to_thread.run_sync(self.oauth.sweep, utcnow())

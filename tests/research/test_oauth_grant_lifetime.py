@@ -10,8 +10,8 @@ import pytest
 from sosoapi.application import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.auth.errors import AuthRefused
-from sosoapi.auth.oauth import GrantEnded, Issued, OAuthGrants
 from sosoapi.auth.tokens import hash_token
+from sosoapi.oauth.grants import GrantEnded, Issued, OAuthGrants
 
 CLIENT = "client-under-test"
 T0 = datetime.now(UTC).replace(microsecond=0)

@@ -10,9 +10,9 @@ from mcp.server.auth.provider import RegistrationError
 from mcp.shared.auth import OAuthClientInformationFull
 
 from sosoapi.application import Application
-from sosoapi.auth import oauth as oauth_module
+from sosoapi.oauth import grants as oauth_module
+from sosoapi.oauth.server import oauth_server
 from sosoapi.store.tables import oauth_authorizations, oauth_clients
-from sosoapi.web.oauth import oauth_server
 
 BASE = "http://127.0.0.1:8080"
 T0 = datetime.now(UTC).replace(microsecond=0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sosoapi.application import Application
 from sosoapi.mcp.http import McpAuth, McpHttp, mcp_http
-from sosoapi.web.oauth import oauth_server
+from sosoapi.oauth.server import oauth_server
 
 
 def inprocess_mcp(application: Application, base: str) -> McpHttp:

@@ -6,8 +6,8 @@ built-in public client that Swagger UI at /docs uses.
 
 from __future__ import annotations
 
-from sosoapi.auth.oauth import DOCS_CLIENT_ID
 from sosoapi.auth.tokens import RESEARCH_SCOPE
+from sosoapi.oauth.grants import DOCS_CLIENT_ID
 
 
 def security_schemes(base: str) -> dict[str, object]:

@@ -3,9 +3,11 @@
 from sosoapi.cli import (  # noqa: F401 - each module registers its verbs
     admin,
     connect,
-    evidence_tools,
+    corpora,
+    evidence,
     maintenance,
-    operations,
+    projects,
+    retrieve,
     servers,
 )
 from sosoapi.cli.common import main

@@ -16,7 +16,6 @@ from sosoapi.cli.common import (
     settings_from_env,
 )
 from sosoapi.clock import utcnow
-from sosoapi.research.retrieval.quota import megabytes
 
 ROLE_HELP = "owner: everything; editor: read, retrieve and seal; viewer: read only"
 
@@ -48,6 +47,8 @@ def workspaces_list(as_json: bool) -> None:
     if as_json:
         emit(rows)
         return
+    from sosoapi.research.retrieval.quota import megabytes  # pydantic: not for --help
+
     print_table(
         [
             (

@@ -10,17 +10,18 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from sosoapi import logs
-from sosoapi.auth.admin import Admin
 from sosoapi.auth.errors import AdminRefused, NoSuchWorkspace, UnknownRole, UnknownScope
 from sosoapi.config import Settings, log_level
 from sosoapi.files import Output, private_output
 from sosoapi.store.records import StoreUnavailable
-from sosoapi.store.store import Store
+
+if TYPE_CHECKING:
+    from sosoapi.auth.admin import Admin
 
 
 def settings_from_env(profile: str | None = None, *, one_shot: bool = False) -> Settings:
@@ -121,6 +122,9 @@ def _in_cli_words(refused: AdminRefused) -> str:
 @contextmanager
 def admin_session() -> Iterator[Admin]:
     """The admin verbs over the configured store, closed after; refusals as usage errors."""
+    from sosoapi.auth.admin import Admin  # the store (SQLAlchemy): only for a verb that runs
+    from sosoapi.store.store import Store
+
     store = Store(settings_from_env().database_url)
     try:
         yield Admin(store.auth, store.oauth)

@@ -6,14 +6,16 @@ import re
 from dataclasses import asdict
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from sosoapi.cli.common import emit, existing, force_option, json_option, main, settings_from_env
 from sosoapi.clock import utcnow
-from sosoapi.store.database import Database
-from sosoapi.store.maintenance import backup_sqlite, purge_receipts, return_space, sqlite_path
 from sosoapi.store.records import StoreUnavailable
+
+if TYPE_CHECKING:
+    from sosoapi.store.database import Database
 
 UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 DURATION = re.compile(r"^(\d+)([smhdw])$")
@@ -32,6 +34,8 @@ def parse_duration(text: str, option: str = "--older-than") -> timedelta:
 
 
 def _open(url: str) -> Database:
+    from sosoapi.store.database import Database  # SQLAlchemy: only for a verb that runs
+
     db = Database(url)
     try:
         db.migrate()
@@ -49,6 +53,8 @@ def purge(older_than: str, as_json: bool) -> None:
     that settled longer ago than --older-than. Never evidence, never a receipt whose
     evidence a sealed corpus pins. Captures made before then go too unless a sealed corpus
     pins their revision, and every stored body no capture needs. Prints what was removed."""
+    from sosoapi.store.maintenance import purge_receipts, return_space
+
     age = parse_duration(older_than)
     db = _open(settings_from_env().database_url)
     try:
@@ -82,6 +88,8 @@ def purge(older_than: str, as_json: bool) -> None:
 @json_option
 def backup(path: Path, force: bool, as_json: bool) -> None:
     """Copy the embedded SQLite database to PATH consistently, even while serving."""
+    from sosoapi.store.maintenance import backup_sqlite, sqlite_path
+
     url = settings_from_env().database_url
     source = sqlite_path(url)
     if source is None:

@@ -20,10 +20,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from sosoapi.auth.oauth import ConsentRefused, OAuthGrants, Pending
 from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ServiceError
-from sosoapi.web.oauth_provider import CONSENT_PATH
+from sosoapi.oauth.grants import ConsentRefused, OAuthGrants, Pending
+from sosoapi.oauth.provider import CONSENT_PATH
 from sosoapi.web.page_kit import csrf_token, read_form, secured, templates
 
 log = logging.getLogger("sosoapi.oauth")

@@ -17,11 +17,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sosoapi.auth.oauth import DOCS_CLIENT_ID
 from sosoapi.auth.tokens import RESEARCH_SCOPE
+from sosoapi.oauth.grants import DOCS_CLIENT_ID, DOCS_REDIRECT_PATH
 from sosoapi.web.page_kit import secured
 
-REDIRECT_PATH = "/docs/oauth2-redirect"
 ASSETS = resources.files("fastapi_offline") / "static"  # Swagger UI and ReDoc bundles
 MEDIA = {
     "swagger-ui-bundle.js": "text/javascript",
@@ -30,10 +29,6 @@ MEDIA = {
     "favicon.png": "image/png",
 }
 TITLE = "SosoAPI Research"
-
-
-def docs_redirect_uri(base: str) -> str:
-    return f"{base}{REDIRECT_PATH}"
 
 
 def docs_routes(base: str, openapi_url: str = "/openapi.json") -> list[Route]:
@@ -54,7 +49,7 @@ def docs_routes(base: str, openapi_url: str = "/openapi.json") -> list[Route]:
             swagger_js_url="/docs/assets/swagger-ui-bundle.js",
             swagger_css_url="/docs/assets/swagger-ui.css",
             swagger_favicon_url="/docs/assets/favicon.png",
-            oauth2_redirect_url=REDIRECT_PATH,
+            oauth2_redirect_url=DOCS_REDIRECT_PATH,
             init_oauth={
                 "clientId": DOCS_CLIENT_ID,
                 "usePkceWithAuthorizationCodeGrant": True,
@@ -80,7 +75,7 @@ def docs_routes(base: str, openapi_url: str = "/openapi.json") -> list[Route]:
 
     return [
         Route("/docs", swagger, methods=["GET"]),
-        Route(REDIRECT_PATH, redirect, methods=["GET"]),
+        Route(DOCS_REDIRECT_PATH, redirect, methods=["GET"]),
         Route("/docs/assets/{name}", asset, methods=["GET"]),
         Route("/redoc", redoc, methods=["GET"]),
     ]

@@ -1,9 +1,10 @@
 """The OAuth authorization server of `sosoapi serve`, put together.
 
 The SDK serves the protocol endpoints (metadata, /register, /authorize, /token, /revoke)
-over our provider; we add the consent page, the API docs (whose sign-in is a built-in
-public client) and protected-resource metadata naming the `agent:research` scope, for
-/mcp and for the REST API at the server's base URL.
+over our provider (`provider.py`); we add our metadata route, the built-in public client
+the API docs sign in with, and protected-resource metadata naming the `agent:research`
+scope, for /mcp and for the REST API at the server's base URL. The pages a person sees
+(the consent page, the docs) are web/'s, put beside these routes by `app.py`.
 """
 
 from __future__ import annotations
@@ -20,19 +21,18 @@ from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, Re
 from mcp.shared.auth import OAuthClientInformationFull
 from starlette.routing import BaseRoute, Route
 
-from sosoapi.auth.oauth import DOCS_CLIENT_ID, OAuthGrants
 from sosoapi.auth.tokens import RESEARCH_SCOPE
 from sosoapi.clock import utcnow
-from sosoapi.web.consent import ConsentPage
-from sosoapi.web.docs import docs_redirect_uri, docs_routes
-from sosoapi.web.oauth_provider import StoreOAuthProvider
+from sosoapi.oauth.grants import DOCS_CLIENT_ID, DOCS_REDIRECT_PATH, OAuthGrants
+from sosoapi.oauth.provider import StoreOAuthProvider
 
 RESOURCE_NAME = "SosoAPI Research"
 
 
 @dataclass(frozen=True, slots=True)
 class OAuthServer:
-    """What the MCP app needs (settings, provider) and the pages the HTTP app serves."""
+    """What the MCP app needs (settings, provider) and the metadata routes the HTTP app
+    serves."""
 
     settings: AuthSettings
     provider: StoreOAuthProvider
@@ -76,11 +76,11 @@ def authorization_metadata_route(settings: AuthSettings) -> Route:
 
 
 def oauth_server(grants: OAuthGrants, base: str) -> OAuthServer:
-    """The provider for the SDK, and our routes: consent page, docs, resource metadata."""
+    """The provider for the SDK, and our routes: authorization and resource metadata."""
     docs_client = OAuthClientInformationFull(
         client_id=DOCS_CLIENT_ID,
         client_name="API docs (Swagger UI)",
-        redirect_uris=[docs_redirect_uri(base)],
+        redirect_uris=[f"{base}{DOCS_REDIRECT_PATH}"],
         token_endpoint_auth_method="none",  # noqa: S106 - a public client: PKCE, no secret
         grant_types=["authorization_code", "refresh_token"],
         response_types=["code"],
@@ -89,11 +89,7 @@ def oauth_server(grants: OAuthGrants, base: str) -> OAuthServer:
     grants.ensure_client(DOCS_CLIENT_ID, docs_client.client_name or "", utcnow())
     provider = StoreOAuthProvider(grants, base, [f"{base}/mcp", base], builtin=[docs_client])
     settings = oauth_auth_settings(base)
-    routes: list[BaseRoute] = [
-        authorization_metadata_route(settings),
-        *ConsentPage(grants, base).routes(),
-        *docs_routes(base),
-    ]
+    routes: list[BaseRoute] = [authorization_metadata_route(settings)]
     for resource in (settings.resource_server_url or settings.issuer_url, settings.issuer_url):
         routes.extend(
             create_protected_resource_routes(

@@ -7,7 +7,7 @@ with `Retry-After`); a client's redirect URIs must be ones a browser can safely 
 (`https`, `http` on a loopback host, or a private-use scheme of reverse-domain form, RFC
 8252; no fragment; at most 10) and its name short and free of control and bidi characters
 (`invalid_redirect_uri` / `invalid_client_metadata`). The store's sweeper removes clients
-that never completed a sign-in and stale consent requests (auth/oauth.py); docs/oauth.md
+that never completed a sign-in and stale consent requests (`grants.py`); docs/oauth.md
 sums up what a flood costs.
 """
 
@@ -26,7 +26,7 @@ from mcp.server.auth.provider import RegistrationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sosoapi.contract.numbers import whole_number
-from sosoapi.web.asgi_bodies import read_body, replaying
+from sosoapi.oauth.asgi_bodies import read_body, replaying
 
 MAX_REGISTRATION_BYTES = 16 * 1024
 MAX_REDIRECT_URIS = 10

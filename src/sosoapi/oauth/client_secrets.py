@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sosoapi.auth.tokens import hash_token
-from sosoapi.web.asgi_bodies import read_body, replaying
+from sosoapi.oauth.asgi_bodies import read_body, replaying
 
 CLIENT_AUTH_PATHS = frozenset({"/token", "/revoke"})
 MAX_FORM_BYTES = 64 * 1024

@@ -23,11 +23,11 @@ from mcp.server.auth.provider import (
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from sosoapi.auth.oauth import GrantEnded, Issued, OAuthGrants
 from sosoapi.auth.tokens import RESEARCH_SCOPE, hash_token, refusal, same_resource
 from sosoapi.clock import utcnow
+from sosoapi.oauth.grants import GrantEnded, Issued, OAuthGrants
+from sosoapi.oauth.registration import check_registration
 from sosoapi.store.records import TokenRecord
-from sosoapi.web.registration import check_registration
 
 log = logging.getLogger("sosoapi.oauth")
 CONSENT_PATH = "/oauth/consent"

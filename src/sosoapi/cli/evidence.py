@@ -1,11 +1,114 @@
-"""`sosoapi evidence search|quote|diff`: the read-only evidence tools from a shell."""
+"""`sosoapi evidence`: read evidence, upload a local file as evidence, and the read-only
+evidence tools (search, quote, diff)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from sosoapi.cli.common import json_option
-from sosoapi.cli.operations import CURSOR, WORKSPACE, _workspace_call, evidence
+from sosoapi.cli.calls import (
+    CURSOR,
+    KIND_HELP,
+    LANGUAGE_HELP,
+    MUTATION,
+    WORKSPACE,
+    chosen_mutation,
+    workspace_call,
+)
+from sosoapi.cli.common import json_option, main
+
+
+@main.group()
+def evidence() -> None:
+    """Read evidence, or upload a local file as evidence."""
+
+
+@evidence.command("get")
+@click.argument("evidence_id")
+@WORKSPACE
+@click.option("--revision", type=int, default=None, help="default: the latest revision")
+@click.option("--offset", type=int, default=None, help="read on from here (a previous next_offset)")
+@click.option("--length", type=int, default=None, help="at most this many characters (20000)")
+@json_option
+def evidence_get(
+    evidence_id: str,
+    workspace_id: str | None,
+    revision: int | None,
+    offset: int | None,
+    length: int | None,
+    as_json: bool,
+) -> None:
+    """Show evidence EVIDENCE_ID: a window of its text (or caption cues) at one revision."""
+    workspace_call(
+        "sosoapi_research_evidence_get",
+        workspace_id,
+        {"evidence_id": evidence_id, "revision": revision, "offset": offset, "length": length},
+        as_json,
+    )
+
+
+@evidence.command("list")
+@WORKSPACE
+@click.option(
+    "--kind",
+    type=click.Choice(["url_text", "published_captions"]),
+    default=None,
+    help="only this kind of evidence",
+)
+@click.option("--language", default=None, help="only evidence in this language (BCP 47)")
+@CURSOR
+@json_option
+def evidence_list(
+    workspace_id: str | None,
+    kind: str | None,
+    language: str | None,
+    cursor: str | None,
+    as_json: bool,
+) -> None:
+    """List the workspace's evidence, newest first."""
+    workspace_call(
+        "sosoapi_research_evidence_list",
+        workspace_id,
+        {"kind": kind, "language": language, "cursor": cursor},
+        as_json,
+    )
+
+
+@evidence.command("upload")
+@click.argument("path")
+@WORKSPACE
+@MUTATION
+@click.option(
+    "--kind",
+    type=click.Choice(["url_text", "published_captions"]),
+    required=True,
+    help=KIND_HELP,
+)
+@click.option("--language", default=None, help=LANGUAGE_HELP)
+@json_option
+def evidence_upload(
+    path: str,
+    workspace_id: str | None,
+    mutation_id: str | None,
+    kind: str,
+    language: str | None,
+    as_json: bool,
+) -> None:
+    """Read the local .vtt, .srt, .txt or .html file PATH as evidence (exit codes as
+    `retrieve`)."""
+    workspace_call(
+        "sosoapi_research_evidence_upload",
+        workspace_id,
+        {
+            "mutation_id": chosen_mutation(mutation_id),
+            "path": str(Path(path).resolve()),
+            "kind": kind,
+            "language": language,
+        },
+        as_json,
+    )
+
 
 KINDS = click.Choice(["url_text", "published_captions"])
 
@@ -30,7 +133,7 @@ def evidence_search(
     as_json: bool,
 ) -> None:
     """Full-text search for QUERY; words must all occur, "quoted phrases" as phrases."""
-    _workspace_call(
+    workspace_call(
         "sosoapi_research_evidence_search",
         workspace_id,
         {
@@ -77,7 +180,7 @@ def evidence_quote(
         evidence_id, text = words
     else:
         raise click.UsageError("give EVIDENCE_ID and TEXT, or --corpus ID and TEXT")
-    _workspace_call(
+    workspace_call(
         "sosoapi_research_evidence_quote",
         workspace_id,
         {
@@ -105,7 +208,7 @@ def evidence_diff(
     as_json: bool,
 ) -> None:
     """What changed in evidence EVIDENCE_ID between two revisions, word by word."""
-    _workspace_call(
+    workspace_call(
         "sosoapi_research_evidence_diff",
         workspace_id,
         {"evidence_id": evidence_id, "from_revision": from_revision, "to_revision": to_revision},

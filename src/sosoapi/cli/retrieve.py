@@ -1,0 +1,62 @@
+"""`sosoapi retrieve`: one public HTTPS source into a receipt, and `sosoapi whoami`."""
+
+from __future__ import annotations
+
+import click
+
+from sosoapi.cli.calls import (
+    KIND_HELP,
+    LANGUAGE_HELP,
+    WORKSPACE,
+    call,
+    chosen_mutation,
+    workspace_call,
+)
+from sosoapi.cli.common import json_option, main
+
+
+@main.command()
+@click.argument("url")
+@WORKSPACE
+@click.option(
+    "--kind",
+    type=click.Choice(["url_text", "published_captions"]),
+    default="url_text",
+    show_default=True,
+    help=KIND_HELP,
+)
+@click.option("--language", default=None, help=LANGUAGE_HELP)
+@click.option("--mutation-id", default=None, help="reuse to read the same receipt again")
+@json_option
+def retrieve(
+    url: str,
+    workspace_id: str | None,
+    kind: str,
+    language: str | None,
+    mutation_id: str | None,
+    as_json: bool,
+) -> None:
+    """Retrieve one public HTTPS source URL (token from SOSOAPI_TOKEN) into a receipt.
+
+    Exits 0 when the receipt completed ready or partial, 3 when it completed with another
+    status (blocked, unavailable, ...), 4 when it has not completed (replay the printed
+    mutation_id to collect it), 2 when the call was refused.
+    """
+    workspace_call(
+        "sosoapi_research_evidence_retrieve",
+        workspace_id,
+        {
+            "url": url,
+            "kind": kind,
+            "language": language,
+            "mutation_id": chosen_mutation(mutation_id),
+        },
+        as_json,
+    )
+
+
+@main.command()
+@json_option
+def whoami(as_json: bool) -> None:
+    """Show the token's user, scopes, workspaces and roles."""
+    call("sosoapi_whoami", {}, as_json)
