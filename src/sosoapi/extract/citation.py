@@ -26,21 +26,11 @@ from selectolax.lexbor import LexborHTMLParser
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.json_data import load_json
 from sosoapi.extract.limits import CITED_NAMES_MAX, CITED_VALUE_MAX
+from sosoapi.extract.schema_org import CITED_TYPES
 
 _SPACE = re.compile(r"\s+")
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?)?)?$")
-_ARTICLE_TYPES = {
-    "article",
-    "newsarticle",
-    "blogposting",
-    "scholarlyarticle",
-    "report",
-    "techarticle",
-    "reportagenewsarticle",
-    "analysisnewsarticle",
-    "webpage",
-}
 
 # field -> (source family, meta attribute, key) in order of trust; "json_ld" is read apart.
 _META: dict[str, tuple[tuple[str, str, str], ...]] = {
@@ -121,7 +111,7 @@ def _json_ld_nodes(tree: LexborHTMLParser) -> Iterator[dict[str, Any]]:
                 stack.extend(item["@graph"])
             kinds = item.get("@type")
             kinds = kinds if isinstance(kinds, list) else [kinds]
-            if any(isinstance(k, str) and k.lower() in _ARTICLE_TYPES for k in kinds):
+            if any(isinstance(k, str) and k.lower() in CITED_TYPES for k in kinds):
                 yield item
 
 
