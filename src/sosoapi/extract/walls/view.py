@@ -14,15 +14,17 @@ from itertools import islice
 
 from selectolax.lexbor import LexborHTMLParser
 
+from sosoapi.extract.html_boilerplate import LANDMARK_TAGS
 from sosoapi.extract.walls.signals.consent_platforms import BANNER_SELECTOR
 from sosoapi.extract.walls.text import collapse, element_text
 from sosoapi.extract.walls.types import Page
 
-# The page's chrome: navigation, headers, footers, asides, noscript notes and consent
-# banners, by tag, by ARIA landmark role and by the consent platforms' containers.
+# The page's chrome: HTML's navigation, aside and footer landmarks (html_boilerplate),
+# headers and noscript notes, by tag and by ARIA landmark role, and consent banners.
 _CHROME_SELECTOR = (
-    "nav, header, footer, aside, noscript, [role=navigation], [role=banner],"
-    " [role=contentinfo], " + BANNER_SELECTOR
+    ", ".join((*LANDMARK_TAGS, "header", "noscript"))
+    + ", [role=navigation], [role=banner], [role=contentinfo], "
+    + BANNER_SELECTOR
 )
 _TITLE_ELEMENT = re.compile(r"<title\b[^<>]{0,300}>(.{0,2000}?)</title", re.I | re.S)
 _H1_ELEMENT = re.compile(r"<h1\b[^<>]{0,300}>(.{0,2000}?)</h1", re.I | re.S)

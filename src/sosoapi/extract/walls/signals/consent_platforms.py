@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import re
 
+from sosoapi.extract.html_boilerplate import CONSENT_NAME_WORDS, named_selector
+
 # Containers of consent-management platforms, as their served pages name them (observed;
 # the ids sites restyle in the platforms' customisation guides): OneTrust
 # (#onetrust-consent-sdk), Usercentrics (#usercentrics-root), Didomi (#didomi-host),
 # Quantcast Choice (.qc-cmp2-container), Sourcepoint (div[id^=sp_message_container_]),
 # Cookiebot (#CybotCookiebotDialog), TrustArc (#truste-consent-track), consentmanager
-# (#cmpbox); then any element named for cookies or consent (observed on hand-made banners).
+# (#cmpbox); then any element named for cookies or consent (observed on hand-made banners;
+# the names are html_boilerplate's CONSENT_NAME_WORDS, which it prunes as furniture too).
 BANNER_SELECTOR = (
     "#onetrust-consent-sdk, #onetrust-banner-sdk, #usercentrics-root, #didomi-host,"
     " .qc-cmp2-container, [id^=sp_message_container], #CybotCookiebotDialog,"
-    " #truste-consent-track, #cmpbox, [id*=cookie i], [class*=cookie i], [id*=consent i],"
-    " [class*=consent i], [id*=gdpr i], [class*=gdpr i], [aria-label*=cookie i],"
-    " [aria-label*=consent i]"
+    " #truste-consent-track, #cmpbox, "
+    + named_selector(CONSENT_NAME_WORDS)
+    + ", [aria-label*=cookie i], [aria-label*=consent i]"
 )
 # Consent-wall phrases per language (lower case), in three classes: a wall asks to accept,
 # and says why (consent, choices, partners) or offers the paid way out (PUR, "subscribe").
