@@ -18,7 +18,7 @@ so the CPU ratios against trafilatura come from the same moments of machine load
 are taken within each set (even- and odd-indexed rows of its cases.json).
 
 `--walls` counts false walls instead: every page goes through the reader (status and
-reason as a retrieval settles them, from a 200 answer) with extract/walls.py's step and
+reason as a retrieval settles them, from a 200 answer) with the wall step (extract/walls/) and
 without it, taking turns page by page; a page that is `ready` without the step and not
 `ready` with it is a false wall (the dev sets hold real articles only). It prints both
 runs' F1 and CPU per page and every page the step changed.

@@ -62,7 +62,7 @@ def _deep_named(nodes: int) -> str:
 
 
 def _banners(nodes: int) -> str:
-    """Deep nesting where every level is named like a cookie banner (walls.py reads the
+    """Deep nesting where every level is named like a cookie banner (walls/view.py reads the
     text of each banner match, nested ones included)."""
     return _deep(nodes, '<div class="cookie">')
 

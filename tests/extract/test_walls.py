@@ -417,21 +417,21 @@ def test_nested_banner_matches_are_read_within_a_bound(monkeypatch: pytest.Monke
     """Every level named `cookie`, 900 deep, many runs: each banner match reads its whole
     subtree, so reading every match cost depth x size (12 s of CPU at 60,000 nodes).
     The reads stop at walls' bounds; the verdict is the same as for any short page."""
-    from sosoapi.extract import walls
+    from sosoapi.extract.walls import view
 
     level = '<div class="cookie">We use cookies to improve the site'
     runs = "".join(level * 900 + "</div>" * 900 for _ in range(20))
     markup = f"<html><head><title>T</title></head><body>{runs}</body></html>".encode()
     reads: list[int] = []
-    collapse = walls._collapse
+    collapse = view.collapse
 
     def counted(text: str) -> str:
         collapsed = collapse(text)
         reads.append(len(collapsed))
         return collapsed
 
-    monkeypatch.setattr(walls, "_collapse", counted)
+    monkeypatch.setattr(view, "collapse", counted)
     extract_text_document(markup, media_type="text/html", charset=None, content_language=None)
     # 18,000 banner matches on the page; the old code read every one (about 2e8 characters)
-    assert len(reads) <= 2 * walls._MATCHES_READ + 100
-    assert sum(reads) <= 2 * (walls._TEXT_READ_MAX + 50_000) + 1_000_000
+    assert len(reads) <= 2 * view._MATCHES_READ + 100
+    assert sum(reads) <= 2 * (view._TEXT_READ_MAX + 50_000) + 1_000_000

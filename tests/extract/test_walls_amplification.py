@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from sosoapi.extract import walls
 from sosoapi.extract.html import extract_text_document
+from sosoapi.extract.walls import embedded
 
 PAGES = Path(__file__).resolve().parent.parent / "data" / "hostile" / "amplification"
 
 
 class Readings:
-    """A stand-in for `walls._as_text` that counts what it is handed and fails at once
+    """A stand-in for `embedded._as_text` that counts what it is handed and fails at once
     past `most` bodies (the old code would read thousands, one parse each)."""
 
     def __init__(self, real: Callable[[str], str], most: int) -> None:
@@ -43,8 +43,8 @@ def test_a_body_referenced_thousands_of_times_is_read_once(
 ) -> None:
     body = (PAGES / name).read_bytes()
     assert body.count(b'"body":1}') >= 4_000
-    readings = Readings(walls._as_text, most=1)
-    monkeypatch.setattr(walls, "_as_text", readings)
+    readings = Readings(embedded._as_text, most=1)
+    monkeypatch.setattr(embedded, "_as_text", readings)
     doc = extract_text_document(body, media_type="text/html", charset=None, content_language=None)
     assert doc is not None
     assert doc.judgement == judgement
@@ -56,7 +56,7 @@ def test_each_referenced_index_is_resolved_once() -> None:
     markup = (PAGES / "nuxt-references.html").read_text(encoding="utf-8")
     start = markup.index('id="__NUXT_DATA__">') + len('id="__NUXT_DATA__">')
     data = json.loads(markup[start : markup.index("</script", start)])
-    assert len(list(walls._bodies(data, data))) == 1
+    assert len(list(embedded._bodies(data, data))) == 1
 
 
 def test_distinct_bodies_are_read_once_each_and_cut_to_the_page_bound(
@@ -64,24 +64,24 @@ def test_distinct_bodies_are_read_once_each_and_cut_to_the_page_bound(
 ) -> None:
     """Three distinct bodies of 0.6 bound each, each also repeated: read once each, and
     all of them together cut to `_EMBEDDED_CHARS_MAX` characters."""
-    size = walls._EMBEDDED_CHARS_MAX * 6 // 10
+    size = embedded._EMBEDDED_CHARS_MAX * 6 // 10
     bodies = [f"{n} " + "word " * (size // 5) for n in range(3)]
     table: list[object] = [*bodies, *({"text": n % 3} for n in range(300))]
     markup = f'<div id="__nuxt"></div><script id="__NUXT_DATA__">{json.dumps(table)}</script>'
-    readings = Readings(walls._as_text, most=3)
-    monkeypatch.setattr(walls, "_as_text", readings)
-    found = walls._embedded_text(markup)
+    readings = Readings(embedded._as_text, most=3)
+    monkeypatch.setattr(embedded, "_as_text", readings)
+    found = embedded.embedded_text(markup)
     assert found is not None and found[0] == "nuxt"
     assert len(readings.bodies) == 2  # the third starts past the bound
-    assert sum(readings.bodies) == walls._EMBEDDED_CHARS_MAX
+    assert sum(readings.bodies) == embedded._EMBEDDED_CHARS_MAX
 
 
 def test_repeated_json_ld_article_bodies_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     article = {"@type": "NewsArticle", "articleBody": "A sentence of the article. " * 40}
     block = json.dumps([article] * 500)
     markup = f'<script type="application/ld+json">{block}</script>'
-    readings = Readings(walls._as_text, most=1)
-    monkeypatch.setattr(walls, "_as_text", readings)
-    found = walls._embedded_text(markup)
+    readings = Readings(embedded._as_text, most=1)
+    monkeypatch.setattr(embedded, "_as_text", readings)
+    found = embedded.embedded_text(markup)
     assert found is not None and found[0] == "json_ld"
     assert len(readings.bodies) == 1

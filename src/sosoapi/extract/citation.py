@@ -24,23 +24,14 @@ from urllib.parse import urljoin, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract.charset import decode_bytes
+from sosoapi.extract.html_meta import meta_contents
 from sosoapi.extract.json_data import load_json
 from sosoapi.extract.limits import CITED_NAMES_MAX, CITED_VALUE_MAX
+from sosoapi.extract.schema_org import CITED_TYPES
 
 _SPACE = re.compile(r"\s+")
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?)?)?$")
-_ARTICLE_TYPES = {
-    "article",
-    "newsarticle",
-    "blogposting",
-    "scholarlyarticle",
-    "report",
-    "techarticle",
-    "reportagenewsarticle",
-    "analysisnewsarticle",
-    "webpage",
-}
 
 # field -> (source family, meta attribute, key) in order of trust; "json_ld" is read apart.
 _META: dict[str, tuple[tuple[str, str, str], ...]] = {
@@ -94,18 +85,12 @@ def _clean(value: Any) -> str | None:
 
 
 def _metas(tree: LexborHTMLParser) -> dict[tuple[str, str], list[str]]:
-    """Every non-blank `content` by (attribute, lower-case key), in document order."""
-    table: dict[tuple[str, str], list[str]] = {}
-    for node in tree.tags("meta"):
-        attrs = node.attributes
-        content = _collapsed(attrs.get("content"))
-        if content is None:
-            continue
-        for kind in ("name", "property"):
-            key = attrs.get(kind)
-            if key:
-                table.setdefault((kind, key.strip().lower()), []).append(content)
-    return table
+    """Every `content` by (`name`|`property`, lower-case key), collapsed, in document order."""
+    return {
+        key: [text for value in values if (text := _collapsed(value)) is not None]
+        for key, values in meta_contents(tree).items()
+        if key[0] in ("name", "property")
+    }
 
 
 def _json_ld_nodes(tree: LexborHTMLParser) -> Iterator[dict[str, Any]]:
@@ -121,7 +106,7 @@ def _json_ld_nodes(tree: LexborHTMLParser) -> Iterator[dict[str, Any]]:
                 stack.extend(item["@graph"])
             kinds = item.get("@type")
             kinds = kinds if isinstance(kinds, list) else [kinds]
-            if any(isinstance(k, str) and k.lower() in _ARTICLE_TYPES for k in kinds):
+            if any(isinstance(k, str) and k.lower() in CITED_TYPES for k in kinds):
                 yield item
 
 

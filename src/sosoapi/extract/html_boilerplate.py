@@ -9,6 +9,8 @@ banners, share bars, related links, ads and newsletter boxes. Selectors run insi
 from __future__ import annotations
 
 import itertools
+import re
+from collections.abc import Iterable
 
 from selectolax.lexbor import LexborNode
 
@@ -20,15 +22,25 @@ NON_TEXT_TAGS = [
     "head", "link", "meta", "figcaption", "rt", "rp",
 ]  # fmt: skip
 
-_FURNITURE_TAGS = "nav, aside, footer, menu"
+# What counts as furniture has its one home here: the tags, roles and names below, read
+# by `prune_furniture`, by html_main's `in_furniture` (whether an element sits in
+# furniture) and by walls' chrome and consent-banner look-ups.
+#
+# HTML's landmark elements for navigation, complementary content and page footers: the
+# furniture in any page, whatever their names; with `<menu>` they are pruned outright.
+LANDMARK_TAGS = ("nav", "aside", "footer")
+FURNITURE_TAGS = (*LANDMARK_TAGS, "menu")
 _FURNITURE_ROLES = (
     "[role=navigation i], [role=complementary i], [role=contentinfo i], [role=banner i], "
     "[role=search i], [role=dialog i], [role=alertdialog i], [role=menu i], [role=menubar i]"
 )
 _HIDDEN = "[hidden], [aria-hidden=true i], [style*='display:none' i], [style*='display: none' i]"
+# Substrings of class or id that name a consent or cookie banner (matched
+# case-insensitively; walls' banner selector adds the consent platforms' own ids).
+CONSENT_NAME_WORDS = ("cookie", "consent", "gdpr")
 # Substrings of class or id that name furniture (matched case-insensitively).
 _FURNITURE_WORDS = (
-    "comment", "cookie", "consent", "gdpr", "sidebar", "breadcrumb", "share", "sharing",
+    "comment", *CONSENT_NAME_WORDS, "sidebar", "breadcrumb", "share", "sharing",
     "social", "related", "newsletter", "subscribe", "signup", "sign-up", "popup", "modal",
     "banner", "advert", "sponsor", "promo", "footer", "navbar", "navigation", "menu",
     "pagination", "pager", "disqus", "outbrain", "taboola", "recommend", "widget",
@@ -43,12 +55,28 @@ _FURNITURE_TOKENS = ("ad", "ads", "nav", "meta", "share", "tools", "date", "date
 # token too ("it-ad", "ad-slot", "mol_ad"), unlike "head" or "download".
 _FURNITURE_PARTS = ("ad",)
 
+# Words a class or id token starts with ("comment-list", "related_posts", "login-modal",
+# unlike "has-sidebar" or "commentary") when html_main asks whether an element sits in
+# furniture: a comment thread, related links, a dialog, a teaser box or a footer.
+FURNITURE_NAME_STARTS = (
+    "comments?", "commentlist", "related", "login", "modal", "dialog", "sidebar", "teasers?",
+    "popup", "newsletter", r"recommend\w*", "footer",
+)  # fmt: skip
+
+
+def named_selector(words: Iterable[str]) -> str:
+    """Elements whose class or id holds one of `words` (any case)."""
+    return ", ".join(f"[class*='{word}' i], [id*='{word}' i]" for word in words)
+
+
+def token_start_pattern(words: Iterable[str]) -> re.Pattern[str]:
+    """A class or id token (of a space-joined `class id` string) that starts with one of
+    the `words` (regex alternatives), then ends or goes on after `-` or `_`."""
+    return re.compile(rf"(?:^|\s)(?:{'|'.join(words)})(?:$|\s|[-_])", re.IGNORECASE)
+
 
 def _word_selector() -> str:
-    parts = []
-    for word in _FURNITURE_WORDS:
-        parts.append(f"[class*='{word}' i]")
-        parts.append(f"[id*='{word}' i]")
+    parts = [named_selector(_FURNITURE_WORDS)]
     for token in _FURNITURE_TOKENS:
         parts.append(f"[class~='{token}' i]")
         parts.append(f"[id='{token}' i]")
@@ -67,7 +95,8 @@ def _word_selector() -> str:
     return ", ".join(parts)
 
 
-FURNITURE_SELECTOR = ", ".join((_FURNITURE_TAGS, _FURNITURE_ROLES, _HIDDEN, _word_selector()))
+_TAG_SELECTOR = ", ".join(FURNITURE_TAGS)
+FURNITURE_SELECTOR = ", ".join((_TAG_SELECTOR, _FURNITURE_ROLES, _HIDDEN, _word_selector()))
 # A class/id match that holds this share of the container's text is content, not furniture
 # (for example `<div id="content-with-comments">`). Both shares were chosen on the even
 # half of extraction-dev (were 0.5 and 0.1).
@@ -93,7 +122,7 @@ def prune_furniture(container: LexborNode) -> None:
             continue
         if node.tag in _PROTECTED_TAGS or _inside_sentence(node):
             continue
-        if node.tag not in {"nav", "aside", "footer", "menu"} and total:
+        if node.tag not in FURNITURE_TAGS and total:
             share = len(node.text(deep=True)) / total
             if share > _MAX_FURNITURE_SHARE:
                 continue

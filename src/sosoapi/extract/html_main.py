@@ -29,10 +29,14 @@ from typing import Any
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from sosoapi.extract.html_boilerplate import (
+    FURNITURE_NAME_STARTS,
     FURNITURE_SELECTOR,
+    LANDMARK_TAGS,
     NON_TEXT_TAGS,
+    named_selector,
     paragraph_chars,
     prune_furniture,
+    token_start_pattern,
 )
 
 # In order of trust (then _AREA_SELECTORS); the first that holds enough text wins.
@@ -51,28 +55,19 @@ _AREA_SELECTORS = (
     "[class*=post i][class*=content i], [id=content i], [class=content i], [id=main i]",
 )
 _SCORED_BLOCKS = "p, pre, td, blockquote, div, section, dd, li, span, font"
-# A class or id token that starts with one of these words names furniture
-# ("comment-list", "related_posts", "login-modal"), unlike "has-sidebar" or "commentary".
-_FURNITURE_NAME = re.compile(
-    r"(?:^|\s)(?:comments?|commentlist|related|login|modal|dialog|sidebar|teasers?|popup"
-    r"|newsletter|recommend\w*|footer)(?:$|\s|[-_])",
-    re.IGNORECASE,
-)
+# A class or id token that starts with a furniture word (html_boilerplate) names furniture.
+_FURNITURE_NAME = token_start_pattern(FURNITURE_NAME_STARTS)
 # Before the container, in an ancestor not much bigger than it, a "teaser" is the article's
 # own lead ("teaser-text", "article-teaser"), not a teaser for another story.
-_LEAD_FURNITURE_NAME = re.compile(
-    r"(?:^|\s)(?:comments?|commentlist|related|login|modal|dialog|sidebar|popup"
-    r"|newsletter|recommend\w*|footer)(?:$|\s|[-_])",
-    re.IGNORECASE,
-)
+_LEAD_FURNITURE_NAME = token_start_pattern(w for w in FURNITURE_NAME_STARTS if w != "teasers?")
 # Boxes beside a post: an author box, an "about me" or profile box, a tagline, a blogroll,
 # a sidebar widget. On a short blog post they hold more prose than the post, so the
 # densest-block rule would choose them and growth would swallow them (readability weighs
 # such names down for the same reason).
 _BOX_WORDS = ("author", "about", "bio", "tagline", "blogroll", "profile", "widget", "sidebar")
-_BOX_NAME = re.compile(rf"(?:^|\s)(?:{'|'.join(_BOX_WORDS)})(?:$|\s|[-_])", re.IGNORECASE)
-_BOX_SELECTOR = ", ".join(f"[class*='{word}' i], [id*='{word}' i]" for word in _BOX_WORDS)
-_FURNITURE_ANCESTOR_TAGS = frozenset({"aside", "footer", "nav"})
+_BOX_NAME = token_start_pattern(_BOX_WORDS)
+_BOX_SELECTOR = named_selector(_BOX_WORDS)
+_FURNITURE_ANCESTOR_TAGS = frozenset(LANDMARK_TAGS)
 
 _BLOCK_TAGS = frozenset(
     {

@@ -45,9 +45,11 @@ def read_metadata(
     )
 
 
-def _meta_table(tree: LexborHTMLParser) -> dict[tuple[str, str], str]:
-    """First non-blank `content` for each (`name`|`property`|`http-equiv`, lower-case key)."""
-    table: dict[tuple[str, str], str] = {}
+def meta_contents(tree: LexborHTMLParser) -> dict[tuple[str, str], list[str]]:
+    """Every non-blank `content` by (`name`|`property`|`http-equiv`|`itemprop`, lower-case
+    key), in document order: the one reading of a page's `<meta>` tags (its metadata here,
+    its citation in citation.py)."""
+    table: dict[tuple[str, str], list[str]] = {}
     for node in tree.tags("meta"):
         attrs = node.attributes
         content = attrs.get("content")
@@ -56,8 +58,13 @@ def _meta_table(tree: LexborHTMLParser) -> dict[tuple[str, str], str]:
         for kind in ("property", "name", "http-equiv", "itemprop"):
             key = attrs.get(kind)
             if key:
-                table.setdefault((kind, key.strip().lower()), content)
+                table.setdefault((kind, key.strip().lower()), []).append(content)
     return table
+
+
+def _meta_table(tree: LexborHTMLParser) -> dict[tuple[str, str], str]:
+    """The first `content` for each key of `meta_contents`."""
+    return {key: values[0] for key, values in meta_contents(tree).items()}
 
 
 def _first(metas: dict[tuple[str, str], str], keys: tuple[tuple[str, str], ...]) -> str | None:

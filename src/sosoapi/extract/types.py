@@ -18,7 +18,7 @@ CaptionFormat = Literal["webvtt", "subrip"]
 class TextDocument:
     """Main text and metadata of one HTML, XHTML or plain-text response.
 
-    `judgement` says what `extract/walls.py` found the page to be ("page" for the source's
+    `judgement` says what `extract/walls/` found the page to be ("page" for the source's
     own content; "challenge:cloudflare", "consent", "soft_404", "embedded:json_ld", ...).
     `text` is the receipt's (cut to the contract's bound); `whole` is the text the evidence
     revision keeps (cut only at the whole-text bound), None when it is `text` itself.

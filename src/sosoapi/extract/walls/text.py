@@ -1,0 +1,86 @@
+"""Text helpers the judgements share: white space, lines, phrase look-ups, visible text.
+
+Bounded patterns only: a hostile page of unclosed tags must cost one pass, not one per tag.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from sosoapi.extract.text_plain import normalize_plain_text
+from sosoapi.extract.walls.signals.error_pages import (
+    ERROR_AFFIXES,
+    NOT_FOUND_PHRASES,
+    TITLE_PARTS,
+    WORD_TOKENS,
+)
+
+_TAG = re.compile(r"<[^<>]*>")
+_INVISIBLE_OPEN = re.compile(r"<(script|style|template)\b[^<>]{0,2000}>", re.I)
+
+
+def collapse(text: str) -> str:
+    """White space runs as one space, ends trimmed (str.split's white space is `\\s`'s)."""
+    return " ".join(text.split())
+
+
+def lines_of(text: str) -> list[str]:
+    return [line for raw in text.split("\n") if (line := collapse(raw))]
+
+
+def without(text: str, words: str) -> str:
+    """`text` without the lines found in `words` (a banner's or chrome's collapsed text)."""
+    if not words:
+        return text
+    padded = f" {words} "
+    kept = [raw for raw in text.split("\n") if f" {collapse(raw)} " not in padded]
+    return normalize_plain_text("\n".join(kept))
+
+
+def says_any(lowered: str, phrases: tuple[str, ...]) -> bool:
+    return any(phrase in lowered for phrase in phrases)
+
+
+def _phrase(text: str) -> str:
+    """`text` as the soft-404 tables hold it: lower case, words only, error affixes gone."""
+    tokens = [t.replace("’", "'") for t in WORD_TOKENS.findall(text.casefold())]
+    while tokens and tokens[0] in ERROR_AFFIXES:
+        tokens.pop(0)
+    while tokens and tokens[-1] in ERROR_AFFIXES:
+        tokens.pop()
+    return " ".join(tokens).replace("_", " ")
+
+
+def says_only(candidates: list[str], phrases: frozenset[str]) -> bool:
+    """True when a candidate (or one part of a title) is only one of `phrases`; for the
+    not-found table, a part that is only "404" (or "Error 404") counts too."""
+    for candidate in candidates:
+        for part in (candidate, *TITLE_PARTS.split(candidate)):
+            core = _phrase(part)
+            if core in phrases or (not core and "404" in part and phrases is NOT_FOUND_PHRASES):
+                return True
+    return False
+
+
+def element_text(markup: str, element: re.Pattern[str]) -> str:
+    """The text of the first such element, read from the markup (no tree needed)."""
+    match = element.search(markup)
+    return collapse(html.unescape(_TAG.sub(" ", match.group(1)))) if match else ""
+
+
+def visible_text(markup: str) -> str:
+    """The markup without scripts, styles and tags: roughly what a reader sees."""
+    shown: list[str] = []
+    at, lowered = 0, markup.lower()
+    for opener in _INVISIBLE_OPEN.finditer(markup):
+        if opener.start() < at:
+            continue
+        shown.append(markup[at : opener.start()])
+        close = lowered.find(f"</{opener.group(1).lower()}", opener.end())
+        if close < 0:
+            at = len(markup)
+            break
+        at = close
+    shown.append(markup[at:])
+    return collapse(html.unescape(_TAG.sub(" ", " ".join(shown))))

@@ -1,0 +1,43 @@
+"""What a judgement is given and what it answers: the page, the verdict, the wall reasons."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from sosoapi.contract.vocabulary import Reason
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A decoded HTML page as the reader received it."""
+
+    markup: str
+    title: str | None = None
+    status: int | None = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+    redirected_to: str | None = None  # where a redirect landed; None: the URL asked for
+    url: str | None = None  # the page's own URL (where the read ended)
+    asked: str | None = None  # the URL the read asked for, where a redirect moved it
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the page is: the text to keep, the conditions met, and a name for it.
+
+    `kind` is "page" (the source's content as extracted), or what replaced or removed
+    it: "challenge:<vendor>", "consent", "banner" (an article with its banner cut out),
+    "soft_404", "server_error", "forbidden", "redirected_home", "teaser",
+    "embedded:<source>", "shell", "chrome", "sign_in".
+    """
+
+    text: str
+    conditions: tuple[Reason, ...] = ()
+    kind: str = "page"
+
+
+# The reasons a judgement gives when the page is not the source's content at all: the
+# reader keeps neither its text nor its URL as the source's.
+WALL_REASONS = frozenset(
+    {Reason.ACCESS_DENIED, Reason.LOGIN_REQUIRED, Reason.NOT_FOUND, Reason.UNAVAILABLE}
+)
