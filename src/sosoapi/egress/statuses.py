@@ -14,7 +14,7 @@ MIN_RETRY_AFTER = 1
 MAX_RETRY_AFTER = 86_400
 # Statuses a bot defence answers its challenge and block pages with (Cloudflare 403/429/503,
 # AWS WAF's CAPTCHA 405, DataDome, PerimeterX, Akamai, Imperva and Sucuri 403): their body is
-# read (bounded, ERROR_BODY_MAX) so `extract/walls.py` can tell a challenge from a real
+# read (bounded, ERROR_BODY_MAX) so `extract/walls/` can tell a challenge from a real
 # refusal or outage. Every other non-2xx answer is settled from its status alone.
 CHALLENGE_STATUSES = frozenset({403, 405, 429, 503})
 ERROR_BODY_MAX = 64 * 1024
