@@ -26,6 +26,24 @@ from tests.support.services import make_settings, owner_token
 from tests.support.templates import PostgresPool, copy_sqlite, migrated_postgres, migrated_sqlite
 
 POSTGRES_FIXTURES = {"postgres_base_url", "postgres_url"}
+BUDGET_SECONDS = 5.0  # a test slower than this carries `slow(reason=...)` (docs/testing.md)
+_over_budget: list[tuple[float, str]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Note a test whose run (setup, call or teardown) took over the budget unmarked; with
+    xdist this runs in the controller, on every worker's reports."""
+    if report.duration > BUDGET_SECONDS and "slow" not in report.keywords:
+        _over_budget.append((report.duration, f"{report.when:8} {report.nodeid}"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """List the unmarked tests over the budget: a report, never a failure (a loaded
+    machine is slower, and a timed assertion would flake)."""
+    if _over_budget:
+        terminalreporter.section(f"over the {BUDGET_SECONDS:.0f} s budget, not marked slow")
+        for seconds, what in sorted(_over_budget, reverse=True):
+            terminalreporter.write_line(f"{seconds:6.2f}s {what}")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -55,6 +55,8 @@ def test_make_install_installs_the_product_alone() -> None:
     ("target", "extras"),
     [
         ("test", [".", "'.[test]'"]),
+        ("test-fast", [".", "'.[test]'"]),
+        ("coverage", [".", "'.[test]'"]),
         ("lint", [".", "'.[test]'"]),
         ("bench", [".", "'.[test]'", "'.[bench]'"]),
         ("demo", [".", "'.[demo]'"]),
@@ -119,6 +121,7 @@ def test_the_demo_scripts_import_the_shipped_tools_not_the_tests(script: str) ->
     assert "tests.support" not in text and "sys.path" not in text
 
 
+@pytest.mark.slow(reason="collects two test files in a pytest subprocess")
 def test_postgres_marker_selects_exactly_the_postgresql_cases() -> None:
     done = subprocess.run(
         [
