@@ -1,8 +1,11 @@
-"""The template databases behind `database_url`: a copy handed to a test is what a fresh
-migrated database is, however the test before it left its copy."""
+"""The fixtures' machinery: the template databases behind `database_url` (a copy handed to
+a test is what a fresh migrated database is, however the test before it left its copy),
+and the CLI run in process (`cli`), which answers as the process does."""
 
 from __future__ import annotations
 
+import json
+import logging
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -11,6 +14,7 @@ from sosoapi.auth.admin import Admin
 from sosoapi.clock import utcnow
 from sosoapi.store.store import Store
 from sosoapi.store.tables import metadata
+from tests.support.services import cli, cli_process
 from tests.support.templates import PostgresPool, copy_sqlite
 
 NEXT_ID = "SELECT nextval(pg_get_serial_sequence('project_sources', 'id'))"
@@ -67,3 +71,33 @@ def test_a_sqlite_copy_is_migrated_and_apart_from_its_template(
     write_some(url)
     assert rows(url)["workspaces"] == 1
     assert rows(f"sqlite:///{sqlite_template}") == dict.fromkeys(metadata.tables, 0)
+
+
+def test_the_cli_in_process_answers_as_the_process_does(tmp_path: Path) -> None:
+    """`cli` (in process) and `cli_process` give the same exit code, output and error for
+    a command that succeeds and one that fails; our loggers are as they were after."""
+    sosoapi = logging.getLogger("sosoapi")
+    before = (sosoapi.handlers[:], sosoapi.level, sosoapi.propagate)
+    answers = []
+    for run, home in ((cli, "here"), (cli_process, "there")):
+        env = {"SOSOAPI_HOME": str(tmp_path / home), "SOSOAPI_LOG_LEVEL": "WARNING"}
+        made = run(["init", "--json"], env)
+        refused = run(["tokens", "revoke", "no-such-token"], env)
+        answers.append(
+            (
+                made.returncode,
+                sorted(json.loads(made.stdout)),
+                refused.returncode,
+                refused.stdout,
+                refused.stderr,
+            )
+        )
+    assert answers[0] == answers[1]
+    assert answers[0][0] == 0 and answers[0][2] != 0
+    assert (sosoapi.handlers, sosoapi.level, sosoapi.propagate) == before
+
+
+async def test_the_cli_in_process_runs_inside_an_async_test(tmp_path: Path) -> None:
+    done = cli(["init", "--json"], {"SOSOAPI_HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["existed"] is False

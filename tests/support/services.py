@@ -1,5 +1,9 @@
-"""Building the application under test; `sosoapi` as a real process is
-`sosoapi.testing.processes` (imported here for the tests written against this module)."""
+"""Building the application under test, and running `sosoapi`.
+
+`cli` runs a command in this process (`sosoapi.testing.commands`); `cli_process` runs it
+as a real process, for the tests that are about the process (the CLI's smoke set:
+tests/test_install.py, `init` in tests/surfaces/test_crash_and_cli.py). `ServeProcess` is
+`sosoapi serve` as a process (`sosoapi.testing.processes`)."""
 
 from __future__ import annotations
 
@@ -15,7 +19,9 @@ from sosoapi.auth.admin import Admin
 from sosoapi.config import Settings, egress_from_env
 from sosoapi.contract.schemas import all_tools
 from sosoapi.research.retrieval.settings import ReceiptSettings
-from sosoapi.testing.processes import SOSOAPI, STARTUP_SECONDS, ServeProcess, cli, free_port
+from sosoapi.testing.commands import cli
+from sosoapi.testing.processes import SOSOAPI, STARTUP_SECONDS, ServeProcess, free_port
+from sosoapi.testing.processes import cli as cli_process
 
 __all__ = [
     "SOSOAPI",
@@ -23,6 +29,7 @@ __all__ = [
     "ServeProcess",
     "api_caller",
     "cli",
+    "cli_process",
     "free_port",
     "make_settings",
     "owner_token",
