@@ -13,9 +13,14 @@ from sosoapi.contract.vocabulary import OPEN_STATES
 from sosoapi.store.tables import retrievals
 
 
-async def settled_state(env: dict[str, str], mutation_id: str, seconds: float = 60.0) -> str:
-    """The state of `mutation_id`'s receipt in `env`'s store once it is no longer open."""
-    engine = sa.create_engine(Settings.from_env(env).database_url, poolclass=sa.pool.NullPool)
+def database_of(env: dict[str, str]) -> str:
+    """The database `sosoapi` uses when run with `env`."""
+    return Settings.from_env(env).database_url
+
+
+async def settled_state(database_url: str, mutation_id: str, seconds: float = 60.0) -> str:
+    """The state of `mutation_id`'s receipt in the store once it is no longer open."""
+    engine = sa.create_engine(database_url, poolclass=sa.pool.NullPool)
     query = sa.select(retrievals.c.state).where(retrievals.c.mutation_id == mutation_id)
     deadline = time.monotonic() + seconds
     try:
