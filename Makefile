@@ -65,7 +65,7 @@ format: $(TEST_STAMP)
 # stores and every transport in two phases: most tests on $(WORKERS) workers (a module's
 # tests stay on one worker, where they share its servers), then the `exclusive` ones
 # (load, faults, lease timing) alone, one at a time. Each prints its slowest tests; order
-# is random (pytest-randomly: `-p randomly -p "randomly_seed=N"` repeats an order).
+# is random (pytest-randomly: `--randomly-seed=N` repeats an order, `-p no:randomly` keeps it).
 # `make coverage`: branch coverage of the same run, subprocesses included (not in `test`).
 WORKERS ?= 3
 FAST := -m "not slow and not exclusive and not postgres" --ignore=tests/surfaces \
