@@ -12,7 +12,7 @@ BENCH_STAMP := $(VENV)/.bench-stamp
 
 PYWB := .venv-pywb/.installed-stamp
 
-.PHONY: install node-tools demo test lint format bench clean pywb
+.PHONY: install node-tools demo test test-fast coverage lint format bench clean pywb
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,14 +60,31 @@ format: $(TEST_STAMP)
 	$(BIN)/ruff format src tests bench scripts
 	$(BIN)/ruff check --fix src tests bench scripts
 
-# Two phases: most tests on three workers (they mostly wait on servers and subprocesses),
-# then the `exclusive` ones (load, faults, lease timing) alone, one at a time.
+# Tiers (docs/testing.md). `make test-fast`: units and in-process behaviour on SQLite, no
+# server or CLI process, for the inner loop. `make test`: lint, then everything on both
+# stores and every transport in two phases: most tests on $(WORKERS) workers (a module's
+# tests stay on one worker, where they share its servers), then the `exclusive` ones
+# (load, faults, lease timing) alone, one at a time. Each prints its slowest tests; order
+# is random (pytest-randomly: `--randomly-seed=N` repeats an order, `-p no:randomly` keeps it).
+# `make coverage`: branch coverage of the same run, subprocesses included (not in `test`).
+WORKERS ?= 3
+FAST := -m "not slow and not exclusive and not postgres" --ignore=tests/surfaces \
+	--ignore=tests/scale --ignore=tests/test_install.py --ignore=tests/test_demo.py \
+	--ignore=tests/archive/test_replay.py
+test-fast: $(TEST_STAMP)
+	$(BIN)/pytest -q -n $(WORKERS) $(FAST) --durations=15
+
 test: lint $(PYWB)
-	$(BIN)/pytest -q -n 3 --dist loadfile -m "not exclusive"
-	$(BIN)/pytest -q -m exclusive
+	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile -m "not exclusive" --durations=15
+	$(BIN)/pytest -q -m exclusive --durations=15
+
+coverage: $(TEST_STAMP) $(PYWB)
+	rm -f .coverage .coverage.*
+	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile -m "not exclusive" --cov --cov-report=
+	$(BIN)/pytest -q -m exclusive --cov --cov-append --cov-report=term:skip-covered
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .venv-pywb .pytest_cache .ruff_cache .hypothesis .demo .node-tools
+	rm -rf $(VENV) .venv-pywb .pytest_cache .ruff_cache .hypothesis .demo .node-tools .coverage .coverage.*

@@ -30,10 +30,10 @@ from sosoapi.application import Application  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
 from sosoapi.store.settings import sqlite_url  # noqa: E402
 from sosoapi.store.tables import evidence  # noqa: E402
+from sosoapi.testing.origin import HTTPSOrigin  # noqa: E402
+from sosoapi.testing.postgres import private_schema  # noqa: E402
+from sosoapi.testing.processes import ServeProcess  # noqa: E402
 from tests.support.console import Seeded, seed_workspace  # noqa: E402
-from tests.support.origin import HTTPSOrigin  # noqa: E402
-from tests.support.postgres import private_schema  # noqa: E402
-from tests.support.services import ServeProcess  # noqa: E402
 
 RETRIEVALS = 10_000
 DOCUMENTS, REWRITTEN = 1_000, 200

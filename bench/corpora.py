@@ -22,7 +22,7 @@ import httpx
 import sqlalchemy as sa
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
 from bench.common import latency_args, percentiles, print_table  # noqa: E402
 from sosoapi.application import Application, freeze_startup_heap  # noqa: E402
@@ -32,8 +32,8 @@ from sosoapi.research.evidence.identity import sha256_hex  # noqa: E402
 from sosoapi.store.evidence_repo import record_revision  # noqa: E402
 from sosoapi.store.records import EvidenceWrite  # noqa: E402
 from sosoapi.store.settings import sqlite_url  # noqa: E402
-from tests.support.postgres import private_schema  # noqa: E402
-from tests.support.services import ServeProcess  # noqa: E402
+from sosoapi.testing.postgres import private_schema  # noqa: E402
+from sosoapi.testing.processes import ServeProcess  # noqa: E402
 
 ITEMS = 500
 

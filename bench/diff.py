@@ -15,21 +15,17 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from difflib import SequenceMatcher
 from functools import partial
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for tests.support
 
 from sosoapi.contract.models import Segment
 from sosoapi.research.algorithms import sequence_align, word_diff
 from sosoapi.research.evidence.diffs import compare
 from sosoapi.research.evidence.scope import StoredRevision
-from tests.support.results import page_result
+from sosoapi.testing.results import page_result
 
 TEXT_CHARS = 20_000
 CUES = 1_000

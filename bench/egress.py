@@ -33,7 +33,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 from sosoapi.config import egress_from_env  # noqa: E402
 from sosoapi.egress.gate import Egress  # noqa: E402
 from sosoapi.egress.settings import EgressSettings  # noqa: E402
-from tests.support.memory import PeakRSS  # noqa: E402
+from sosoapi.testing.memory import PeakRSS  # noqa: E402
 
 HTML = ["text/html", "application/xhtml+xml", "text/plain"]
 
@@ -48,8 +48,8 @@ def page_100kb() -> bytes:
 
 def serve(queue: multiprocessing.Queue, stop: multiprocessing.Event) -> None:  # type: ignore[type-arg]
     """Child process: run the loopback origin until told to stop."""
+    from sosoapi.testing.origin import HTTPSOrigin, Route
     from tests.support.hostile import encoded_body, endless_body, gzip_zeros
-    from tests.support.origin import HTTPSOrigin, Route
 
     routes = {
         "/page": Route(page_100kb()),

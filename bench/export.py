@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
 from bench.corpora import ITEMS  # noqa: E402
 from sosoapi.application import Application  # noqa: E402
@@ -33,7 +33,7 @@ from sosoapi.research.evidence.identity import canonical_json, sha256_hex  # noq
 from sosoapi.store.evidence_repo import record_revision  # noqa: E402
 from sosoapi.store.records import CaptureWrite, EvidenceWrite  # noqa: E402
 from sosoapi.store.settings import sqlite_url  # noqa: E402
-from tests.support.postgres import private_schema  # noqa: E402
+from sosoapi.testing.postgres import private_schema  # noqa: E402
 
 SOSOAPI = Path(sys.executable).with_name("sosoapi")
 

@@ -30,9 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.load import checkout  # noqa: E402
+from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
+from sosoapi.testing.processes import ServeProcess, cli  # noqa: E402
 from tests.support.evidence_tools import html  # noqa: E402
-from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
-from tests.support.services import ServeProcess, cli  # noqa: E402
 
 API = "/research-api/evidence/"
 BASELINE = "14710bb"  # main the day issue 23's fairness half was taken up

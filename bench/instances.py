@@ -28,11 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import add_postgres_argument  # noqa: E402
+from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
+from sosoapi.testing.postgres import ConnectionPeak, private_schema, tagged  # noqa: E402
+from sosoapi.testing.processes import ServeProcess, cli  # noqa: E402
 from tests.support.cluster import ThrowawayCluster  # noqa: E402
 from tests.support.instances import Load, client, logged_trouble  # noqa: E402
-from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
-from tests.support.postgres import ConnectionPeak, private_schema, tagged  # noqa: E402
-from tests.support.services import ServeProcess, cli  # noqa: E402
 
 PAGE = b"<html><head><title>T</title></head><body><p>" + b"Plain words here. " * 40 + b"</p>"
 

@@ -53,17 +53,17 @@ import psutil
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
 from bench.common import add_postgres_argument, percentiles  # noqa: E402
 from sosoapi.config import default_workers  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
 from sosoapi.extract.walls import WALL_REASONS  # noqa: E402
-from tests.support.memory import MIB, PeakRSS  # noqa: E402
-from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
-from tests.support.pages import real_pages  # noqa: E402
-from tests.support.postgres import private_schema  # noqa: E402
-from tests.support.services import ServeProcess, cli  # noqa: E402
+from sosoapi.testing.memory import MIB, PeakRSS  # noqa: E402
+from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
+from sosoapi.testing.pages import pages_dir, real_pages  # noqa: E402
+from sosoapi.testing.postgres import private_schema  # noqa: E402
+from sosoapi.testing.processes import ServeProcess, cli  # noqa: E402
 
 RETRIEVE = "sosoapi_research_evidence_retrieve"
 FILED = "212bced"  # main when issue 14 was filed: its figure is what the service must double
@@ -169,7 +169,7 @@ def extract_text(body: bytes, url: str):
 def page_routes(choice: str | None) -> dict[str, bytes]:
     if choice == "dev" or (choice is None and (DATA / "extraction-dev").is_dir()):
         return dev_pages()
-    return {f"/{page.name}": page.html for page in real_pages()}
+    return {f"/{page.name}": page.html for page in real_pages(pages_dir(ROOT))}
 
 
 def hostnames(count: int) -> list[str]:

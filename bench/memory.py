@@ -22,13 +22,13 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
 from bench.load import hostnames, many_hosts_env, mcp_load, urls_for  # noqa: E402
-from tests.support.memory import MIB, PeakRSS  # noqa: E402
-from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
-from tests.support.pages import real_pages  # noqa: E402
-from tests.support.services import ServeProcess, cli  # noqa: E402
+from sosoapi.testing.memory import MIB, PeakRSS  # noqa: E402
+from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
+from sosoapi.testing.pages import pages_dir, real_pages  # noqa: E402
+from sosoapi.testing.processes import ServeProcess, cli  # noqa: E402
 
 GROWTH_ALLOWED = 0.10  # past warm-up, more than 10% more memory is a leak worth chasing
 
@@ -44,7 +44,7 @@ def arguments() -> argparse.Namespace:
 
 def main() -> int:
     args = arguments()
-    routes = {f"/{page.name}": Route(page.html) for page in real_pages()}
+    routes = {f"/{page.name}": Route(page.html) for page in real_pages(pages_dir(ROOT))}
     hosts = hostnames(args.hosts)
     with HTTPSOrigin(routes, hostnames=(*hosts, "127.0.0.1")) as origin:
         all_urls = urls_for(origin, hosts, list(routes), args.retrievals)

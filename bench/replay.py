@@ -23,13 +23,13 @@ import mcp
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
 from bench.common import latency_args, percentiles, print_table  # noqa: E402
-from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
-from tests.support.pages import real_pages  # noqa: E402
-from tests.support.postgres import private_schema  # noqa: E402
-from tests.support.services import ServeProcess, cli  # noqa: E402
+from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
+from sosoapi.testing.pages import pages_dir, real_pages  # noqa: E402
+from sosoapi.testing.postgres import private_schema  # noqa: E402
+from sosoapi.testing.processes import ServeProcess, cli  # noqa: E402
 
 RETRIEVE = "sosoapi_research_evidence_retrieve"
 
@@ -103,7 +103,7 @@ def run_store(
 
 def main() -> None:
     args = latency_args()
-    page = real_pages()[0]
+    page = real_pages(pages_dir(ROOT))[0]
     rows: list[tuple] = []
     with HTTPSOrigin({f"/{page.name}": Route(page.html)}) as origin:
         base = {"SOSOAPI_LOG_LEVEL": "WARNING", **origin.egress_env()}

@@ -34,7 +34,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
 from bench.common import latency_args, percentiles, print_table  # noqa: E402
 from sosoapi.application import Application  # noqa: E402
@@ -46,9 +46,9 @@ from sosoapi.research.algorithms.quote_match import find_quote  # noqa: E402
 from sosoapi.research.evidence.identity import content_digest, evidence_write  # noqa: E402
 from sosoapi.store.evidence_repo import record_revision  # noqa: E402
 from sosoapi.store.settings import sqlite_url  # noqa: E402
-from tests.support.pages import real_pages  # noqa: E402
-from tests.support.postgres import private_schema  # noqa: E402
-from tests.support.results import page_result  # noqa: E402
+from sosoapi.testing.pages import pages_dir, real_pages  # noqa: E402
+from sosoapi.testing.postgres import private_schema  # noqa: E402
+from sosoapi.testing.results import page_result  # noqa: E402
 
 EVIDENCE = 8_000
 SECOND_REVISIONS = 2_000
@@ -173,7 +173,7 @@ def run_store(label: str, env: dict[str, str], n: int) -> tuple[list[tuple], int
 
 def quote_rows(n: int) -> list[tuple]:
     parts = []
-    for page in real_pages():
+    for page in real_pages(pages_dir(ROOT)):
         document = extract_text_document(
             page.html, media_type="text/html", charset="utf-8", content_language=None
         )

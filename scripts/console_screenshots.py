@@ -21,10 +21,10 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from sosoapi.store.settings import sqlite_url  # noqa: E402
+from sosoapi.testing.origin import HTTPSOrigin  # noqa: E402
+from sosoapi.testing.processes import ServeProcess  # noqa: E402
 from tests.support.browser import launch_options  # noqa: E402
 from tests.support.console import seed_workspace  # noqa: E402
-from tests.support.origin import HTTPSOrigin  # noqa: E402
-from tests.support.services import ServeProcess  # noqa: E402
 
 OUT = ROOT / "docs" / "console"
 

@@ -22,11 +22,10 @@ import mcp
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
-from tests.support.pages import real_pages  # noqa: E402
-from tests.support.services import ServeProcess, cli  # noqa: E402
+from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
+from sosoapi.testing.pages import pages_dir, real_pages  # noqa: E402
+from sosoapi.testing.processes import ServeProcess, cli  # noqa: E402
 
 RETRIEVE = "sosoapi_research_evidence_retrieve"
 TALK_PAGE = b"""<!doctype html><html lang="en"><head><title>A talk on testing</title>
@@ -182,7 +181,7 @@ def show_console(base: str, workspace_id: str, env: dict[str, str]) -> None:
 def main() -> int:
     home = ROOT / ".demo"
     shutil.rmtree(home, ignore_errors=True)
-    routes: dict[str, Route] = {f"/{p.name}": Route(p.html) for p in real_pages()}
+    routes: dict[str, Route] = {f"/{p.name}": Route(p.html) for p in real_pages(pages_dir(ROOT))}
     routes["/talk"] = Route(TALK_PAGE)
     routes["/talk.en.vtt"] = Route(TALK_VTT, content_type="text/vtt")
     with HTTPSOrigin(routes) as origin:

@@ -16,14 +16,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import mimetypes
-import sys
 import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from tests.support.origin import HTTPSOrigin, Route  # noqa: E402
+from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
 
 HOSTNAME = "origin.test"
 TYPES = {".vtt": "text/vtt", ".srt": "application/x-subrip", ".txt": "text/plain"}

@@ -1,4 +1,9 @@
-"""Shared fixtures: databases (SQLite and PostgreSQL), a real HTTPS origin, the application."""
+"""Shared fixtures: databases (SQLite and PostgreSQL), a real HTTPS origin, the application.
+
+What is costly is made once per session (per xdist worker) and handed to each test fresh:
+one trustme CA and one HTTPS origin, emptied back to the real pages before every test; one
+migrated database per store, copied for every test that builds an Application.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+import trustme
 
 from sosoapi.application import Application
 from sosoapi.store.settings import sqlite_url
@@ -17,8 +23,27 @@ from tests.support.origin import HTTPSOrigin, Route
 from tests.support.pages import real_pages
 from tests.support.postgres import private_schema
 from tests.support.services import make_settings, owner_token
+from tests.support.templates import PostgresPool, copy_sqlite, migrated_postgres, migrated_sqlite
 
 POSTGRES_FIXTURES = {"postgres_base_url", "postgres_url"}
+BUDGET_SECONDS = 5.0  # a test slower than this carries `slow(reason=...)` (docs/testing.md)
+_over_budget: list[tuple[float, str]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Note a test whose run (setup, call or teardown) took over the budget unmarked; with
+    xdist this runs in the controller, on every worker's reports."""
+    if report.duration > BUDGET_SECONDS and "slow" not in report.keywords:
+        _over_budget.append((report.duration, f"{report.when:8} {report.nodeid}"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """List the unmarked tests over the budget: a report, never a failure (a loaded
+    machine is slower, and a timed assertion would flake)."""
+    if _over_budget:
+        terminalreporter.section(f"over the {BUDGET_SECONDS:.0f} s budget, not marked slow")
+        for seconds, what in sorted(_over_budget, reverse=True):
+            terminalreporter.write_line(f"{seconds:6.2f}s {what}")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -60,23 +85,71 @@ def postgres_url(postgres_base_url: str) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated once per session, copied for each Application."""
+    return migrated_sqlite(tmp_path_factory.mktemp("template"))
+
+
+@pytest.fixture(scope="session")
+def postgres_databases(postgres_base_url: str) -> Iterator[PostgresPool]:
+    """Copies of a PostgreSQL database migrated once per session, one per Application."""
+    with migrated_postgres(postgres_base_url) as template:
+        pool = PostgresPool(postgres_base_url, template)
+        try:
+            yield pool
+        finally:
+            pool.close()
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database of the test's own on each store: empty, or (for a test that builds the
+    `application`) a copy of the migrated template, which is what the Application's own
+    start would have made of it."""
+    migrated = "application" in request.fixturenames
     if request.param == "sqlite":
-        return sqlite_url(tmp_path / "db")
-    return request.getfixturevalue("postgres_url")
+        if migrated:
+            yield copy_sqlite(request.getfixturevalue("sqlite_template"), tmp_path / "db")
+        else:
+            yield sqlite_url(tmp_path / "db")
+    elif migrated:
+        with request.getfixturevalue("postgres_databases").lease() as url:
+            yield url
+    else:
+        yield request.getfixturevalue("postgres_url")
 
 
-@pytest.fixture
-def pages() -> dict[str, bytes]:
+@pytest.fixture(scope="session")
+def _real_pages() -> dict[str, bytes]:
     return {f"/{page.name}": page.html for page in real_pages()}
 
 
 @pytest.fixture
-def origin(pages: dict[str, bytes]) -> Iterator[HTTPSOrigin]:
-    routes = {path: Route(html) for path, html in pages.items()}
-    with HTTPSOrigin(routes) as server:
+def pages(_real_pages: dict[str, bytes]) -> dict[str, bytes]:
+    return dict(_real_pages)
+
+
+@pytest.fixture(scope="session")
+def ca() -> trustme.CA:
+    """One certificate authority per session: every test origin's certificate is its."""
+    return trustme.CA()
+
+
+@pytest.fixture(scope="session")
+def shared_origin(ca: trustme.CA) -> Iterator[HTTPSOrigin]:
+    with HTTPSOrigin(ca=ca) as server:
         yield server
+
+
+@pytest.fixture
+def origin(shared_origin: HTTPSOrigin, pages: dict[str, bytes]) -> HTTPSOrigin:
+    """The session's origin serving the real pages alone, its counters at zero: routes a
+    test adds are gone before the next test."""
+    shared_origin.routes = {path: Route(html) for path, html in pages.items()}
+    shared_origin.hits.clear()
+    shared_origin.connections = 0
+    return shared_origin
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from tests.support.services import cli
+from tests.support.services import cli_process as cli  # the CLI's smoke set: a process
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -61,6 +61,8 @@ def test_make_install_installs_the_product_alone() -> None:
     ("target", "extras"),
     [
         ("test", [".", "'.[test]'"]),
+        ("test-fast", [".", "'.[test]'"]),
+        ("coverage", [".", "'.[test]'"]),
         ("lint", [".", "'.[test]'"]),
         ("bench", [".", "'.[test]'", "'.[bench]'"]),
         ("demo", [".", "'.[demo]'"]),
@@ -104,6 +106,28 @@ def test_the_product_dependencies_pull_in_no_test_or_bench_package() -> None:
     )
 
 
+def test_the_shipped_test_tools_need_no_test_extra_to_import() -> None:
+    """`sosoapi.testing` imports with trustme absent; making an origin then names the extra."""
+    probe = (
+        "import sys; sys.modules['trustme'] = None\n"
+        "from sosoapi.testing.origin import HTTPSOrigin\n"
+        "try:\n    HTTPSOrigin()\nexcept RuntimeError as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "trustme is not installed" in done.stdout and "[test]" in done.stdout
+
+
+@pytest.mark.parametrize("script", ["scripts/demo.py", "scripts/loopback_origin.py"])
+def test_the_demo_scripts_import_the_shipped_tools_not_the_tests(script: str) -> None:
+    text = (ROOT / script).read_text()
+    assert "sosoapi.testing" in text
+    assert "tests.support" not in text and "sys.path" not in text
+
+
+@pytest.mark.slow(reason="collects two test files in a pytest subprocess")
 def test_postgres_marker_selects_exactly_the_postgresql_cases() -> None:
     done = subprocess.run(
         [

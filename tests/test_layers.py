@@ -13,6 +13,8 @@ import sys
 from functools import cache
 from pathlib import Path
 
+import pytest
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 _DOC_CITE = re.compile(r"\bdocs/[\w./-]+\.md\b")
 PACKAGE = SRC / "sosoapi"
@@ -154,6 +156,7 @@ def test_only_the_command_line_imports_the_composition_root() -> None:
     assert [m for m in importers if m != "sosoapi.app" and not m.startswith("sosoapi.cli")] == []
 
 
+@pytest.mark.slow(reason="imports the CLI in a fresh interpreter to see every module it loads")
 def test_a_cli_operation_does_not_import_the_surfaces() -> None:
     """A one-shot `sosoapi projects list` runs `Application` alone: importing FastAPI and
     the MCP SDK for it cost about a second of start-up per command."""

@@ -9,16 +9,19 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import httpx
+import pytest
+import trustme
 
 from sosoapi.application import Application
 from tests.archive.test_export import VTT, corpus
 from tests.support.browser import browser_page
 from tests.support.ci import missing
-from tests.support.origin import HTTPSOrigin
+from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import free_port
 
 PYWB = Path(os.environ.get("SOSOAPI_TEST_PYWB") or Path(__file__).parents[2] / ".venv-pywb/bin")
@@ -29,6 +32,14 @@ def pywb(tool: str) -> str:
     if not path.exists():
         missing(f"pywb is not installed at {PYWB}", "run `make pywb`")
     return str(path)
+
+
+@pytest.fixture
+def origin(ca: trustme.CA, pages: dict[str, bytes]) -> Iterator[HTTPSOrigin]:
+    """An origin of this test's own: the test stops it (the publisher goes away), which
+    the session's shared origin must never be."""
+    with HTTPSOrigin({path: Route(html) for path, html in pages.items()}, ca=ca) as server:
+        yield server
 
 
 class Wayback:

@@ -19,6 +19,7 @@ from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.loop import research_loop
 from tests.support.origin import HTTPSOrigin, Route
+from tests.support.receipts import settled_state
 
 SEED_TOOLS = (RETRIEVE, "sosoapi_research_corpora_get")
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "contract"
@@ -207,7 +208,8 @@ async def test_cancellation_by_the_creating_client_settles_cancelled(
     async with mcp.Client(server_for(application, token), mode="legacy") as client:
         with anyio.move_on_after(0.5):
             await client.call_tool(RETRIEVE, arguments)
-        await anyio.sleep(0.3)
+        database = application.settings.database_url
+        assert await settled_state(database, arguments["mutation_id"]) == "cancelled"
         replay = await client.call_tool(RETRIEVE, arguments)
     receipt = replay.structured_content["retrieval"]
     assert_valid_output(RETRIEVE, replay.structured_content)

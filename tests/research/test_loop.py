@@ -9,12 +9,14 @@ from typing import Any
 
 import anyio
 import pytest
+import sqlalchemy as sa
 
 from sosoapi.application import Application
 from sosoapi.auth.admin import Admin
 from sosoapi.contract.errors import ServiceError
-from sosoapi.contract.schemas import all_tools
+from sosoapi.contract.schemas import all_tools, validate_input
 from sosoapi.research.corpora.sealing import sample
+from sosoapi.store.tables import metadata
 from tests.support.calls import run as run_tool
 from tests.support.loop import page, research_loop
 from tests.support.origin import HTTPSOrigin, Route
@@ -327,18 +329,22 @@ BASE = {
 CASES = [(name, f, v) for name, fields in BAD_FIELDS.items() for f, v in fields]
 
 
-@pytest.mark.parametrize(
-    ("name", "field", "value"), CASES, ids=[f"{n}-{f}-{v!r}"[:60] for n, f, v in CASES]
-)
-async def test_bad_input_names_the_field(
-    application: Application, owner: tuple[str, str], name: str, field: str, value: Any
-) -> None:
-    ws, token = owner
+def bad_arguments(name: str, field: str, value: Any, ws: str) -> dict[str, Any]:
+    """`BASE[name]` in workspace `ws` with `field` set to the bad `value`."""
     arguments = {"workspace_id": ws, **BASE[name], field: value}
     if "mutation_id" in all_tools()[P + name]["inputSchema"]["properties"]:
         arguments["mutation_id"] = mid()
+    return arguments
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "value"), CASES, ids=[f"{n}-{f}-{v!r}"[:60] for n, f, v in CASES]
+)
+def test_bad_input_names_the_field(name: str, field: str, value: Any) -> None:
+    """The contract check alone (no Application): test_refused_input_writes_nothing sends
+    every one of these through a running service on both stores."""
     with pytest.raises(ServiceError) as caught:
-        await run(application, token, P + name, **arguments)
+        validate_input(P + name, bad_arguments(name, field, value, str(uuid.uuid4())))
     assert caught.value.code == "invalid_input"
     named = caught.value.field or ""
     assert named == field or named.startswith(f"{field}."), caught.value.message  # items: `f.0`
@@ -409,16 +415,8 @@ FIELD_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("name", "field", "kind"), FIELD_CASES, ids=[f"{n}.{f}.{k}" for n, f, k in FIELD_CASES]
-)
-@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-async def test_every_field_of_every_tool_is_validated(
-    application: Application, owner: tuple[str, str], name: str, field: str, kind: str
-) -> None:
-    """Each field of each published input schema: a wrong type (and, if required, absence)
-    is refused with a message naming that field, and nothing is written."""
-    ws, token = owner
+def field_case(name: str, field: str, kind: str, ws: str) -> dict[str, Any]:
+    """Valid arguments for `name` but `field`: of the wrong type, or (`missing`) absent."""
     schema = all_tools()[name]["inputSchema"]
     arguments: dict[str, Any] = {"workspace_id": ws, "mutation_id": mid()}
     arguments = {k: v for k, v in arguments.items() if k in schema["properties"]}
@@ -431,10 +429,49 @@ async def test_every_field_of_every_tool_is_validated(
         for other in schema["required"]:
             arguments.setdefault(other, _valid(schema["properties"][other]))
         arguments[field] = _wrong_type(schema["properties"][field])
+    return arguments
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "kind"), FIELD_CASES, ids=[f"{n}.{f}.{k}" for n, f, k in FIELD_CASES]
+)
+def test_every_field_of_every_tool_is_validated(name: str, field: str, kind: str) -> None:
+    """Each field of each published input schema: a wrong type (and, if required, absence)
+    is refused with a message naming that field (the contract check alone; that a refused
+    call writes nothing is test_refused_input_writes_nothing)."""
     with pytest.raises(ServiceError) as caught:
-        await application.research.call(name, token, arguments, transport="stdio")
+        validate_input(name, field_case(name, field, kind, str(uuid.uuid4())))
     assert caught.value.code == "invalid_input"
     assert f"`{field}`" in caught.value.message
+
+
+def row_counts(application: Application) -> dict[str, int]:
+    """Rows in every table of the store."""
+    with application.store.db.read() as conn:
+        return {
+            name: conn.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
+            for name, table in metadata.tables.items()
+        }
+
+
+async def test_refused_input_writes_nothing(
+    application: Application, owner: tuple[str, str]
+) -> None:
+    """Every bad input above, sent through the running service on each store: each is
+    refused as `invalid_input` naming its field, and no table gains or loses a row."""
+    ws, token = owner
+    before = row_counts(application)
+    sent = [(P + n, f, bad_arguments(n, f, v, ws)) for n, f, v in CASES] + [
+        (n, f, field_case(n, f, k, ws)) for n, f, k in FIELD_CASES
+    ]
+    for name, field, arguments in sent:
+        with pytest.raises(ServiceError) as caught:
+            await application.research.call(name, token, arguments, transport="stdio")
+        assert caught.value.code == "invalid_input", (name, field)
+        assert f"`{field}`" in caught.value.message or (caught.value.field or "").startswith(
+            field
+        ), (name, field, caught.value.message)
+    assert row_counts(application) == before
 
 
 def _valid(schema: dict[str, Any]) -> Any:

@@ -1,33 +1,17 @@
-"""Real pages (from the trafilatura evaluation set) served by test origins and the demo."""
+"""The repository's real pages (`sosoapi.testing.pages`, which the demo and the
+benchmarks share), read from tests/data/pages."""
 
 from __future__ import annotations
 
-import gzip
-import json
-from dataclasses import dataclass
 from pathlib import Path
 
-PAGES_DIR = Path(__file__).resolve().parent.parent / "data" / "pages"
+from sosoapi.testing.pages import RealPage, pages_dir
+from sosoapi.testing.pages import real_pages as _real_pages
 
+PAGES_DIR = pages_dir(Path(__file__).resolve().parents[2])
 
-@dataclass(frozen=True)
-class RealPage:
-    name: str
-    url: str
-    html: bytes
-    must_contain: tuple[str, ...]
-    must_not_contain: tuple[str, ...]
+__all__ = ["PAGES_DIR", "RealPage", "real_pages"]
 
 
 def real_pages() -> list[RealPage]:
-    cases = json.loads((PAGES_DIR / "cases.json").read_text(encoding="utf-8"))
-    return [
-        RealPage(
-            name=case["file"].removesuffix(".html.gz"),
-            url=case["url"],
-            html=gzip.decompress((PAGES_DIR / case["file"]).read_bytes()),
-            must_contain=tuple(case["must_contain"]),
-            must_not_contain=tuple(case["must_not_contain"]),
-        )
-        for case in cases
-    ]
+    return _real_pages(PAGES_DIR)

@@ -1,12 +1,12 @@
-"""Building the application under test, and running `sosoapi` as a real process."""
+"""Building the application under test, and running `sosoapi`.
+
+`cli` runs a command in this process (`sosoapi.testing.commands`); `cli_process` runs it
+as a real process, for the tests that are about the process (the CLI's smoke set:
+tests/test_install.py, `init` in tests/surfaces/test_crash_and_cli.py). `ServeProcess` is
+`sosoapi serve` as a process (`sosoapi.testing.processes`)."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -19,9 +19,21 @@ from sosoapi.auth.admin import Admin
 from sosoapi.config import Settings, egress_from_env
 from sosoapi.contract.schemas import all_tools
 from sosoapi.research.retrieval.settings import ReceiptSettings
+from sosoapi.testing.commands import cli
+from sosoapi.testing.processes import SOSOAPI, STARTUP_SECONDS, ServeProcess, free_port
+from sosoapi.testing.processes import cli as cli_process
 
-SOSOAPI = str(Path(sys.executable).with_name("sosoapi"))
-STARTUP_SECONDS = 120  # imports alone took 16 s on a loaded 2-core machine
+__all__ = [
+    "SOSOAPI",
+    "STARTUP_SECONDS",
+    "ServeProcess",
+    "api_caller",
+    "cli",
+    "cli_process",
+    "free_port",
+    "make_settings",
+    "owner_token",
+]
 
 
 def make_settings(
@@ -45,105 +57,6 @@ def owner_token(application: Application) -> tuple[str, str]:
     """(workspace_id, token) of the local workspace's owner."""
     workspace, minted = Admin(application.store.auth).init_local(datetime.now(UTC))
     return workspace.id, minted.token
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def cli(
-    args: list[str], env: Mapping[str, str], timeout: float = 60
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [SOSOAPI, *args], env={**os.environ, **env}, capture_output=True, text=True, timeout=timeout
-    )
-
-
-class ServeProcess:
-    """`sosoapi serve` on a free loopback port, killed on exit."""
-
-    def __init__(
-        self,
-        env: Mapping[str, str],
-        *args: str,
-        command: tuple[str, ...] = (SOSOAPI,),
-        ready_seconds: float = STARTUP_SECONDS,
-        preexec: Callable[[], None] | None = None,
-        log: Path | None = None,
-    ) -> None:
-        self.command = command
-        self.port = free_port()
-        self.ready_seconds = ready_seconds
-        self.env = {**os.environ, **env}
-        self.args = args
-        self.preexec = preexec
-        self.log = log
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.stderr_text = ""
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def _log_file(self) -> int:
-        """A descriptor the child inherits; ours is closed at once (the child keeps its own)."""
-        assert self.log is not None
-        return os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-
-    def start(self) -> ServeProcess:
-        log_fd = self._log_file() if self.log else None
-        try:
-            self.proc = subprocess.Popen(
-                [*self.command, "serve", "--port", str(self.port), *self.args],
-                env=self.env,
-                stdout=subprocess.DEVNULL,
-                stderr=log_fd if log_fd is not None else subprocess.PIPE,
-                preexec_fn=self.preexec,
-            )
-        finally:
-            if log_fd is not None:
-                os.close(log_fd)
-        deadline = time.monotonic() + self.ready_seconds
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                told = self.log.read_text() if self.log else self.proc.stderr.read().decode()  # type: ignore[union-attr]
-                raise RuntimeError(f"sosoapi serve exited: {told}")
-            try:
-                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise RuntimeError(f"sosoapi serve did not become healthy in {self.ready_seconds} s")
-
-    def kill(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        self._close_pipes()
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        self._close_pipes()
-
-    def _close_pipes(self) -> None:
-        """Keep what the ended process wrote to its stderr pipe (`stderr_text`), then close it."""
-        if self.proc and self.proc.stderr and not self.proc.stderr.closed:
-            self.stderr_text = self.proc.stderr.read().decode()
-            self.proc.stderr.close()
-
-    def __enter__(self) -> ServeProcess:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def api_caller(

@@ -11,7 +11,12 @@ import pytest
 from sosoapi.auth.tokens import hash_token
 from tests.support.services import ServeProcess
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.own_server(
+        reason="its OAuth registrations count against the server's per-address rate limit"
+    ),
+]
 REDIRECT = "http://127.0.0.1:9/callback"
 REFUSED = {"invalid_client", "unauthorized_client"}  # /token says the first, /revoke the second
 

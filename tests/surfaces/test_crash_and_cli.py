@@ -14,7 +14,7 @@ import pytest
 from tests.support.calls import RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
-from tests.support.services import ServeProcess, cli
+from tests.support.services import ServeProcess, cli, cli_process
 
 
 @pytest.mark.exclusive
@@ -64,7 +64,9 @@ def test_sigkill_during_a_slow_read_is_unconfirmed_after_the_lease(
 def test_init_makes_one_workspace_and_says_so_when_run_again(
     process_env: dict[str, str],
 ) -> None:
-    one = json.loads(cli(["init", "--json"], process_env).stdout)
+    """The first `init` runs `sosoapi` as a real process: the CLI's smoke test (the other
+    commands here and elsewhere run in process)."""
+    one = json.loads(cli_process(["init", "--json"], process_env).stdout)
     assert len(one["token"]) >= 43 and one["existed"] is False  # 256 random bits, url-safe
     again = cli(["init"], process_env)
     assert again.returncode == 0, again.stderr

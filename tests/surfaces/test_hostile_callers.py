@@ -18,7 +18,10 @@ from tests.support.memory import MIB, PeakRSS
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess, cli
 
-pytestmark = pytest.mark.exclusive
+pytestmark = [
+    pytest.mark.exclusive,
+    pytest.mark.own_server(reason="it measures the server process's own memory under a flood"),
+]
 
 RETRIEVE = "/research-api/evidence/retrieve"
 PROJECTS = "/research-api/projects/create"

@@ -18,6 +18,7 @@ from sosoapi.contract.schemas import tool
 from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
+from tests.support.receipts import database_of, settled_state
 from tests.support.services import SOSOAPI, ServeProcess
 
 
@@ -123,7 +124,8 @@ async def test_cancellation_over_streamable_http(
         async with mcp.Client(transport, mode="legacy") as client:
             with anyio.move_on_after(1.0):
                 await client.call_tool(RETRIEVE, call)
-            await anyio.sleep(0.5)
+            settled = await settled_state(database_of(initialised), call["mutation_id"])
+            assert settled == "cancelled"
             replay = await client.call_tool(RETRIEVE, call)
     assert_valid_output(RETRIEVE, replay.structured_content)
     receipt = replay.structured_content["retrieval"]

@@ -14,7 +14,12 @@ from tests.support.services import ServeProcess, cli
 from tests.surfaces.test_auth_reasons import mint, rest_status
 from tests.surfaces.test_oauth_consent_browser import REDIRECT, authorize_url, register
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.own_server(
+        reason="its OAuth registrations count against the server's per-address rate limit"
+    ),
+]
 
 
 async def signed_in(base: str, personal: str) -> tuple[dict, str, str, str]:

@@ -22,7 +22,12 @@ from tests.support.contract import assert_valid_output
 from tests.support.oauth import ConsentAnswer, answer_consent, mcp_status
 from tests.support.services import ServeProcess, cli
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.own_server(
+        reason="its OAuth registrations count against the server's per-address rate limit"
+    ),
+]
 REDIRECT = "http://127.0.0.1:9/callback"  # never fetched: the test reads the redirect itself
 
 

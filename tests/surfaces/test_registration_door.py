@@ -9,7 +9,12 @@ import pytest
 
 from tests.support.services import ServeProcess
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.own_server(
+        reason="it counts the server's registrations per address against its rate limit"
+    ),
+]
 
 
 def metadata(uris: list[str], name: str = "Flood App") -> dict:

@@ -35,7 +35,10 @@ from tests.support.faults import (
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess, cli
 
-pytestmark = pytest.mark.exclusive
+pytestmark = [
+    pytest.mark.exclusive,
+    pytest.mark.own_server(reason="it breaks the server's store and restarts the server"),
+]
 
 SETTLED = ("completed", "cancelled", "unconfirmed", "expired")
 
