@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from sosoapi.contract.models import RetrieveResult
-from sosoapi.research.evidence.passages import passages_of
+from sosoapi.research.evidence.passages import CutPassages, passages_of
 from sosoapi.store.records import CaptureWrite, EvidenceWrite
 
 DEFAULT_PORTS = {"https": 443, "http": 80}
@@ -73,9 +73,11 @@ def evidence_write(
     result: RetrieveResult,
     captures: tuple[CaptureWrite, ...] = (),
     citation: dict[str, Any] | None = None,
+    passages: CutPassages | None = None,
 ) -> EvidenceWrite | None:
     """The evidence a result becomes: only `ready` and `partial` results become evidence,
-    with the `captures` of what it was read from (kept with a new revision only)."""
+    with the `captures` of what it was read from (kept with a new revision only) and the
+    `passages` cut where it was parsed when they fit its content."""
     if result.status not in ("ready", "partial"):
         return None
     result = as_evidence(result)
@@ -97,7 +99,7 @@ def evidence_write(
         language=provenance.language,
         digest=digest,
         content=canonical_json(result.wire()),
-        passages=passages_of(result),
+        passages=passages_of(result, passages),
         whole=whole_json(result),
         captures=captures,
         citation=canonical_json(citation) if citation else None,

@@ -284,7 +284,7 @@ class ReceiptWorkers:
         now = self.clock()
         result = read.result
         kept = read.captures if self.settings.keep_captures else ()
-        item = evidence_write(record.workspace_id, result, kept, read.citation)
+        item = evidence_write(record.workspace_id, result, kept, read.citation, read.passages)
         text = result.model_dump_json()
         settled = await self._when_stored(
             lambda: self.retrievals.settle(
