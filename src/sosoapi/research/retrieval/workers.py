@@ -19,7 +19,7 @@ from anyio.abc import TaskGroup
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.contract.vocabulary import SETTLED_STATES, Reason, State
 from sosoapi.progress import Board, Step, listening
-from sosoapi.research.evidence.identity import evidence_write
+from sosoapi.research.evidence.identity import settle_writes
 from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.draft import Draft
@@ -284,8 +284,9 @@ class ReceiptWorkers:
         now = self.clock()
         result = read.result
         kept = read.captures if self.settings.keep_captures else ()
-        item = evidence_write(record.workspace_id, result, kept, read.citation, read.passages)
-        text = result.model_dump_json()
+        text, item = await anyio.to_thread.run_sync(
+            settle_writes, record.workspace_id, result, kept, read.citation, read.passages
+        )
         settled = await self._when_stored(
             lambda: self.retrievals.settle(
                 record.id,
