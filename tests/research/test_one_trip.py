@@ -21,6 +21,21 @@ from tests.support.pages import real_pages
 PAGES = real_pages()
 
 
+async def read_inline(
+    monkeypatch: pytest.MonkeyPatch, kind: str, body: bytes, media: str, url: str
+) -> Any:
+    """`read_captured` of `body` served as `media`, the pool's trip run in this thread."""
+
+    async def inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return functools.partial(fn, *args, **kwargs)()
+
+    async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
+        return FetchOutcome(None, final_url=asked, status_code=200, body=body, content_type=media)
+
+    monkeypatch.setattr(reading, "off_loop", inline)
+    return await reading.read_captured(fetch, kind, url, None)
+
+
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 async def test_a_page_read_is_one_trip_with_everything_it_needs(
     monkeypatch: pytest.MonkeyPatch, page: Any
@@ -53,17 +68,7 @@ async def test_the_settle_cuts_no_passage_of_a_page_read(
 ) -> None:
     """The evidence's passages are the trip's, equal to cutting them from the result, and
     the settle (on the event loop) cuts none of its own."""
-
-    async def inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return functools.partial(fn, *args, **kwargs)()
-
-    async def fetch(url: str, *, accept: tuple[str, ...]) -> FetchOutcome:
-        return FetchOutcome(
-            None, final_url=url, status_code=200, body=page.html, content_type="text/html"
-        )
-
-    monkeypatch.setattr(reading, "off_loop", inline)
-    captured = await reading.read_captured(fetch, "url_text", page.url, None)
+    captured = await read_inline(monkeypatch, "url_text", page.html, "text/html", page.url)
     assert captured.passages is not None
     expected = passages_module.passages_of(captured.result)
     cut: list[str] = []
@@ -85,17 +90,7 @@ async def test_passages_cut_from_other_content_are_not_used(
     """A result whose text, title or description differs from what the trip cut gets its
     own passages: a trip's passages never index another text."""
     page = PAGES[0]
-
-    async def inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return functools.partial(fn, *args, **kwargs)()
-
-    async def fetch(url: str, *, accept: tuple[str, ...]) -> FetchOutcome:
-        return FetchOutcome(
-            None, final_url=url, status_code=200, body=page.html, content_type="text/html"
-        )
-
-    monkeypatch.setattr(reading, "off_loop", inline)
-    captured = await reading.read_captured(fetch, "url_text", page.url, None)
+    captured = await read_inline(monkeypatch, "url_text", page.html, "text/html", page.url)
     assert captured.passages is not None
     for change in ({"title": "Another title"}, {"description": None}, {"text": "Other words."}):
         other = captured.result.model_copy(update=change)

@@ -9,10 +9,8 @@ event loop. Real pages (tests/data/pages), a real caption file and a long articl
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,27 +18,16 @@ import pytest
 
 from sosoapi.application import Application
 from sosoapi.contract.models import RetrieveResult
-from sosoapi.egress.types import FetchOutcome
 from sosoapi.research.evidence import identity
 from sosoapi.research.evidence.identity import as_evidence, canonical_json, settle_writes
-from sosoapi.research.retrieval import reading, workers
+from sosoapi.research.retrieval import workers
+from tests.research.test_one_trip import read_inline
 from tests.support.calls import args, call
 from tests.support.long_sources import article_html
 from tests.support.origin import HTTPSOrigin
 from tests.support.pages import real_pages
 
 CAPTIONS = Path(__file__).parents[1] / "data" / "captions"
-
-
-async def _read(monkeypatch: pytest.MonkeyPatch, kind: str, body: bytes, media: str) -> Any:
-    async def inline(fn: Callable[..., Any], *a: Any, **kw: Any) -> Any:
-        return functools.partial(fn, *a, **kw)()
-
-    async def fetch(url: str, *, accept: tuple[str, ...]) -> FetchOutcome:
-        return FetchOutcome(None, final_url=url, status_code=200, body=body, content_type=media)
-
-    monkeypatch.setattr(reading, "off_loop", inline)
-    return await reading.read_captured(fetch, kind, "https://example.org/source", None)
 
 
 def _sources() -> list[tuple[str, str, bytes, str]]:
@@ -76,7 +63,7 @@ async def test_each_stored_document_is_what_encoding_it_alone_gives(
     monkeypatch: pytest.MonkeyPatch, source: tuple[str, str, bytes, str]
 ) -> None:
     _, kind, body, media = source
-    captured = await _read(monkeypatch, kind, body, media)
+    captured = await read_inline(monkeypatch, kind, body, media, "https://example.org/source")
     result = captured.result
     assert result.status in ("ready", "partial"), result
     receipt, write = settle_writes("w", result, (), captured.citation, captured.passages)
@@ -96,7 +83,7 @@ async def test_the_whole_text_is_encoded_once(monkeypatch: pytest.MonkeyPatch, n
     """Counted on `json.dumps` as identity.py calls it: one encoding holds the whole text,
     for a text past the receipt's bound and for one within it alike."""
     _, kind, body, media = next(s for s in SOURCES if s[0] == name)
-    captured = await _read(monkeypatch, kind, body, media)
+    captured = await read_inline(monkeypatch, kind, body, media, "https://example.org/source")
     whole = captured.result.whole_text
     assert len(whole) > 1000
     holding: list[int] = []
