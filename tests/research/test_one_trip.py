@@ -1,6 +1,6 @@
-"""A page read makes one trip to the parsing pool: the document, its wall verdict and
-the citation fields come back together, from one decode, equal to what each extract
-function gives alone. Real pages from tests/data/pages."""
+"""A page read makes one trip to the parsing pool: the document, its wall verdict, the
+citation fields and the search passages come back together, from one decode, equal to
+what each function gives alone. Real pages from tests/data/pages."""
 
 from __future__ import annotations
 
@@ -13,10 +13,27 @@ import pytest
 from sosoapi.egress.types import FetchOutcome
 from sosoapi.extract.citation import citation_of
 from sosoapi.extract.html import extract_text_document
+from sosoapi.research.evidence import passages as passages_module
+from sosoapi.research.evidence.identity import evidence_write
 from sosoapi.research.retrieval import reading
 from tests.support.pages import real_pages
 
 PAGES = real_pages()
+
+
+async def read_inline(
+    monkeypatch: pytest.MonkeyPatch, kind: str, body: bytes, media: str, url: str
+) -> Any:
+    """`read_captured` of `body` served as `media`, the pool's trip run in this thread."""
+
+    async def inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return functools.partial(fn, *args, **kwargs)()
+
+    async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
+        return FetchOutcome(None, final_url=asked, status_code=200, body=body, content_type=media)
+
+    monkeypatch.setattr(reading, "off_loop", inline)
+    return await reading.read_captured(fetch, kind, url, None)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
@@ -36,10 +53,51 @@ async def test_a_page_read_is_one_trip_with_everything_it_needs(
 
     monkeypatch.setattr(reading, "off_loop", counted)
     captured = await reading.read_captured(fetch, "url_text", page.url, None)
-    assert trips == ["read_page"]
+    assert trips == ["read_page_and_passages"]
     alone = extract_text_document(
         page.html, media_type="text/html", charset=None, content_language=None, url=page.url
     )
     assert alone is not None and captured.result.text == alone.text
     assert captured.result.title == alone.title
     assert captured.citation == citation_of(page.html, None, page.url)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+async def test_the_settle_cuts_no_passage_of_a_page_read(
+    monkeypatch: pytest.MonkeyPatch, page: Any
+) -> None:
+    """The evidence's passages are the trip's, equal to cutting them from the result, and
+    the settle (on the event loop) cuts none of its own."""
+    captured = await read_inline(monkeypatch, "url_text", page.html, "text/html", page.url)
+    assert captured.passages is not None
+    expected = passages_module.passages_of(captured.result)
+    cut: list[str] = []
+    original = passages_module._passages
+
+    def counted(*args: Any) -> Any:
+        cut.append(args[0][:20])
+        return original(*args)
+
+    monkeypatch.setattr(passages_module, "_passages", counted)
+    write = evidence_write("w", captured.result, (), captured.citation, captured.passages)
+    assert write is not None and write.passages == expected and expected
+    assert cut == []
+
+
+async def test_passages_cut_from_other_content_are_not_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A result whose text, title or description differs from what the trip cut gets its
+    own passages: a trip's passages never index another text."""
+    page = PAGES[0]
+    captured = await read_inline(monkeypatch, "url_text", page.html, "text/html", page.url)
+    assert captured.passages is not None
+    for change in ({"title": "Another title"}, {"description": None}, {"text": "Other words."}):
+        other = captured.result.model_copy(update=change)
+        if "text" not in change:
+            other = other.with_whole(captured.result.whole_text, None)
+        assert not captured.passages.fit(other)
+        write = evidence_write("w", other, (), None, captured.passages)
+        assert write is not None
+        assert write.passages == passages_module.passages_of(other)
+        assert write.passages != captured.passages.passages

@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from sosoapi.contract.models import RetrieveResult
-from sosoapi.research.evidence.passages import passages_of
+from sosoapi.research.evidence.passages import CutPassages, passages_of
 from sosoapi.store.records import CaptureWrite, EvidenceWrite
 
 DEFAULT_PORTS = {"https": 443, "http": 80}
@@ -38,24 +38,35 @@ def normalize_source_url(url: str) -> str:
     return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
 
 
-def content_digest(result: RetrieveResult) -> str:
+def canonical_object(members: dict[str, str]) -> str:
+    """`canonical_json` of an object whose member values are already canonical JSON: a
+    long text encoded once serves every document it stands in."""
+    return "{" + ",".join(f"{canonical_json(k)}:{v}" for k, v in sorted(members.items())) + "}"
+
+
+def whole_members(result: RetrieveResult) -> dict[str, str]:
+    """The whole text and cues as canonical JSON, encoded once for the digest and the
+    stored whole."""
+    return {
+        "text": canonical_json(result.whole_text),
+        "segments": canonical_json([s.wire() for s in result.whole_segments]),
+    }
+
+
+def content_digest(result: RetrieveResult, whole: dict[str, str] | None = None) -> str:
     """SHA-256 over the canonical JSON of the content, never of retrieval timestamps: the
-    whole text and cues, so a change past the receipt's bound is a new revision (for a
-    text within the bound this is the digest it always had)."""
+    whole text and cues (`whole`, from `whole_members`), so a change past the receipt's
+    bound is a new revision (for a text within the bound this is the digest it always had)."""
     provenance = result.provenance
-    return sha256_hex(
-        canonical_json(
-            {
-                "text": result.whole_text,
-                "title": result.title,
-                "description": result.description,
-                "segments": [s.wire() for s in result.whole_segments],
-                "mime_type": provenance.mime_type,
-                "caption_format": provenance.caption_format,
-                "language": provenance.language,
-            }
-        )
-    )
+    described = {
+        "title": result.title,
+        "description": result.description,
+        "mime_type": provenance.mime_type,
+        "caption_format": provenance.caption_format,
+        "language": provenance.language,
+    }
+    members = {key: canonical_json(value) for key, value in described.items()}
+    return sha256_hex(canonical_object(members | (whole or whole_members(result))))
 
 
 def as_evidence(result: RetrieveResult) -> RetrieveResult:
@@ -73,14 +84,21 @@ def evidence_write(
     result: RetrieveResult,
     captures: tuple[CaptureWrite, ...] = (),
     citation: dict[str, Any] | None = None,
+    passages: CutPassages | None = None,
+    receipt: str | None = None,
+    whole: dict[str, str] | None = None,
 ) -> EvidenceWrite | None:
     """The evidence a result becomes: only `ready` and `partial` results become evidence,
-    with the `captures` of what it was read from (kept with a new revision only)."""
+    with the `captures` of what it was read from (kept with a new revision only) and the
+    `passages` cut where it was parsed when they fit its content; `receipt` is `result`'s
+    canonical JSON when the caller has it, the content unless the evidence keeps less;
+    `whole` its `whole_members` when the caller has them."""
     if result.status not in ("ready", "partial"):
         return None
-    result = as_evidence(result)
-    provenance = result.provenance
-    digest = content_digest(result)
+    evidence = as_evidence(result)
+    content = receipt if receipt is not None and evidence is result else None
+    result, provenance, whole = evidence, evidence.provenance, whole or whole_members(evidence)
+    digest = content_digest(result, whole)
     if provenance.source_url is None:
         identity_parts: list[str | None] = [result.kind, "upload", digest]
     else:
@@ -96,17 +114,40 @@ def evidence_write(
         source_url=provenance.source_url,
         language=provenance.language,
         digest=digest,
-        content=canonical_json(result.wire()),
-        passages=passages_of(result),
-        whole=whole_json(result),
+        content=content or canonical_json(result.wire()),
+        passages=passages_of(result, passages),
+        whole=whole_json(result, whole),
         captures=captures,
         citation=canonical_json(citation) if citation else None,
     )
 
 
-def whole_json(result: RetrieveResult) -> str | None:
-    """What an evidence revision keeps beyond its receipt: None when nothing was cut."""
-    text, segments = result.whole_text, result.whole_segments
-    if text == result.text and segments == result.segments:
+def whole_json(result: RetrieveResult, whole: dict[str, str] | None = None) -> str | None:
+    """What an evidence revision keeps beyond its receipt (`whole`, from `whole_members`):
+    None when nothing was cut."""
+    if result.whole_text == result.text and result.whole_segments == result.segments:
         return None
-    return canonical_json({"text": text, "segments": [s.wire() for s in segments]})
+    return canonical_object(whole or whole_members(result))
+
+
+def settle_writes(
+    workspace_id: str,
+    result: RetrieveResult,
+    captures: tuple[CaptureWrite, ...] = (),
+    citation: dict[str, Any] | None = None,
+    passages: CutPassages | None = None,
+) -> tuple[str, EvidenceWrite | None]:
+    """What a settle stores, each part encoded once: the receipt's result JSON (also the
+    evidence's content) and the evidence write. Its cost grows with the text: the caller
+    runs it off the event loop."""
+    whole = whole_members(result)  # a caption file's evidence differs in title only
+    uncut = {
+        "text": result.text == result.whole_text,
+        "segments": result.segments == result.whole_segments,
+    }
+    receipt = canonical_object(
+        {k: whole[k] if uncut.get(k) else canonical_json(v) for k, v in result.wire().items()}
+    )
+    return receipt, evidence_write(
+        workspace_id, result, captures, citation, passages, receipt, whole
+    )

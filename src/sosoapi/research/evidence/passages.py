@@ -10,21 +10,59 @@ the search form both stores tokenize alike.
 
 from __future__ import annotations
 
-from sosoapi.contract.models import RetrieveResult
+from dataclasses import dataclass
+
+from sosoapi.contract.models import RetrieveResult, Segment
 from sosoapi.extract.passages import cue_spans, searchable, speakers, text_passages
 from sosoapi.store.records import PassageRecord
 
 
-def passages_of(result: RetrieveResult) -> tuple[PassageRecord, ...]:
-    """The passages of the whole text and cues (offsets into the whole text)."""
-    body = result.whole_text
+@dataclass(frozen=True, slots=True)
+class CutPassages:
+    """Passages cut where the page was parsed (the pool's trip, research/offload.py), with
+    the text, title and description they were cut from: the settle uses them only for a
+    result that still has exactly that content, so they can never index another text."""
+
+    text: str
+    title: str | None
+    description: str | None
+    passages: tuple[PassageRecord, ...]
+
+    def fit(self, result: RetrieveResult) -> bool:
+        """True when `result`'s evidence content is what these passages were cut from."""
+        return (
+            not result.whole_segments
+            and result.title == self.title
+            and result.description == self.description
+            and result.whole_text == self.text
+        )
+
+
+def cut_passages(text: str, title: str | None, description: str | None) -> CutPassages:
+    """The passages of a text without cues, kept with what they were cut from."""
+    return CutPassages(text, title, description, _passages(text, title, description, []))
+
+
+def passages_of(
+    result: RetrieveResult, cut: CutPassages | None = None
+) -> tuple[PassageRecord, ...]:
+    """The passages of the whole text and cues (offsets into the whole text): `cut`'s
+    when they were cut from this content, else cut here."""
+    if cut is not None and cut.fit(result):
+        return cut.passages
+    return _passages(result.whole_text, result.title, result.description, result.whole_segments)
+
+
+def _passages(
+    body: str, title: str | None, description: str | None, whole_segments: list[Segment]
+) -> tuple[PassageRecord, ...]:
     rows = [
         PassageRecord(part, 0, 0, None, None, searchable(value))
-        for part, value in (("title", result.title), ("description", result.description))
+        for part, value in (("title", title), ("description", description))
         if value
     ]
-    if result.whole_segments:
-        segments = [(s.text, s.start_ms, s.end_ms) for s in result.whole_segments]
+    if whole_segments:
+        segments = [(s.text, s.start_ms, s.end_ms) for s in whole_segments]
         cues = cue_spans(body, segments)
         labels = {label.start: label for label in speakers(body, cues)}
         for c in cues:

@@ -15,6 +15,7 @@ from typing import Any
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.egress.types import FetchOutcome, Hop
 from sosoapi.research.evidence.identity import canonical_json
+from sosoapi.research.evidence.passages import CutPassages
 from sosoapi.store.records import CaptureWrite
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
@@ -28,6 +29,7 @@ class Captured:
     result: RetrieveResult
     captures: tuple[CaptureWrite, ...] = ()
     citation: dict[str, Any] = field(default_factory=dict)  # extract.citation's fields
+    passages: CutPassages | None = None  # the search passages cut in the parse's trip
 
 
 @dataclass

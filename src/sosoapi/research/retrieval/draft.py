@@ -13,6 +13,7 @@ from typing import Any
 from sosoapi.contract.guidance import cause_of
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
 from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
+from sosoapi.research.evidence.passages import CutPassages
 from sosoapi.research.retrieval.ranking import Condition, decide, status_of
 
 
@@ -37,6 +38,7 @@ class Draft:
     whole_segments: list[Segment] | None = None
     cause: str | None = None  # the first fetch failure's cause (egress FetchOutcome.cause)
     citation: dict[str, Any] = field(default_factory=dict)  # kept beside the result
+    passages: CutPassages | None = None  # cut in the parse's trip (reading.py)
 
     def add(self, reason: Reason, *, usable: bool = False) -> Draft:
         status = status_of(reason, usable=usable, captions=self.kind == "published_captions")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sosoapi.clock import utcnow
 from sosoapi.contract.models import RetrieveResult, Segment
@@ -29,10 +29,11 @@ from sosoapi.extract.media import (
     contract_media_type,
     parse_content_type,
 )
-from sosoapi.extract.page import read_page
+from sosoapi.extract.page import PageRead, read_page
 from sosoapi.extract.types import CaptionFile, PageTracks
 from sosoapi.extract.walls import WALL_REASONS
 from sosoapi.progress import report
+from sosoapi.research.evidence.passages import CutPassages, cut_passages
 from sosoapi.research.offload import ParseOverBound, off_loop
 from sosoapi.research.retrieval.captures import Captured, Recorder
 from sosoapi.research.retrieval.draft import Draft
@@ -102,8 +103,8 @@ async def read_url_text(
     report("parsing")
     _read_body(draft, outcome)
     media, charset = parse_content_type(outcome.content_type)
-    page = await off_loop(
-        read_page,
+    page, passages = await off_loop(
+        read_page_and_passages,
         outcome.body,
         media_type=media,
         charset=charset,
@@ -125,7 +126,7 @@ async def read_url_text(
         return draft.add(wall)
     draft.text, draft.title, draft.description = document.text, document.title, document.description
     draft.language, draft.whole_text = document.language, document.whole
-    draft.citation = page.citation
+    draft.citation, draft.passages = page.citation, passages
     for reason in document.conditions:
         draft.add(reason, usable=True)
     if outcome.truncated:
@@ -134,6 +135,18 @@ async def read_url_text(
         draft.add(Reason.LANGUAGE_MISMATCH)
     _classify_text(draft)
     return draft
+
+
+def read_page_and_passages(body: bytes, **options: Any) -> tuple[PageRead, CutPassages | None]:
+    """A page read's one trip to the pool: `read_page` with its keyword `options`, then the
+    search passages of the page's text, so the settle cuts none on the event loop (none
+    for a wall or an undecodable body: neither becomes evidence)."""
+    page = read_page(body, **options)
+    document = page.document
+    if document is None or any(r in WALL_REASONS for r in document.conditions):
+        return page, None
+    whole = document.text if document.whole is None else document.whole
+    return page, cut_passages(whole, document.title, document.description)
 
 
 def _classify_text(draft: Draft) -> None:
@@ -298,4 +311,5 @@ async def read_captured(
     the citation fields the page declared."""
     recorder = Recorder(fetch)
     draft = await read_draft(recorder, kind, url, language, whole_max)
-    return Captured(draft.finish(utcnow()), recorder.captures(url), draft.citation)
+    result = draft.finish(utcnow())
+    return Captured(result, recorder.captures(url), draft.citation, draft.passages)

@@ -12,7 +12,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import partial
 from typing import TypeVar
 
 import anyio
@@ -21,7 +20,7 @@ from anyio.abc import TaskGroup
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.contract.vocabulary import SETTLED_STATES, Reason, State
 from sosoapi.progress import Board, Step, listening
-from sosoapi.research.evidence.identity import evidence_write
+from sosoapi.research.evidence.identity import settle_writes
 from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.draft import Draft
@@ -288,11 +287,23 @@ class ReceiptWorkers:
     async def _settle(self, record: RetrievalRecord, read: Captured) -> None:
         now = self.clock()
         kept = read.captures if self.settings.keep_captures else ()
-        item = evidence_write(record.workspace_id, read.result, kept, read.citation)
-        settle = partial(self._settle_as, record, now)
+        text, item = await anyio.to_thread.run_sync(
+            settle_writes, record.workspace_id, read.result, kept, read.citation, read.passages
+        )
+
+        def encoded(result: RetrieveResult) -> str:
+            # the read's own result was encoded once, off the loop, with its evidence; the
+            # `storage_full` result that may replace it (quota.within_limit) is small
+            return text if result is read.result else result.model_dump_json()
+
+        def settle(result: RetrieveResult, evidence: Evidence | None) -> Settled | None:
+            return self.retrievals.settle(
+                record.id, self.owner, State.COMPLETED, encoded(result), now, evidence,
+                outcome=(result.status, result.reason), cause=result.cause,
+            )  # fmt: skip
+
         stored = await self._when_stored(lambda: within_limit(settle, read.result, item, now))
         result, settled = stored or (read.result, None)
-        text = result.model_dump_json()
         log.info(
             "retrieval settled id=%s status=%s reason=%s cause=%s kept=%s",
             record.id,
@@ -308,7 +319,7 @@ class ReceiptWorkers:
             settling.record = replace(
                 record,
                 state=State.COMPLETED,
-                result=text,
+                result=encoded(result),
                 settled_at=now,
                 lease_owner=None,
                 evidence_id=settled.evidence_id,
@@ -316,15 +327,6 @@ class ReceiptWorkers:
                 cause=result.cause,
             )
             settling.result = result
-
-    def _settle_as(
-        self, record: RetrievalRecord, now: datetime, result: RetrieveResult, item: Evidence
-    ) -> Settled | None:
-        outcome = (result.status, result.reason)
-        return self.retrievals.settle(
-            record.id, self.owner, State.COMPLETED, result.model_dump_json(), now, item,
-            outcome=outcome, cause=result.cause,
-        )  # fmt: skip
 
     async def _when_stored(self, write: Callable[[], T]) -> T | None:
         """Run `write`, retrying through a store outage for up to one lease.
