@@ -18,7 +18,8 @@ from mcp.shared.exceptions import MCPError
 
 from sosoapi.application import Application
 from sosoapi.contract.numbers import MAX_SAFE_INT, whole_number
-from tests.research.test_forged_cursors import BASE, streamable, surfaces
+from tests.research.test_forged_cursors import BASE, surfaces
+from tests.support.mcp_http import streamable
 from tests.web.conftest import console_app, sign_in
 
 FORGED = ["²", "٣", "1²", "９", "9" * 5000, "0" * 5000 + "²", "-1", "+1", " 1", "1 ", "",

@@ -13,17 +13,15 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-import httpx2
 import mcp
 import mcp.types as types
 import pytest
-from mcp.client.streamable_http import streamable_http_client
 
 from sosoapi.application import Application
 from sosoapi.mcp.resources import WINDOW_CHARS, evidence_uri
 from tests.mcp.test_inprocess import server_for
 from tests.support.long_sources import ARTICLE_CHARS, LAST_SENTENCE, article_html
-from tests.support.mcp_http import inprocess_mcp
+from tests.support.mcp_http import inprocess_mcp, streamable
 from tests.support.origin import HTTPSOrigin, Route
 
 P = "sosoapi_research_"
@@ -40,14 +38,7 @@ async def connected(
             yield client
         return
     served = inprocess_mcp(application, BASE)
-    headers = {"Authorization": f"Bearer {token}"}
-    async with (
-        served.running,
-        httpx2.AsyncClient(
-            transport=httpx2.ASGITransport(app=served.app), headers=headers, timeout=60
-        ) as http,
-        mcp.Client(streamable_http_client(f"{BASE}/mcp", http_client=http)) as client,
-    ):
+    async with streamable(served, {"Authorization": f"Bearer {token}"}, BASE) as client:
         yield client
 
 

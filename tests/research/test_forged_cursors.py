@@ -11,21 +11,15 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
-import httpx2
-import mcp
-from mcp.client.streamable_http import streamable_http_client
 
 from sosoapi.api.http import create_http_app
 from sosoapi.application import Application
 from sosoapi.contract.evidence_tools import SearchInput
-from sosoapi.mcp.http import McpHttp
 from sosoapi.research.evidence.search import _fingerprint
-from tests.support.mcp_http import inprocess_mcp
+from tests.support.mcp_http import inprocess_mcp, streamable
 from tests.web.conftest import console_app, sign_in
 
 BASE = "http://127.0.0.1:8080"
@@ -80,19 +74,6 @@ def surfaces(application: Application):
         max_request_bytes=application.settings.max_request_bytes,
     )
     return api, served
-
-
-@asynccontextmanager
-async def streamable(served: McpHttp, headers: dict[str, str]) -> AsyncIterator[mcp.Client]:
-    """An SDK client of the in-process /mcp over streamable HTTP, sending `headers`."""
-    async with (
-        served.running,
-        httpx2.AsyncClient(
-            transport=httpx2.ASGITransport(app=served.app), headers=headers, timeout=30
-        ) as mcp_http,
-        mcp.Client(streamable_http_client(f"{BASE}/mcp", http_client=mcp_http)) as client,
-    ):
-        yield client
 
 
 LISTS = ("evidence_list", "projects_list", "corpora_list", "evidence_search")

@@ -13,16 +13,15 @@ import uuid
 from typing import Any
 
 import httpx
-import httpx2
 import mcp
 import pytest
 from mcp.client.stdio import StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 
 from sosoapi.contract.guidance import advice
 from sosoapi.contract.vocabulary import Reason, State
 from tests.support.calls import RETRIEVE, RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
+from tests.support.mcp_http import over_http
 from tests.support.origin import HTTPSOrigin
 from tests.support.services import SOSOAPI, ServeProcess
 from tests.support.walls import WallCase, assert_settles, wall_cases
@@ -98,11 +97,8 @@ async def test_over_mcp_streamable_http(
     served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin
 ) -> None:
     serve(origin)
-    headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
-        transport = streamable_http_client(served.base + "/mcp", http_client=http)
-        async with mcp.Client(transport) as client:
-            await call_all(client, initialised, origin)
+    async with over_http(served.base + "/mcp", initialised["SOSOAPI_TOKEN"]) as client:
+        await call_all(client, initialised, origin)
 
 
 @SQLITE

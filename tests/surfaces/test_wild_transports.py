@@ -16,15 +16,14 @@ import os
 from typing import Any
 
 import httpx
-import httpx2
 import mcp
 import pytest
 from mcp.client.stdio import StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 
 from tests.research.test_wild_retrieve import GUARD, WILD, _manifest
 from tests.support.calls import RETRIEVE, RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
+from tests.support.mcp_http import over_http
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import SOSOAPI, ServeProcess
 from tests.surfaces.test_walls_transports import request
@@ -88,11 +87,8 @@ def test_over_the_http_api(
 async def test_over_mcp_streamable_http(
     served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin
 ) -> None:
-    headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
-        transport = streamable_http_client(served.base + "/mcp", http_client=http)
-        async with mcp.Client(transport) as client:
-            await call_all(client, initialised, origin)
+    async with over_http(served.base + "/mcp", initialised["SOSOAPI_TOKEN"]) as client:
+        await call_all(client, initialised, origin)
 
 
 @SQLITE
