@@ -36,6 +36,12 @@ __all__ = [
 ]
 
 
+# PostgreSQL connections per test application or server process: three test workers each
+# hold a module's shared servers, an application and sometimes a server of a test's own at
+# once, and the shared server allows 100 clients in all (the product's default is 10).
+TEST_POOL_SIZE = 4
+
+
 def make_settings(
     database_url: str,
     home: Path,
@@ -46,6 +52,7 @@ def make_settings(
     egress = replace(egress, per_origin_min_interval=0.0, per_origin_concurrency=64)
     return Settings(
         database_url=database_url,
+        database_pool_size=TEST_POOL_SIZE,
         home=home,
         egress=egress,
         receipts=ReceiptSettings(**{"wait_budget_seconds": 10.0, **receipts}),

@@ -20,7 +20,7 @@ from sosoapi.config import Settings
 from sosoapi.store.settings import sqlite_url
 from sosoapi.store.store import Store
 from tests.support.origin import HTTPSOrigin
-from tests.support.services import ServeProcess
+from tests.support.services import TEST_POOL_SIZE, ServeProcess
 from tests.support.templates import PostgresPool
 
 
@@ -40,6 +40,7 @@ class SharedServers:
             env = {"SOSOAPI_HOME": str(home), "SOSOAPI_LOG_LEVEL": "WARNING", **egress}
             if pool is not None:
                 env["SOSOAPI_DATABASE_URL"] = self.stack.enter_context(pool.lease())
+                env["SOSOAPI_DATABASE_POOL_SIZE"] = str(TEST_POOL_SIZE)
             else:
                 env["SOSOAPI_DATABASE_URL"] = sqlite_url(home)
             self.envs[store] = env
@@ -88,6 +89,7 @@ def process_env(
     }
     if postgres:
         env["SOSOAPI_DATABASE_URL"] = request.getfixturevalue("postgres_url")
+        env["SOSOAPI_DATABASE_POOL_SIZE"] = str(TEST_POOL_SIZE)
     return env
 
 
