@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from click.testing import CliRunner, Result
+from sqlalchemy import Connection, Engine, event
 
 from sosoapi.cli import main
 from sosoapi.testing.processes import SOSOAPI
@@ -41,8 +42,29 @@ def _loggers_kept() -> Iterator[None]:
             logger.propagate = propagate
 
 
+@contextmanager
+def _engines_disposed() -> Iterator[None]:
+    """A process's exit closes its database connections; a command run here would leave its
+    engines' pools to the garbage collector (a run of the surface tests held 80 PostgreSQL
+    connections open that way, and the shared server refused clients past 100). Every
+    engine that connected during the command is disposed after it (an engine disposed
+    still works: it opens a fresh pool when next used)."""
+    used: list[Engine] = []
+
+    def seen(connection: Connection) -> None:
+        used.append(connection.engine)
+
+    event.listen(Engine, "engine_connect", seen)
+    try:
+        yield
+    finally:
+        event.remove(Engine, "engine_connect", seen)
+        for engine in {id(e): e for e in used}.values():
+            engine.dispose()
+
+
 def _invoke(args: list[str], env: Mapping[str, str]) -> Result:
-    with _loggers_kept():
+    with _loggers_kept(), _engines_disposed():
         return CliRunner().invoke(main, args, env=dict(env), prog_name="sosoapi")
 
 
