@@ -60,6 +60,13 @@ INSTRUCTIONS = (
 )
 
 
+def _internal(context: str) -> MCPError:
+    """The JSON-RPC internal error for the exception being handled: logged once as an
+    incident (`incidents.incident`, every surface's one path), answered with its id only."""
+    failure = incident(log, context)
+    return MCPError(types.INTERNAL_ERROR, failure.message, {"incident_id": failure.incident_id})
+
+
 def _cancel_requested(ctx: Any) -> bool:
     """True only for the caller's own `notifications/cancelled`, not a disconnect."""
     outbound = getattr(getattr(ctx, "session", None), "_request_outbound", None)
@@ -212,10 +219,7 @@ def build_server(
                 )
             return error_result(error)
         except Exception:  # a bug: a JSON-RPC internal error naming only the incident
-            failure = incident(log, f"surface=mcp tool={params.name}")
-            raise MCPError(
-                types.INTERNAL_ERROR, failure.message, {"incident_id": failure.incident_id}
-            ) from None
+            raise _internal(f"surface=mcp tool={params.name}") from None
 
     async def as_caller(tool: str, arguments: dict[str, Any]) -> Outcome:
         """A tool run for a resource read or a completion: the same checks as a call."""
@@ -238,10 +242,20 @@ def build_server(
     async def on_read_resource(
         ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        return await resources.read(str(params.uri), as_caller)
+        try:
+            return await resources.read(str(params.uri), as_caller)
+        except MCPError:  # a refusal, already in its JSON-RPC form
+            raise
+        except Exception:  # a bug: the same incident path as a tool's
+            raise _internal("surface=mcp request=resources/read") from None
 
     async def on_completion(ctx: Any, params: types.CompleteRequestParams) -> types.CompleteResult:
-        return await completions.complete(as_caller, params)
+        try:
+            return await completions.complete(as_caller, params)
+        except MCPError:
+            raise
+        except Exception:
+            raise _internal("surface=mcp request=completion/complete") from None
 
     async def on_list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
         return types.ListPromptsResult(prompts=PROMPTS)
