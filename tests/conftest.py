@@ -25,6 +25,8 @@ from tests.support.postgres import private_schema
 from tests.support.services import make_settings, owner_token
 from tests.support.templates import PostgresPool, copy_sqlite, migrated_postgres, migrated_sqlite
 
+pytest_plugins = ["tests.support.served"]  # process_env, initialised, served
+
 POSTGRES_FIXTURES = {"postgres_base_url", "postgres_url"}
 BUDGET_SECONDS = 5.0  # a test slower than this carries `slow(reason=...)` (docs/testing.md)
 _over_budget: list[tuple[float, str]] = []

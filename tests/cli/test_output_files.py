@@ -13,11 +13,8 @@ import pytest
 from sosoapi.files import private_output
 from tests.support.origin import HTTPSOrigin
 from tests.support.services import cli
-from tests.surfaces.conftest import initialised, process_env
 from tests.surfaces.test_data_files import mode, umask
 from tests.surfaces.test_export_surfaces import _sealed
-
-__all__ = ["initialised", "process_env"]
 
 VICTIM = b"a file the attacker wants overwritten\n"
 

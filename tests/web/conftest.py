@@ -16,9 +16,6 @@ from sosoapi.web.console import add_console
 from tests.support.console import Seeded, seed_review
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin
-from tests.surfaces.conftest import initialised, process_env, served, shared_servers
-
-__all__ = ["initialised", "process_env", "served", "shared_servers"]
 
 
 def console_app(

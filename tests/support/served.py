@@ -1,4 +1,7 @@
-"""Real processes: `sosoapi serve`, `sosoapi mcp`, and the CLI, on a SQLite home or PostgreSQL.
+"""Real processes' fixtures: `sosoapi serve`, `sosoapi mcp`, and the CLI, on a SQLite home
+or PostgreSQL. A plugin (tests/conftest.py's `pytest_plugins`), so the tests of every
+folder that runs a real process (tests/surfaces, tests/cli, tests/auth, tests/api, ...)
+reach them.
 
 `served` is one `sosoapi serve` per store per test module, each test with a workspace,
 owner and token of its own in it. A test that must own its server (it restarts or kills
