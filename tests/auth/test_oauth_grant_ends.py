@@ -9,10 +9,10 @@ import anyio
 import httpx
 import pytest
 
+from tests.auth.test_auth_reasons import mint, rest_status
+from tests.auth.test_oauth_consent_browser import REDIRECT, authorize_url, register
 from tests.support.oauth import answer_consent, exchange_code, mcp_status
 from tests.support.services import ServeProcess, cli
-from tests.surfaces.test_auth_reasons import mint, rest_status
-from tests.surfaces.test_oauth_consent_browser import REDIRECT, authorize_url, register
 
 pytestmark = [
     pytest.mark.slow,

@@ -10,9 +10,9 @@ import anyio
 import httpx
 import pytest
 
+from tests.auth.test_oauth_consent_browser import REDIRECT, authorize_url, register
 from tests.support.oauth import answer_consent, exchange_code, mcp_status
 from tests.support.services import ServeProcess, cli
-from tests.surfaces.test_oauth_consent_browser import REDIRECT, authorize_url, register
 
 pytestmark = pytest.mark.slow
 WHOAMI = "/research-api/whoami"
