@@ -70,7 +70,7 @@ format: $(TEST_STAMP)
 WORKERS ?= 3
 FAST := -m "not slow and not exclusive and not postgres" --ignore=tests/surfaces \
 	--ignore=tests/scale --ignore=tests/test_install.py --ignore=tests/test_demo.py \
-	--ignore=tests/archive/test_replay.py
+	--ignore=tests/archive/test_replay.py --ignore=tests/api/test_http_api.py
 test-fast: $(TEST_STAMP)
 	$(BIN)/pytest -q -n $(WORKERS) $(FAST) --durations=15
 
