@@ -15,8 +15,9 @@ import pytest
 
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.pdf import PdfDocument, read_pdf
-from sosoapi.extract.pdf.layout import LINE_BREAK, Glyph, lines_of, page_text, reading_order
+from sosoapi.extract.pdf.layout import LINE_BREAK, Glyph, lines_of, page_text
 from sosoapi.extract.pdf.metadata import metadata
+from sosoapi.extract.pdf.order import reading_order
 
 PDF = Path(__file__).resolve().parent.parent / "data" / "pdf"
 _HAN_SPACE_HAN = re.compile(r"[\u4e00-\u9fff] +[\u4e00-\u9fff]")
