@@ -85,7 +85,7 @@ def _over_read(stream: list[Line]) -> bool:
     for line in stream:
         slack = 0.5 * line.height
         first = max(0, int((line.x0 + slack - left) / width))
-        last = min(_STRIPS - 1, int((line.x1 - slack - left) / width))  # fmt: skip
+        last = min(_STRIPS - 1, int((line.x1 - slack - left) / width))
         strips = range(first, last + 1)
         if any(floor[i] < line.y0 for i in strips):
             return True
