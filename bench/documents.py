@@ -1,4 +1,4 @@
-"""PDF text: our reader (extract/pdf.py) against every permissively licensed peer, in one run.
+"""PDF text: our reader (extract/pdf/) against every permissively licensed peer, in one run.
 
 Peers: pypdfium2 (plain text page), pdfminer.six, pypdf, pdfplumber, pdftext and
 pdf-inspector (the `bench` extra). Data: $SOSOAPI_BENCH_DATA/pdf-dev (default

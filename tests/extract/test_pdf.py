@@ -2,8 +2,8 @@
 
 Each outcome the document tool settles on is checked on a file that shows it: a user
 password, an owner password only, a scan, a partly scanned document, broken and truncated
-files, two columns, right-to-left and CJK text, ligatures and hyphenation, running heads,
-page labels, and the page bound.
+files, two columns, tables and forms read by rows, boxes read whole, right-to-left and CJK
+text, ligatures and hyphenation, running heads, page labels, and the page bound.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import pytest
 
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.pdf import PdfDocument, read_pdf
-from sosoapi.extract.pdf.layout import LINE_BREAK, Glyph, lines_of, page_text, reading_order
+from sosoapi.extract.pdf.layout import LINE_BREAK, Glyph, lines_of, page_text
 from sosoapi.extract.pdf.metadata import metadata
+from sosoapi.extract.pdf.order import reading_order
 
 PDF = Path(__file__).resolve().parent.parent / "data" / "pdf"
 _HAN_SPACE_HAN = re.compile(r"[\u4e00-\u9fff] +[\u4e00-\u9fff]")
@@ -216,6 +217,63 @@ def test_a_narrow_gutter_still_parts_two_columns() -> None:
     right_start = text.index("the most common ranges in size for No. 6")
     assert text.index("Boots self-locking nuts are made with three different") < right_start
     assert left_end < right_start
+
+
+def test_words_set_far_apart_on_a_line_read_across_it_not_as_two_columns() -> None:
+    """Each line draws "Hello" and "World" farther apart than a gutter: four one-word lines
+    a side are not columns of running text."""
+    text = read("pdfminer-simple1").text
+    assert text.startswith("Hello World\nHello World\nHello World\n")
+
+
+def test_a_header_block_drawn_after_the_body_still_reads_first() -> None:
+    """This report's first page draws its two columns, then the masthead and title above
+    them: the stream order goes back up over what it read, so the page is cut instead."""
+    text = read("docling-normal_4pages").text
+    assert text.startswith("제1695호\n")
+    title = text.index("코로나-19 관련 보험약관상 재해보험금 지급문제 및 개선과제")
+    assert title < text.index("1 들어가며") < text.index("이슈가 될 것으로 판단된다.")
+
+
+def test_a_forms_labels_and_values_read_row_by_row() -> None:
+    """A Persian form: each label (right) is followed by its value (left), not every label
+    first and the values after."""
+    text = read("docling-right_to_left_03").text
+    assert "تاريخ ارائه مدارک 1403/09/19\nتاريخ پذيرش 1403/10/04\n" in text
+    assert "شماره جلسه کميته عرضه 436" in text
+
+
+def test_boxes_side_by_side_read_each_box_whole() -> None:
+    """A slide's two lists side by side, drawn box by box: PDFium's stream order keeps each
+    whole where reading across the rows would interleave them."""
+    document = read("docling-odf-odf_presentation_01-odp")
+    page = document.pages[2]
+    text = document.text[page.start : page.end]
+    assert "• I1 • I2 • I3 • I4\nSome info: • Item A • Item B" in text
+
+
+def test_a_financial_tables_rows_read_label_then_figures() -> None:
+    """A 10-Q's statement: the labels' side and the figures' side are not two columns of
+    text; each row reads its label then its figures. The running foot is furniture."""
+    document = read("extractous-2022_Q3_AAPL", max_pages=5)
+    page = document.pages[4]
+    text = document.text[page.start : page.end]
+    assert "Net income $ 19,442 $ 21,744 $ 79,082 $ 74,129" in text
+    assert "Total comprehensive income $ 16,639 $ 22,088 $ 69,622 $ 74,593" in text
+    assert "Apple Inc. | Q3 2022 Form 10-Q | 2" in page.furniture
+    assert "Form 10-Q |" not in text
+
+
+def test_arabic_lam_alef_is_in_logical_order_and_kashida_is_dropped() -> None:
+    """PDFium hands the lam-alef ligature as alef then lam (visual order) and keeps the
+    kashida that stretches a justified word: the text has lam then alef, and no kashida."""
+    persian = read("docling-right_to_left_03").text
+    assert "کالای داخلی" in persian
+    assert "کاال" not in persian
+    arabic = read("docling-right_to_left_02").text
+    assert "الإنسخن" in arabic
+    assert "اإل" not in arabic
+    assert "\u0640" not in arabic
 
 
 def _glyph_line(text: str, top: float, size: float = 10.0) -> list[Glyph]:

@@ -1,15 +1,14 @@
-"""Reading order on one page, from PDFium's characters and their boxes.
+"""Lines on one page from PDFium's characters and their boxes, and their text as read.
 
-PDFium gives characters in content-stream order with its own line breaks; that order is
-what a producer drew, not what a person reads. This layer groups characters into lines
-by geometry, orders the lines by a recursive cut (columns first, where the gutter runs the
-region's height and both sides hold running text; then horizontal bands; else rows read
-across), and joins them as a person reads: lines of a paragraph with a space, a hyphen at
-a line end joined into its word, paragraphs and blocks on lines of their own.
+PDFium gives characters in content-stream order with its own line breaks. This layer
+groups characters into lines by geometry (`order` then puts the lines in reading order) and
+joins them as a person reads: lines of a paragraph with a space, a hyphen at a line end
+joined into its word, CJK lines run on, paragraphs and blocks on lines of their own.
 
-Ligatures need nothing here: PDFium already hands a ligature glyph as its letters (no
-U+FB00-FB06 reaches this layer on the dev set, where pdfminer.six leaves a dozen), and
-Arabic presentation forms as letters too.
+Latin ligatures need nothing here: PDFium already hands a ligature glyph as its letters
+(no U+FB00-FB06 reaches this layer on the dev set, where pdfminer.six leaves a dozen), and
+Arabic presentation forms as letters too; but it hands Arabic's lam-alef in visual order
+(`rtl_ligatures` turns it back).
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ import itertools
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
-from statistics import median
 
 # A glyph: (character, left, bottom, right, top) in page points, y growing upward;
 # LINE_BREAK as the character is PDFium's own line break.
@@ -29,15 +27,14 @@ LINE_BREAK = "\n"
 LINE_END_HYPHEN = "\ufffe"
 PDFIUM_HYPHEN = 0x02
 _HYPHENS = ("-", "\u00ad", LINE_END_HYPHEN)
+# Arabic's stretching stroke (kashida): justification, not a letter.
+_TATWEEL = "\u0640"
 # Han and kana run on without spaces; Hangul is spaced by word, as Latin is.
 _CJK = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF))
 # Gaps in units of the line's height.
 _SPACE_GAP = 0.2
 _WORD_JUMP = 1.2
 _PARAGRAPH_GAP = 0.6
-_BAND_GAP = 0.9
-_GUTTER = 0.5
-_COLUMN_WIDTH = 0.3
 # The glyphs the page's text direction is judged on.
 _DIRECTION_SAMPLE = 400
 
@@ -57,6 +54,8 @@ class Line:
     glyphs: int = 1
     # drawn across the page's direction, one glyph above the other (a margin stamp)
     vertical: bool = False
+    # the line's place in PDFium's stream order among the page's running lines
+    seq: int = 0
 
     @property
     def text(self) -> str:
@@ -95,11 +94,24 @@ def upright(glyphs: list[Glyph], width: float, height: float) -> tuple[list[Glyp
     return turned, width if turn in ("up", "down") else height
 
 
+def rtl_ligatures(glyphs: list[Glyph]) -> list[Glyph]:
+    """A right-to-left ligature (Arabic lam-alef) that PDFium hands as two letters on one
+    box comes in visual order, alef first: put its letters in logical order."""
+    for index in range(len(glyphs) - 1):
+        glyph = glyphs[index]
+        if glyph[0] < "\u0590":  # the cheap test first: this runs once per character
+            continue
+        after = glyphs[index + 1]
+        if glyph[1:] == after[1:] and is_rtl(glyph[0]) and is_rtl(after[0]):
+            glyphs[index], glyphs[index + 1] = after, glyph
+    return glyphs
+
+
 def lines_of(glyphs: list[Glyph]) -> list[Line]:
     """Characters to lines: a new line where PDFium breaks one or the geometry jumps."""
     lines: list[Line] = []
     current: Line | None = None
-    for char, left, bottom, right, top in glyphs:
+    for char, left, bottom, right, top in rtl_ligatures(glyphs):
         if char == LINE_BREAK:
             current = None
             continue
@@ -170,7 +182,7 @@ def _merge_neighbours(lines: list[Line]) -> list[Line]:
         if (
             last is not None
             and not (last.vertical or line.vertical)
-            and _same_row(last, line)
+            and same_row(last, line)
             and _adjacent(last, line)
         ):
             gap = line.x0 - last.x1 if not last.rtl else last.x0 - line.x1
@@ -187,7 +199,7 @@ def _merge_neighbours(lines: list[Line]) -> list[Line]:
     return merged
 
 
-def _same_row(a: Line, b: Line) -> bool:
+def same_row(a: Line, b: Line) -> bool:
     overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
     return overlap >= 0.4 * min(a.y1 - a.y0, b.y1 - b.y0)
 
@@ -213,78 +225,6 @@ def margin_stamps(lines: list[Line]) -> set[int]:
     }
 
 
-def reading_order(lines: list[Line], rtl: bool = False) -> list[list[Line]]:
-    """The page's lines as blocks in reading order (columns right to left when `rtl`)."""
-    if not lines:
-        return []
-    unit = median(line.height for line in lines)
-    return _cut(lines, unit, rtl)
-
-
-def _cut(lines: list[Line], unit: float, rtl: bool) -> list[list[Line]]:
-    if len(lines) > 1:
-        columns = _split_x(lines, _GUTTER * unit)
-        if len(columns) > 1 and _text_columns(columns):
-            ordered = reversed(columns) if rtl else columns
-            return [block for column in ordered for block in _cut(column, unit, rtl)]
-        bands = _split_y(lines, _BAND_GAP * unit)
-        if len(bands) > 1:
-            return [block for band in bands for block in _cut(band, unit, rtl)]
-    return [_rows(lines, rtl)]
-
-
-def _split_x(lines: list[Line], gutter: float) -> list[list[Line]]:
-    """The lines either side of the widest vertical gap wider than `gutter`, if any."""
-    ordered = sorted(lines, key=lambda item: item.x0)
-    widest, at, right = gutter, 0, float("-inf")
-    for index, line in enumerate(ordered):
-        if index and line.x0 - right > widest:
-            widest, at = line.x0 - right, index
-        right = max(right, line.x1)
-    return [ordered[:at], ordered[at:]] if at else [ordered]
-
-
-def _split_y(lines: list[Line], gap: float) -> list[list[Line]]:
-    groups: list[list[Line]] = []
-    bottom = float("inf")
-    for line in sorted(lines, key=lambda item: -item.y1):
-        if not groups or line.y1 < bottom - gap:
-            groups.append([])
-        groups[-1].append(line)
-        bottom = min(bottom, line.y0)
-    return groups
-
-
-def _text_columns(columns: list[list[Line]]) -> bool:
-    """Columns of running text, not a table's cells nor a margin's line numbers: each side
-    of three lines or more spans a third of the region at least; a side of a line or two
-    is a stray mark (a page number in the margin) and goes with the cut."""
-    region = max(line.x1 for c in columns for line in c) - min(line.x0 for line in columns[0])
-    columns_of_text = 0
-    for column in columns:
-        if len(column) < 3:
-            continue
-        width = max(line.x1 for line in column) - min(line.x0 for line in column)
-        if width < _COLUMN_WIDTH * region:
-            return False
-        columns_of_text += 1
-    return columns_of_text >= 1
-
-
-def _rows(lines: list[Line], rtl: bool) -> list[Line]:
-    """Lines top to bottom; lines sharing a row read across it."""
-    ordered = sorted(lines, key=lambda item: -item.y1)
-    rows: list[list[Line]] = []
-    for line in ordered:
-        if rows and _same_row(rows[-1][0], line):
-            rows[-1].append(line)
-        else:
-            rows.append([line])
-    return [
-        line for row in rows for line in sorted(row, key=lambda item: -item.x1 if rtl else item.x0)
-    ]
-
-
 def page_text(blocks: list[list[Line]]) -> str:
     """Blocks as paragraphs: lines joined as read, hyphenated words made whole."""
     paragraphs: list[str] = []
@@ -308,7 +248,7 @@ def page_text(blocks: list[list[Line]]) -> str:
 
 
 def _same_paragraph(previous: Line, line: Line) -> bool:
-    if _same_row(previous, line):
+    if same_row(previous, line):
         return True
     gap = previous.y0 - line.y1
     return gap <= _PARAGRAPH_GAP * max(previous.height, line.height)
@@ -330,4 +270,5 @@ def is_cjk(char: str) -> bool:
 
 def _tidy(paragraph: str) -> str:
     paragraph = paragraph.replace(LINE_END_HYPHEN, "-").replace("\u00ad", "")
+    paragraph = paragraph.replace(_TATWEEL, "")
     return " ".join(paragraph.split())

@@ -1,7 +1,8 @@
 """Read a PDF file into pages of text in reading order, with metadata and outcome facts.
 
-PDFium (pypdfium2) parses the file and places every character; `layout` orders them,
-`furniture` takes running headers and footers out, `metadata` reads XMP, Info and /Lang.
+PDFium (pypdfium2) parses the file and places every character; `layout` makes lines of
+them, `order` puts the lines in reading order, `furniture` takes running headers and
+footers out, `metadata` reads XMP, Info and /Lang.
 The body is a file on disk (the caller streams it there): PDFium maps it, it is never
 held whole in Python's memory.
 """
@@ -27,10 +28,10 @@ from sosoapi.extract.pdf.layout import (
     lines_of,
     margin_stamps,
     page_text,
-    reading_order,
     upright,
 )
 from sosoapi.extract.pdf.metadata import metadata
+from sosoapi.extract.pdf.order import reading_order
 
 PAGES_MAX = 2_000
 _LINE_BREAKS = (0x0A, 0x0D)
