@@ -6,8 +6,6 @@ and its resource, as any evidence is."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import mcp
 import mcp.types as types
@@ -17,26 +15,11 @@ from sosoapi.application import Application
 from sosoapi.contract.schemas import tool
 from sosoapi.mcp.resources import evidence_uri
 from tests.documents.support import TOOL, by_name_path
-from tests.mcp.test_inprocess import server_for
+from tests.mcp.test_resources_whole import connected
 from tests.support.contract import assert_valid_output
-from tests.support.mcp_http import inprocess_mcp, streamable
 from tests.support.origin import HTTPSOrigin, Route
 
 P = "sosoapi_research_"
-BASE = "http://127.0.0.1:8080"
-
-
-@asynccontextmanager
-async def connected(
-    transport: str, application: Application, token: str
-) -> AsyncIterator[mcp.Client]:
-    if transport == "inprocess":
-        async with mcp.Client(server_for(application, token, schemas=True)) as client:
-            yield client
-        return
-    served = inprocess_mcp(application, BASE)
-    async with streamable(served, {"Authorization": f"Bearer {token}"}, BASE) as client:
-        yield client
 
 
 async def called(client: mcp.Client, name: str, arguments: dict) -> dict:
@@ -55,7 +38,7 @@ async def test_the_document_tool_and_its_evidence_over_mcp(
     origin.routes["/paper.pdf"] = Route(
         by_name_path("unstructured-multi-column-2p").read_bytes(), content_type="application/pdf"
     )
-    async with connected(transport, application, token) as client:
+    async with connected(transport, application, token, schemas=True) as client:
         listed = {t.name: t for t in (await client.list_tools()).tools}
         document, seed = listed[TOOL], listed[P + "evidence_retrieve"]
         assert document.annotations == seed.annotations
