@@ -6,6 +6,7 @@ import json
 
 import anyio
 
+from sosoapi.contract.documents import AnyResult, DocumentResult
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.models import (
     WINDOW_MAX,
@@ -16,6 +17,7 @@ from sosoapi.contract.models import (
     EvidenceItem,
     EvidenceListInput,
     EvidenceListOutput,
+    Provenance,
     Segment,
 )
 from sosoapi.extract.limits import cut_at_paragraph_end
@@ -50,6 +52,24 @@ def window(
         held = held[:CUES_PER_WINDOW]
         end = spans[held[-1]].end
     return end, [segments[i] for i in held]
+
+
+def evidence_provenance(content: AnyResult) -> Provenance:
+    """evidence_get's provenance: a document's in the shape every evidence shares (no
+    caption format; its bytes' SHA-256 is on its receipt, its digest on the evidence)."""
+    if not isinstance(content, DocumentResult):
+        return content.provenance
+    kept = content.provenance
+    return Provenance(
+        source_url=kept.source_url,
+        retrieved_at=kept.retrieved_at,
+        mime_type=kept.mime_type,
+        parser_version=kept.parser_version,
+        content_kind=kept.content_kind,
+        caption_format=None,
+        language=kept.language,
+        language_source=kept.language_source,
+    )
 
 
 class EvidenceReader:
@@ -87,7 +107,7 @@ class EvidenceReader:
                     title=stored.title,
                     description=stored.description,
                     segments=segments,
-                    provenance=stored.provenance,
+                    provenance=evidence_provenance(stored),
                     content_digest=record.digest,
                     created_at=record.created_at,
                     offset=offset,

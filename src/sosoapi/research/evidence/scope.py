@@ -11,8 +11,9 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from sosoapi.contract.documents import AnyResult, DocumentPage, DocumentResult, result_model
 from sosoapi.contract.errors import invalid_input, not_found
-from sosoapi.contract.models import RetrieveResult, Segment, Snapshot
+from sosoapi.contract.models import Segment, Snapshot
 from sosoapi.research.corpora.sealing import corpus_not_found
 from sosoapi.research.heavy import ShouldStop, checkpoint
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo
@@ -22,28 +23,33 @@ from sosoapi.store.records import EvidenceRevisionRecord
 @dataclass(frozen=True, slots=True)
 class StoredRevision:
     """One evidence revision's identity, its content as stored, and its whole text and
-    cues (the receipt's own when nothing was cut): what search, quote and diff read."""
+    cues (the receipt's own when nothing was cut): what search, quote and diff read. A
+    PDF's `pages` say where each page starts and ends in that whole text (none for any
+    other kind)."""
 
     evidence_id: str
     revision: int
     latest_revision: int
-    content: RetrieveResult
+    content: AnyResult
     text: str
     segments: list[Segment]
+    pages: tuple[DocumentPage, ...] = ()
 
 
 def stored_revision(record: EvidenceRevisionRecord) -> StoredRevision:
     """A stored revision read back; a revision written before whole texts were kept (or
     one that fit the receipt) is whole as it is."""
-    content = RetrieveResult.model_validate_json(record.content)
+    content = result_model(record.kind).model_validate_json(record.content)
     text, segments = content.text, content.segments
     if record.whole is not None:
         whole = json.loads(record.whole)
         text = whole["text"]
         segments = [Segment.model_validate(s) for s in whole["segments"]]
+    pages = tuple(content.pages) if isinstance(content, DocumentResult) else ()
     return StoredRevision(
-        record.evidence_id, record.revision, record.latest_revision, content, text, segments
-    )
+        record.evidence_id, record.revision, record.latest_revision, content, text, segments,
+        pages,
+    )  # fmt: skip
 
 
 def evidence_not_found(evidence_id: str, workspace_id: str, revision: int | None) -> Exception:

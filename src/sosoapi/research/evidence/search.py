@@ -14,9 +14,9 @@ import hashlib
 import json
 import re
 
+from sosoapi.contract.documents import result_model
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchResult, Snippet
-from sosoapi.contract.models import RetrieveResult
 from sosoapi.extract.passages import searchable
 from sosoapi.research.evidence.anchors import anchor
 from sosoapi.research.evidence.scope import corpus_pins, only_with, stored_revision
@@ -99,7 +99,7 @@ def description_snippet(description: str | None, phrases: list[str]) -> Snippet 
 def _result(hit: SearchHit, phrases: list[str], text: str | None) -> SearchResult:
     """A hit shaped for the contract; `text` is the revision's whole text (snippet offsets
     point into it), None to read it from the hit's content."""
-    content = RetrieveResult.model_validate_json(hit.content)
+    content = result_model(hit.kind).model_validate_json(hit.content)
     text = content.text if text is None else text
     snippets = [
         Snippet(

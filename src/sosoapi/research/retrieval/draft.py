@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from sosoapi.contract.documents import DOCUMENT_KIND, AnyResult
 from sosoapi.contract.guidance import cause_of
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
-from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
+from sosoapi.contract.vocabulary import Reason, Status
+from sosoapi.research.documents.result import DocumentDraft
 from sosoapi.research.evidence.passages import CutPassages
-from sosoapi.research.retrieval.ranking import Condition, decide, status_of
+from sosoapi.research.retrieval.ranking import Condition, decide, retry_after, status_of
 
 
 @dataclass
@@ -67,13 +69,18 @@ class Draft:
             ),
             reason=reason,
             warnings=warnings,
-            retry_after_seconds=(
-                (self.retry_after_seconds or DEFAULT_RETRY_AFTER)
-                if status == Status.RATE_LIMITED
-                else None
-            ),
+            retry_after_seconds=retry_after(status, self.retry_after_seconds),
         )
         result = result.with_cause(cause_of(reason, self.cause))
         if not usable:
             return result
         return result.with_whole(self.whole_text, self.whole_segments)
+
+
+def unread(kind: str, reason: Reason, now: datetime, cause: str | None = None) -> AnyResult:
+    """The result of a read of `kind` that read nothing: cancelled, failed, not stored."""
+    if kind == DOCUMENT_KIND:
+        return DocumentDraft(cause=cause).add(reason).finish(now)
+    draft = Draft(kind=kind).add(reason)
+    draft.cause = cause
+    return draft.finish(now)
