@@ -8,12 +8,13 @@ shared by search, quote check and diff. These are read inside the heavy-read job
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.models import RetrieveResult, Segment, Snapshot
 from sosoapi.research.corpora.sealing import corpus_not_found
+from sosoapi.research.evidence.page_spans import PageLike
 from sosoapi.research.heavy import ShouldStop, checkpoint
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo
 from sosoapi.store.records import EvidenceRevisionRecord
@@ -22,7 +23,8 @@ from sosoapi.store.records import EvidenceRevisionRecord
 @dataclass(frozen=True, slots=True)
 class StoredRevision:
     """One evidence revision's identity, its content as stored, and its whole text and
-    cues (the receipt's own when nothing was cut): what search, quote and diff read."""
+    cues (the receipt's own when nothing was cut), and a PDF's pages (spans of that text;
+    empty for other evidence): what search, quote and diff read."""
 
     evidence_id: str
     revision: int
@@ -30,6 +32,7 @@ class StoredRevision:
     content: RetrieveResult
     text: str
     segments: list[Segment]
+    pages: Sequence[PageLike] = ()
 
 
 def stored_revision(record: EvidenceRevisionRecord) -> StoredRevision:
