@@ -19,7 +19,7 @@ from sosoapi.extract.html_meta import read_metadata
 from sosoapi.extract.html_repair import close_runaway_title
 from sosoapi.extract.html_trafilatura import trafilatura_text
 from sosoapi.extract.language import normalize_language
-from sosoapi.extract.limits import TEXT_MAX, WHOLE_TEXT_DEFAULT, cut_at_paragraph_end
+from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT, cut_twice
 from sosoapi.extract.media import HTML_TYPES
 from sosoapi.extract.text_plain import normalize_plain_text
 from sosoapi.extract.types import TextDocument
@@ -113,17 +113,8 @@ def document_of(
     )
 
 
-def _cut_twice(found: str, whole_max: int) -> tuple[str, str | None, bool]:
-    """The receipt's text, the whole text (None when the same) and whether either was cut."""
-    text, limited = cut_at_paragraph_end(found, TEXT_MAX)
-    if not limited:
-        return text, None, False
-    whole, _ = cut_at_paragraph_end(found, max(whole_max, TEXT_MAX))
-    return text, whole, True
-
-
 def _plain_document(text: str, content_language: str | None, whole_max: int) -> TextDocument:
-    cut, whole, limited = _cut_twice(normalize_plain_text(text), whole_max)
+    cut, whole, limited = cut_twice(normalize_plain_text(text), whole_max)
     return TextDocument(
         text=cut,
         title=None,
@@ -156,7 +147,7 @@ def _html_document(
         found, judged, judgement = verdict.text, verdict.conditions, verdict.kind
     else:
         found, judged, judgement = main_text(), (), "page"
-    text, whole, limited = _cut_twice(found, whole_max)
+    text, whole, limited = cut_twice(found, whole_max)
     conditions = judged + tuple(
         name
         for name, hit in (

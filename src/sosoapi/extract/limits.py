@@ -60,6 +60,15 @@ def cut_at_paragraph_end(text: str, limit: int = TEXT_MAX) -> tuple[str, bool]:
     return window, True
 
 
+def cut_twice(found: str, whole_max: int) -> tuple[str, str | None, bool]:
+    """The receipt's text, the whole text (None when the same) and whether either was cut."""
+    text, limited = cut_at_paragraph_end(found, TEXT_MAX)
+    if not limited:
+        return text, None, False
+    whole, _ = cut_at_paragraph_end(found, max(whole_max, TEXT_MAX))
+    return text, whole, True
+
+
 def clean_optional(value: str | None, limit: int) -> str | None:
     """Collapse white space; blank becomes None; longer than `limit` ends in an ellipsis."""
     if value is None:

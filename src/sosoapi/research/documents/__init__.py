@@ -1,0 +1,1 @@
+"""PDF documents as evidence: the document tool's read, bounds and result."""
