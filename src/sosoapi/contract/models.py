@@ -194,8 +194,8 @@ Role = Literal["owner", "editor", "viewer"]
 
 WINDOW_MAX = 20_000  # code points of whole text one evidence_get returns
 TEXT_CEILING = 1_000_000  # the furthest offset into an evidence's whole text
-PAGES_MAX = 100_000  # pages of one document a window may name (the page bound's ceiling)
-PAGE_LABEL_MAX = 200  # code points of a page label
+PAGES_MAX = 10_000  # pages of one document a window may name (documents.PAGES_CEILING)
+PAGE_LABEL_MAX = 100  # code points of a page label (documents.LABEL_MAX)
 TextOffset = Annotated[int, Field(ge=0, le=TEXT_CEILING)]
 
 
