@@ -48,18 +48,20 @@ PAGE_ID = "5e2d8f1a-7b6c-4e3d-8a9b-1c2d3e4f5a6b"
 
 
 @cache
-def _read(source_url: str) -> DocumentResult:
+def _read(source_url: str, path: Path) -> DocumentResult:
     now = datetime.now(UTC)
     return document_result(
-        read_pdf(PAPER), source_url=source_url, sha256="0" * 64, retrieved_at=now, settled_at=now
+        read_pdf(path), source_url=source_url, sha256="0" * 64, retrieved_at=now, settled_at=now
     )
 
 
-def pdf_revision(source_url: str, revision: int = 1, text: str | None = None) -> StoredRevision:
+def pdf_revision(
+    source_url: str, revision: int = 1, text: str | None = None, path: Path = PAPER
+) -> StoredRevision:
     """The paper as PDF evidence: its whole text (or `text`, a later read of the same
     pages) and its pages, as the document tool keeps them. The stored content stands in
     as a read of the same URL: what is cited to the page reads only its source URL."""
-    result = _read(source_url)
+    result = _read(source_url, path)
     whole = text or result.whole_text
     content = page_result(
         whole[:20_000], source_url=source_url, retrieved_at="2026-01-01T00:00:00Z"
@@ -114,6 +116,22 @@ def test_a_quotation_from_page_4_is_found_on_page_4_past_two_empty_pages() -> No
 def test_a_quotation_from_page_1_is_found_on_page_1() -> None:
     assert pages_holding(ON_PAGE_1) == [1]
     match = only_match(ON_PAGE_1)
+    assert match.page is not None and match.page.number == 1
+    assert match.anchor.page_url == URL + "#page=1"
+
+
+def test_a_quotation_over_a_page_break_is_found_across_it_on_the_page_it_starts() -> None:
+    two_columns = Path(__file__).parents[1] / "data/pdf/unstructured-multi-column-2p.pdf"
+    revision = pdf_revision(URL, path=two_columns)
+    first, second = revision.pages
+    quote = (
+        "setting new state-of-the-art results on multiple open-domain QA datasets, it also "
+        "suffers from two weaknesses"
+    )
+    checked = judge([revision], quote)
+    assert checked.verdict == "normalized"  # the page break is white space to a reader
+    [match] = checked.matches
+    assert match.start < first.end < second.start < match.end
     assert match.page is not None and match.page.number == 1
     assert match.anchor.page_url == URL + "#page=1"
 
