@@ -18,13 +18,16 @@ import anyio
 from sosoapi.auth.permission import Guard
 from sosoapi.clock import utcnow
 from sosoapi.config import Settings
+from sosoapi.contract.documents import DOCUMENT_KIND
 from sosoapi.egress.gate import Egress
 from sosoapi.oauth.grants import OAuthGrants
+from sosoapi.research.documents.reading import read_document
 from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.offload import Offload, install
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.reading import read_captured
 from sosoapi.research.retrieval.receipts import ReceiptService
+from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.research.service import ResearchService
 from sosoapi.store.database import exposed_files
 from sosoapi.store.records import StoreUnavailable
@@ -51,7 +54,7 @@ class Application:
             release=self.store.pacing.release,
         )
         self.offload = Offload(settings.parse_workers, settings.parse_bounds)
-        reader = partial(_read, self.egress, settings.receipts.evidence_text_max)
+        reader = partial(_read, self.egress, settings.receipts)
         self.receipts = ReceiptService(self.store.retrievals, reader, settings.receipts)
         self.research = ResearchService(
             self.store,
@@ -121,6 +124,13 @@ def freeze_startup_heap() -> None:
 
 
 async def _read(
-    egress: Egress, whole_max: int, kind: str, url: str, language: str | None
+    egress: Egress, settings: ReceiptSettings, kind: str, url: str, language: str | None
 ) -> Captured:
+    """A receipt's read: a PDF by the document tool's reader, any other kind by the seed's."""
+    whole_max = settings.evidence_text_max
+    if kind == DOCUMENT_KIND:
+        return await read_document(
+            egress.fetch, url, language, max_bytes=settings.document_max_bytes,
+            max_pages=settings.document_max_pages, whole_max=whole_max,
+        )  # fmt: skip
     return await read_captured(egress.fetch, kind, url, language, whole_max=whole_max)

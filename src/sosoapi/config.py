@@ -31,6 +31,7 @@ from sosoapi.egress.settings import (
 )
 from sosoapi.research.evidence.settings import HeavyReadSettings
 from sosoapi.research.retrieval.settings import (
+    PAGES_CEILING,
     TEXT_MAX,
     WHOLE_TEXT_CEILING,
     WHOLE_TEXT_DEFAULT,
@@ -233,6 +234,8 @@ class Settings:
             slots_per_workspace=number(env, "SOSOAPI_SLOTS_PER_WORKSPACE", 0, int, 1),
             max_queued_per_workspace=number(env, "SOSOAPI_MAX_QUEUED_PER_WORKSPACE", 500, int, 1),
             evidence_text_max=_evidence_text_max(env),
+            document_max_bytes=number(env, "SOSOAPI_DOCUMENT_MAX_BYTES", 50 * MIB, int, 1024),
+            document_max_pages=_document_max_pages(env),
             keep_captures=flag(env, "SOSOAPI_KEEP_CAPTURES")
             if env.get("SOSOAPI_KEEP_CAPTURES", "").strip()
             else True,
@@ -281,6 +284,17 @@ def _evidence_text_max(environ: Environ) -> int:
         raise ValueError(
             f"SOSOAPI_EVIDENCE_TEXT_MAX={value} is above {WHOLE_TEXT_CEILING:,}, the "
             "furthest offset the contract carries; use a number from 20000 to 1000000"
+        )
+    return value
+
+
+def _document_max_pages(environ: Environ) -> int:
+    """SOSOAPI_DOCUMENT_MAX_PAGES: pages of one PDF read, from 1 to the contract's bound."""
+    value = number(environ, "SOSOAPI_DOCUMENT_MAX_PAGES", 2_000, int, 1)
+    if value > PAGES_CEILING:
+        raise ValueError(
+            f"SOSOAPI_DOCUMENT_MAX_PAGES={value} is above {PAGES_CEILING:,}, the most pages "
+            f"a document result may list; set it from 1 to {PAGES_CEILING}"
         )
     return value
 

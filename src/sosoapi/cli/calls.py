@@ -42,9 +42,9 @@ USABLE = frozenset({Status.READY, Status.PARTIAL})
 
 def receipt_exit(output: object) -> Exit:
     """A receipt's exit code: OK only when it completed with a usable status."""
-    from sosoapi.contract.models import RetrieveOutput  # pydantic models: only for a call
+    from sosoapi.contract.documents import RECEIPT_OUTPUTS  # pydantic: only for a call
 
-    if not isinstance(output, RetrieveOutput):
+    if not isinstance(output, RECEIPT_OUTPUTS):
         return Exit.OK
     retrieval = output.retrieval
     if retrieval.state != State.COMPLETED or retrieval.result is None:
@@ -86,7 +86,11 @@ def call(tool: str, arguments: dict[str, Any], as_json: bool = False) -> None:
 
 WORKSPACE = click.option("--workspace", "workspace_id", help="default: the local workspace")
 MUTATION = click.option("--mutation-id", default=None, help="reuse to replay the same write")
-KIND_HELP = "url_text: a page's main text; published_captions: a WebVTT/SubRip caption file"
+KIND_HELP = (
+    "url_text: a page's main text; published_captions: a WebVTT/SubRip caption file; "
+    "pdf_text: a PDF's text layer, page by page (the document tool)"
+)
+KINDS = click.Choice(["url_text", "published_captions", "pdf_text"])
 LANGUAGE_HELP = "a BCP 47 tag (en, pt-BR, ...): the language the text must be in"
 CURSOR = click.option("--cursor", default=None, help="next_cursor of the previous page")
 

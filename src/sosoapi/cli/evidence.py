@@ -10,6 +10,7 @@ import click
 from sosoapi.cli.calls import (
     CURSOR,
     KIND_HELP,
+    KINDS,
     LANGUAGE_HELP,
     MUTATION,
     WORKSPACE,
@@ -52,7 +53,7 @@ def evidence_get(
 @WORKSPACE
 @click.option(
     "--kind",
-    type=click.Choice(["url_text", "published_captions"]),
+    type=KINDS,
     default=None,
     help="only this kind of evidence",
 )
@@ -81,7 +82,7 @@ def evidence_list(
 @MUTATION
 @click.option(
     "--kind",
-    type=click.Choice(["url_text", "published_captions"]),
+    type=KINDS,
     required=True,
     help=KIND_HELP,
 )
@@ -95,7 +96,7 @@ def evidence_upload(
     language: str | None,
     as_json: bool,
 ) -> None:
-    """Read the local .vtt, .srt, .txt or .html file PATH as evidence (exit codes as
+    """Read the local .vtt, .srt, .txt, .html or .pdf file PATH as evidence (exit codes as
     `retrieve`)."""
     workspace_call(
         "sosoapi_research_evidence_upload",
@@ -108,9 +109,6 @@ def evidence_upload(
         },
         as_json,
     )
-
-
-KINDS = click.Choice(["url_text", "published_captions"])
 
 
 @evidence.command("search")

@@ -6,6 +6,7 @@ import click
 
 from sosoapi.cli.calls import (
     KIND_HELP,
+    KINDS,
     LANGUAGE_HELP,
     WORKSPACE,
     call,
@@ -20,7 +21,7 @@ from sosoapi.cli.common import json_option, main
 @WORKSPACE
 @click.option(
     "--kind",
-    type=click.Choice(["url_text", "published_captions"]),
+    type=KINDS,
     default="url_text",
     show_default=True,
     help=KIND_HELP,
@@ -40,19 +41,16 @@ def retrieve(
 
     Exits 0 when the receipt completed ready or partial, 3 when it completed with another
     status (blocked, unavailable, ...), 4 when it has not completed (replay the printed
-    mutation_id to collect it), 2 when the call was refused.
+    mutation_id to collect it), 2 when the call was refused. `--kind pdf_text` reads a PDF
+    with the document tool (sosoapi_research_document_retrieve): one command reads every
+    kind of source, as upload does, and the receipt is the same.
     """
-    workspace_call(
-        "sosoapi_research_evidence_retrieve",
-        workspace_id,
-        {
-            "url": url,
-            "kind": kind,
-            "language": language,
-            "mutation_id": chosen_mutation(mutation_id),
-        },
-        as_json,
-    )
+    arguments = {"url": url, "language": language, "mutation_id": chosen_mutation(mutation_id)}
+    if kind == "pdf_text":
+        workspace_call("sosoapi_research_document_retrieve", workspace_id, arguments, as_json)
+        return
+    arguments["kind"] = kind
+    workspace_call("sosoapi_research_evidence_retrieve", workspace_id, arguments, as_json)
 
 
 @main.command()

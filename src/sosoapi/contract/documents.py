@@ -16,6 +16,8 @@ from sosoapi.contract.models import (
     TEXT_CEILING,
     EvidenceRef,
     LanguageSource,
+    RetrieveOutput,
+    RetrieveResult,
     Segment,
     Timestamp,
     UUIDStr,
@@ -99,10 +101,19 @@ class DocumentResult(Wire):
     def whole_text(self) -> str:
         return self.text if self._whole_text is None else self._whole_text
 
+    # What the evidence code reads of every kind of result (identity, passages, scope): a
+    # document has no cues, and its subject is what a page's description is to search.
+    @property
+    def segments(self) -> list[Segment]:
+        return []
+
     @property
     def whole_segments(self) -> list[Segment]:
-        """A document has no cues: the evidence code reads segments of every kind."""
         return []
+
+    @property
+    def description(self) -> str | None:
+        return self.subject
 
     @property
     def cause(self) -> str | None:
@@ -130,3 +141,14 @@ class DocumentRetrieval(Wire):
 
 class DocumentRetrieveOutput(Wire):
     retrieval: DocumentRetrieval
+
+
+# What the receipt machinery carries for either retrieve tool (research/retrieval/).
+AnyResult = RetrieveResult | DocumentResult
+ReceiptOutput = RetrieveOutput | DocumentRetrieveOutput
+RECEIPT_OUTPUTS = (RetrieveOutput, DocumentRetrieveOutput)
+
+
+def result_model(kind: str) -> type[RetrieveResult] | type[DocumentResult]:
+    """The result model a stored receipt or evidence of `kind` is read back with."""
+    return DocumentResult if kind == DOCUMENT_KIND else RetrieveResult

@@ -9,7 +9,7 @@ from pydantic import Field
 from sosoapi.contract.models import (
     TEXT_CEILING,
     Cursor,
-    Kind,
+    EvidenceKind,
     PageLabel,
     PageNumber,
     Revision,
@@ -83,7 +83,7 @@ class SearchInput(Wire):
     query: Annotated[str, Field(min_length=1, max_length=500)]
     corpus_id: UUIDStr | None = None
     corpus_revision: Revision | None = None
-    kind: Kind | None = None
+    kind: EvidenceKind | None = None
     limit: Annotated[int, Field(ge=1, le=50)] = 10
     cursor: Cursor | None = None
 
@@ -102,7 +102,7 @@ class Snippet(Wire):
 class SearchResult(Wire):
     evidence_id: UUIDStr
     revision: Revision
-    kind: Kind
+    kind: EvidenceKind
     title: Title | None
     source_url: str | None
     score: Annotated[float, Field(ge=0)]
@@ -209,7 +209,7 @@ class FieldChange(Wire):
 
 class DiffOutput(Wire):
     evidence_id: UUIDStr
-    kind: Kind
+    kind: EvidenceKind
     from_revision: Revision
     to_revision: Revision
     changes: list[TextChange]

@@ -199,6 +199,34 @@ CAUSES: dict[Cause, tuple[Reason, str, str]] = {
         "the origin sent a content encoding this server does not decode",
         "retry later or use another copy of the source",
     ),
+    Cause.PDF_DOCUMENT: (
+        Reason.UNSUPPORTED_MEDIA,
+        "the response is a PDF, which this tool does not read",
+        "call sosoapi_research_document_retrieve with this same url: it reads PDFs page by page",
+    ),
+    Cause.NOT_A_PDF: (
+        Reason.UNSUPPORTED_MEDIA,
+        "the response is not a PDF, the only type the document tool reads",
+        "read an HTML page, a text file or a caption file with sosoapi_research_evidence_retrieve",
+    ),
+    Cause.PDF_ENCRYPTED: (
+        Reason.LOGIN_REQUIRED,
+        "the PDF is encrypted with a password needed to open it",
+        "this server reads no password-protected document: find an open copy (the "
+        "publisher's, a repository's, an archive's)",
+    ),
+    Cause.NO_TEXT_LAYER: (
+        Reason.NO_TEXT,
+        "no page of the PDF has a text layer (scanned images, or text drawn as shapes)",
+        "the pages need OCR, which this server does not do: find a copy with a text layer, "
+        "or run OCR on the file and upload the result",
+    ),
+    Cause.PAGES_WITHOUT_TEXT: (
+        Reason.SOURCE_PARTIAL,
+        "some pages of the PDF have no text layer (scans): `pages` marks them `has_text` "
+        "false, and their text is missing",
+        "those pages need OCR, which this server does not do; quote only from the pages with text",
+    ),
     Cause.PARSE_DEADLINE: (
         Reason.UNSUPPORTED_CONTENT,
         "the body took longer to parse than this server allows one page (a page built to"

@@ -16,6 +16,7 @@ from sosoapi.contract.numbers import MAX_SAFE_INT
 from sosoapi.contract.vocabulary import Reason, State, Status
 
 Kind = Literal["url_text", "published_captions"]
+EvidenceKind = Literal["url_text", "published_captions", "pdf_text"]  # contract/documents.py
 MimeType = Literal[
     "text/html",
     "application/xhtml+xml",
@@ -31,6 +32,7 @@ LanguageSource = Literal["publisher_declared", "unknown"]
 Coverage = Literal["supplied_set", "bounded_sample", "partial"]
 
 PARSER_VERSION: Final = "research-public-retrieval/v1"
+ParserVersion = Literal["research-public-retrieval/v1", "research-document-retrieval/v1"]
 METHOD_VERSION: Final = "research-corpus/v1"
 MAX_CORPUS_ITEMS = 500  # the bound of a corpus sample, and the default of `max_items`
 
@@ -82,8 +84,10 @@ class Segment(Wire):
 class Provenance(Wire):
     source_url: str | None
     retrieved_at: Timestamp
-    mime_type: MimeType | None
-    parser_version: Literal["research-public-retrieval/v1"] = PARSER_VERSION
+    # Wider than the seed retrieve's schema by the document tool's two values: evidence_get
+    # shows a PDF's provenance in this shape (its own schema admits both).
+    mime_type: MimeType | Literal["application/pdf"] | None
+    parser_version: ParserVersion = PARSER_VERSION
     content_kind: ContentKind
     caption_format: CaptionFormat | None
     language: str | None
@@ -256,7 +260,7 @@ class Evidence(Wire):
     workspace_id: UUIDStr
     revision: Revision
     latest_revision: Revision
-    kind: Kind
+    kind: EvidenceKind
     text: Annotated[str, Field(max_length=WINDOW_MAX)]
     title: Annotated[str, Field(min_length=1, max_length=200)] | None
     description: Annotated[str, Field(min_length=1, max_length=2_000)] | None
@@ -284,13 +288,13 @@ class PageInput(Wire):
 
 
 class EvidenceListInput(PageInput):
-    kind: Kind | None = None
+    kind: EvidenceKind | None = None
     language: str | None = None
 
 
 class EvidenceItem(Wire):
     id: UUIDStr
-    kind: Kind
+    kind: EvidenceKind
     source_url: str | None
     language: str | None
     title: Annotated[str, Field(min_length=1, max_length=200)] | None
@@ -308,7 +312,7 @@ class UploadInput(Wire):
     workspace_id: UUIDStr
     mutation_id: UUIDStr
     path: Annotated[str, Field(min_length=1, max_length=4096)]
-    kind: Kind
+    kind: EvidenceKind
     language: str | None = None
 
 

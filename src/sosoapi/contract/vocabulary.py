@@ -60,6 +60,14 @@ class Cause(StrEnum):
     TLS_HANDSHAKE = "tls_handshake"
     TOO_MANY_REDIRECTS = "too_many_redirects"
     UNSUPPORTED_ENCODING = "unsupported_encoding"
+    # unsupported_media
+    PDF_DOCUMENT = "pdf_document"  # a PDF asked of the seed retrieve: the document tool reads it
+    NOT_A_PDF = "not_a_pdf"  # anything else asked of the document tool
+    # login_required
+    PDF_ENCRYPTED = "pdf_encrypted"
+    # no_text, source_partial: a PDF's pages without a text layer (scans)
+    NO_TEXT_LAYER = "no_text_layer"
+    PAGES_WITHOUT_TEXT = "pages_without_text"
     # unsupported_content
     PARSE_DEADLINE = "parse_deadline"
     PARSE_MEMORY = "parse_memory"

@@ -13,6 +13,7 @@ import zlib
 from typing import Protocol
 
 from sosoapi.contract.errors import SosoapiError
+from sosoapi.egress.types import Sink
 
 _STEP = 64 * 1024  # the most one stage hands to the next in one pull
 
@@ -112,9 +113,10 @@ def _stage(coding: str) -> _Stage:
 
 
 class BoundedBody:
-    """Collect at most `cap` decoded bytes; `truncated` once the source had more."""
+    """Collect at most `cap` decoded bytes; `truncated` once the source had more. With a
+    `sink` the decoded bytes are written there instead, and nothing is kept in memory."""
 
-    def __init__(self, content_encoding: str | None, cap: int) -> None:
+    def __init__(self, content_encoding: str | None, cap: int, sink: Sink | None = None) -> None:
         codings = [c.strip().lower() for c in (content_encoding or "").split(",")]
         codings = [c for c in codings if c and c != "identity"]
         if len(codings) > 3:
@@ -124,6 +126,8 @@ class BoundedBody:
         self._raw = 0
         self._buffer = bytearray()
         self._raw_buffer = bytearray()
+        self._sink = sink
+        self._kept = 0
         self.truncated = False
 
     @property
@@ -142,7 +146,7 @@ class BoundedBody:
     def feed(self, chunk: bytes) -> bool:
         """Take one raw chunk; return True when the cap is reached and reading should stop."""
         self._raw += len(chunk)
-        if self._stages:  # an identity body is its own raw form: not kept twice
+        if self._stages and self._sink is None:  # identity: its own raw form, not kept twice
             self._raw_buffer += chunk[: max(0, self._cap - len(self._raw_buffer))]
         if not self._stages:
             self._keep(chunk)
@@ -155,7 +159,7 @@ class BoundedBody:
 
     def _drain(self) -> None:
         while not self.truncated:
-            out = self._pull(len(self._stages) - 1, self._cap + 1 - len(self._buffer))
+            out = self._pull(len(self._stages) - 1, self._cap + 1 - self._kept)
             if not out:
                 return
             self._keep(out)
@@ -172,8 +176,12 @@ class BoundedBody:
             stage.push(upstream)
 
     def _keep(self, data: bytes) -> None:
-        room = self._cap - len(self._buffer)
+        room = self._cap - self._kept
         if len(data) > room:
             self.truncated = True
             data = data[:room]
-        self._buffer += data
+        self._kept += len(data)
+        if self._sink is None:
+            self._buffer += data
+        elif data:
+            self._sink.write(data)

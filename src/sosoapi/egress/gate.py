@@ -54,7 +54,7 @@ from sosoapi.egress.statuses import (
     reason_for_status,
 )
 from sosoapi.egress.tls import build_ssl_context
-from sosoapi.egress.types import FetchOutcome, Hop, IPAddress
+from sosoapi.egress.types import FetchOutcome, Hop, IPAddress, Spool
 from sosoapi.egress.urls import Target, join_location
 from sosoapi.progress import Step, listening, report
 from sosoapi.turns import Keeper, keeper
@@ -64,9 +64,10 @@ log = logging.getLogger("sosoapi.egress")
 
 @dataclass
 class _Progress:
-    """Where a fetch is, so a deadline can be reported honestly."""
+    """Where a fetch is, so a deadline can be reported honestly, and where its body goes."""
 
     url: str | None = None
+    spool: Spool | None = None
     waiting_for_slot: bool = False
     slot_at: float | None = None  # monotonic time of our reserved start to the origin
 
@@ -174,8 +175,11 @@ class Egress:
     async def aclose(self) -> None:
         await self._pools.aclose()
 
-    async def fetch(self, url: str, *, accept: Sequence[str]) -> FetchOutcome:
+    async def fetch(
+        self, url: str, *, accept: Sequence[str], spool: Spool | None = None
+    ) -> FetchOutcome:
         """Fetch `url` within every bound; never raises for network or policy conditions.
+        With a `spool`, a 2xx body goes to its sink under its bound (`body` stays empty).
 
         - `reason` None: a 2xx body was read. `body` is the whole body, or with
           `truncated=True` the first `max_body_bytes` decoded bytes of a larger one (the
@@ -188,7 +192,7 @@ class Egress:
           dropped); `retrieved_at` is when that response's headers arrived (UTC).
         - More than `max_redirects` redirects: `unavailable`. https -> http: `unsafe_url`.
         """
-        progress = _Progress()
+        progress = _Progress(spool=spool)
         owner = keeper()
         try:
             async with asyncio.timeout(self._settings.total_timeout) as timeout:
@@ -276,7 +280,7 @@ class Egress:
             ):
                 progress.waiting_for_slot = False
                 with pinned(Pin(target.host, target.port, admitted)):
-                    return await self._request(target, accept, admitted)
+                    return await self._request(target, accept, admitted, progress.spool)
         except TurnTooLate as late:  # the read's owner cannot wait that long for the turn
             retry = clamp_retry_after(late.seconds)
             return FetchOutcome(
@@ -306,7 +310,7 @@ class Egress:
         return addresses[0]
 
     async def _request(
-        self, target: Target, accept: tuple[str, ...], ip: IPAddress
+        self, target: Target, accept: tuple[str, ...], ip: IPAddress, spool: Spool | None
     ) -> FetchOutcome | _Redirect:
         settings = self._settings
         url = httpcore.URL(
@@ -336,7 +340,7 @@ class Egress:
         ) as response:
             retrieved_at = utcnow()
             hop = hop_of(target, ip, retrieved_at, headers, response)
-            return await self._answer(target, accept, response, hop)
+            return await self._answer(target, accept, response, hop, spool)
 
     async def _answer(
         self,
@@ -344,6 +348,7 @@ class Egress:
         accept: tuple[str, ...],
         response: httpcore.Response,
         hop: Hop,
+        spool: Spool | None,
     ) -> FetchOutcome | _Redirect:
         status = response.status
         retrieved_at = hop.at
@@ -372,7 +377,8 @@ class Egress:
         if not media_accepted(header("content-type"), accept):
             return FetchOutcome(Reason.UNSUPPORTED_MEDIA, **common)
         try:
-            body = BoundedBody(header("content-encoding"), self._settings.max_body_bytes)
+            cap = spool.max_bytes if spool else self._settings.max_body_bytes
+            body = BoundedBody(header("content-encoding"), cap, spool.sink if spool else None)
         except UnsupportedEncoding:
             return FetchOutcome(Reason.UNAVAILABLE, cause=Cause.UNSUPPORTED_ENCODING, **common)
         short = await read_body(response, body, content_length(header("content-length")))

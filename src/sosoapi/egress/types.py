@@ -10,11 +10,26 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from sosoapi.contract.vocabulary import Cause, Reason
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class Sink(Protocol):
+    def write(self, data: bytes, /) -> object: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Spool:
+    """Where a 2xx body goes instead of memory, and its own byte bound: a document (a PDF
+    of up to tens of MiB) is written as it arrives, counted and capped like any body.
+    Its `FetchOutcome.body` and capture body are then empty: the bytes are in `sink`."""
+
+    sink: Sink
+    max_bytes: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from sosoapi.contract.documents import RECEIPT_OUTPUTS, AnyResult, DocumentResult, ReceiptOutput
 from sosoapi.contract.evidence_tools import DiffOutput, QuoteOutput, SearchOutput
 from sosoapi.contract.guidance import advice
 from sosoapi.contract.models import (
@@ -18,7 +19,6 @@ from sosoapi.contract.models import (
     EvidenceListOutput,
     ProjectListOutput,
     ProjectOutput,
-    RetrieveOutput,
     SealOutput,
     WhoamiOutput,
     Wire,
@@ -58,13 +58,13 @@ def summary(
 ) -> tuple[str, Parts]:
     """Our one line and the third-party parts, unfenced: `render` fences them for a model,
     the CLI prints them for a person."""
-    if isinstance(output, RetrieveOutput):
+    if isinstance(output, RECEIPT_OUTPUTS):
         return _retrieval(output, requested_url, language_match)
     return _PRESENTERS[type(output)](output, corpus_revision)
 
 
 def _retrieval(
-    output: RetrieveOutput, requested_url: str | None, language_match: LanguageMatch | None
+    output: ReceiptOutput, requested_url: str | None, language_match: LanguageMatch | None
 ) -> tuple[str, Parts]:
     """The source URL named first (ours, never the page's words); when not ready, the
     reason's meaning and the next step in one sentence from the shared table."""
@@ -75,10 +75,7 @@ def _retrieval(
     if r.result is None:
         return f"{head}. {advice(None, r.state)}".rstrip(), []
     res = r.result
-    line = (
-        f"{head}; status {res.status}, reason {res.reason or 'none'}; "
-        f"text {len(res.text)} characters, {len(res.segments)} segments"
-    )
+    line = f"{head}; status {res.status}, reason {res.reason or 'none'}; " + _sizes(res)
     if res.warnings:
         line += f"; warnings {', '.join(res.warnings)}"
     if language_match is not None:  # tags are validated BCP 47 shapes, not free text
@@ -105,6 +102,18 @@ def _retrieval(
         ("text", res.text),
     ]
     return line + ".", parts
+
+
+def _sizes(result: AnyResult) -> str:
+    """A page's text and cues, or a document's text and pages (and which need OCR)."""
+    if not isinstance(result, DocumentResult):
+        return f"text {len(result.text)} characters, {len(result.segments)} segments"
+    line = f"text {len(result.text)} characters, {result.page_count} pages"
+    scanned = [page.number for page in result.pages if not page.has_text]
+    if scanned and result.status in ("partial", "empty"):
+        named = ", ".join(map(str, scanned[:20])) + (", …" if len(scanned) > 20 else "")
+        line += f" (without a text layer: {named})"
+    return line
 
 
 @presenter(CorporaGetOutput)

@@ -24,8 +24,8 @@ from sosoapi import __version__
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.catalog import Transport, callable_on, listed_tools
+from sosoapi.contract.documents import RECEIPT_OUTPUTS
 from sosoapi.contract.errors import ErrorCode, ServiceError
-from sosoapi.contract.models import RetrieveOutput
 from sosoapi.disconnects import unless_gone
 from sosoapi.incidents import incident
 from sosoapi.mcp import completions, resources
@@ -142,7 +142,7 @@ def success_result(
 
 def retrieval_cause(output: object) -> str | None:
     """Which cause of a receipt's reason it was (the published result has no field)."""
-    if isinstance(output, RetrieveOutput) and output.retrieval.result is not None:
+    if isinstance(output, RECEIPT_OUTPUTS) and output.retrieval.result is not None:
         return output.retrieval.result.cause
     return None
 

@@ -29,9 +29,9 @@ from pydantic import Field
 
 from sosoapi.auth.tokens import Principal
 from sosoapi.clock import utcnow
+from sosoapi.contract.documents import RECEIPT_OUTPUTS, ReceiptOutput
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.guidance import advice
-from sosoapi.contract.models import RetrieveOutput
 from sosoapi.contract.vocabulary import OPEN_STATES
 from sosoapi.research.operation import Outcome
 from sosoapi.research.service import ResearchService
@@ -92,7 +92,7 @@ class Tasks:
     def created(self, outcome: Outcome, principal: Principal) -> dict[str, Any] | None:
         """The task for a retrieval still open after the wait budget, else None."""
         output = outcome.output
-        if not isinstance(output, RetrieveOutput) or output.retrieval.state not in OPEN_STATES:
+        if not isinstance(output, RECEIPT_OUTPUTS) or output.retrieval.state not in OPEN_STATES:
             return None
         r = output.retrieval
         self._forget_expired()
@@ -106,7 +106,7 @@ class Tasks:
                 return
             del self.owners[task_id]
 
-    def _task(self, output: RetrieveOutput, outcome: Outcome | None = None) -> dict[str, Any]:
+    def _task(self, output: ReceiptOutput, outcome: Outcome | None = None) -> dict[str, Any]:
         r = output.retrieval
         task: dict[str, Any] = {
             "taskId": str(r.id),
@@ -124,7 +124,7 @@ class Tasks:
         result = rendered.model_dump(by_alias=True, mode="json", exclude_none=True)
         return {**task, "status": "completed", "result": result}
 
-    async def _receipt(self, task_id: str, *, cancel: bool) -> RetrieveOutput:
+    async def _receipt(self, task_id: str, *, cancel: bool) -> ReceiptOutput:
         principal = await self.caller()
         self._forget_expired()
         owned = self.owners.get(task_id)

@@ -33,7 +33,7 @@ from sosoapi.research.retrieval.settings import ParseBounds
 
 T = TypeVar("T")
 log = logging.getLogger("sosoapi.offload")
-PRELOAD = ["sosoapi.research.retrieval.reading"]
+PRELOAD = ["sosoapi.research.retrieval.reading", "sosoapi.research.documents.reading"]
 ANSWERED = (parse_worker.OK, parse_worker.FAILED)
 
 

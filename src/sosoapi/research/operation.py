@@ -8,7 +8,8 @@ from typing import Any, Generic, TypeVar
 
 from sosoapi.auth.permission import Access, Action
 from sosoapi.auth.tokens import Principal
-from sosoapi.contract.models import RetrieveOutput, Wire
+from sosoapi.contract.documents import ReceiptOutput
+from sosoapi.contract.models import Wire
 from sosoapi.extract.language import LanguageMatch, match_language
 from sosoapi.progress import Listener
 
@@ -58,7 +59,7 @@ class Outcome:
     language_match: LanguageMatch | None = None
 
 
-def retrieval_outcome(output: RetrieveOutput, asked: str | None) -> Outcome:
+def retrieval_outcome(output: ReceiptOutput, asked: str | None) -> Outcome:
     """A receipt's outcome, naming how `asked` matched the result's declared language (the
     receipt's `language` is the declared tag; the rule that matched it has no field)."""
     result = output.retrieval.result

@@ -19,6 +19,7 @@ from sosoapi.auth.permission import Action, Guard
 from sosoapi.auth.tokens import Principal
 from sosoapi.clock import utcnow
 from sosoapi.contract.catalog import Transport, callable_on
+from sosoapi.contract.documents import DOCUMENT_KIND, DocumentRetrieveInput, ReceiptOutput
 from sosoapi.contract.errors import not_found
 from sosoapi.contract.evidence_tools import DiffInput, QuoteInput, SearchInput
 from sosoapi.contract.models import (
@@ -33,7 +34,6 @@ from sosoapi.contract.models import (
     ProjectSourcesInput,
     ProjectUpdateInput,
     RetrieveInput,
-    RetrieveOutput,
     UploadInput,
     WhoamiInput,
     WhoamiOutput,
@@ -56,7 +56,7 @@ from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outco
 from sosoapi.research.ports import Storage
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.contract_receipt import receipt_of
-from sosoapi.research.retrieval.receipts import ReceiptService
+from sosoapi.research.retrieval.receipts import DOCUMENT_TOOL, ReceiptService
 from sosoapi.research.retrieval.uploads import check_upload, read_upload
 
 EVIDENCE = "sosoapi_research_evidence"
@@ -92,6 +92,7 @@ class ResearchService:
         for operation in (
             Operation(f"{EVIDENCE}_retrieve", "write", RetrieveInput, self._retrieve),
             Operation(f"{EVIDENCE}_upload", "write", UploadInput, self._upload),
+            Operation(DOCUMENT_TOOL, "write", DocumentRetrieveInput, self._retrieve),
             Operation(f"{EVIDENCE}_get", "read", EvidenceGetInput, evidence.get),
             Operation(f"{EVIDENCE}_list", "read", EvidenceListInput, evidence.list_page),
             Operation(f"{EVIDENCE}_search", "read", SearchInput, search.search),
@@ -201,7 +202,7 @@ class ResearchService:
         *,
         cancel: bool = False,
         fixes: Fixes | None = None,
-    ) -> RetrieveOutput:
+    ) -> ReceiptOutput:
         """One receipt by id, as it stands (no wait), for a member of its workspace; with
         `cancel`, an open one is settled `cancelled` first (a writer's explicit cancel)."""
         action: Action = "write" if cancel else "read"
@@ -220,7 +221,8 @@ class ResearchService:
                 record = await self.receipts.workers.load(record.id)
             return receipt_of(record)
 
-    async def _retrieve(self, call: Call[RetrieveInput]) -> Outcome:
+    async def _retrieve(self, call: Call[RetrieveInput | DocumentRetrieveInput]) -> Outcome:
+        """The seed retrieve and the document tool: one receipt machinery for both."""
         request = call.input
         output = await self.receipts.retrieve(
             request, call.token_id, call.cancel_requested, call.progress
@@ -230,14 +232,18 @@ class ResearchService:
     async def _upload(self, call: Call[UploadInput]) -> Outcome:
         request = call.input
 
+        settings = self.receipts.settings
+
         async def reader(kind: str, path: str, language: str | None) -> Captured:
+            document = kind == DOCUMENT_KIND  # a PDF: the document tool's byte bound
             return await read_upload(
                 path,
                 kind,
                 language,
-                self.max_upload_bytes,
+                settings.document_max_bytes if document else self.max_upload_bytes,
                 self.upload_roots,
-                whole_max=self.receipts.settings.evidence_text_max,
+                whole_max=settings.evidence_text_max,
+                max_pages=settings.document_max_pages,
             )
 
         output = await self.receipts.upload(

@@ -24,13 +24,14 @@ from sosoapi.contract.documents import (
     DocumentResult,
 )
 from sosoapi.contract.guidance import cause_of
-from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
+from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Cause, Reason, Status
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.limits import TITLE_MAX, WHOLE_TEXT_DEFAULT, clean_optional, cut_twice
 from sosoapi.extract.pdf import PdfDocument, PdfPage
 from sosoapi.research.retrieval.ranking import Condition, decide, status_of
 
 _USABLE = (Status.READY, Status.PARTIAL)
+_SCANS = {Reason.NO_TEXT: Cause.NO_TEXT_LAYER, Reason.SOURCE_PARTIAL: Cause.PAGES_WITHOUT_TEXT}
 
 
 @dataclass
@@ -107,6 +108,7 @@ def fill_from_pdf(
     `language` is the caller's, compared with the catalog's /Lang only."""
     conditions = set(document.conditions)
     if Reason.LOGIN_REQUIRED in conditions:
+        draft.cause = Cause.PDF_ENCRYPTED
         return draft.add(Reason.LOGIN_REQUIRED)
     if Reason.UNSUPPORTED_CONTENT in conditions:
         if truncated:  # a prefix PDFium could not open: the bound, not the file, is why
@@ -120,9 +122,10 @@ def fill_from_pdf(
     ]
     draft.page_count = document.page_count
     _describe(draft, document)
-    for reason in (Reason.NO_TEXT, Reason.SOURCE_PARTIAL):
+    for reason, cause in _SCANS.items():
         if reason in conditions:
-            draft.add(reason, usable=bool(text))
+            draft.cause = draft.cause or cause
+            draft.add(reason)
     if Reason.RESPONSE_TOO_LARGE in conditions or truncated:
         draft.add(Reason.RESPONSE_TOO_LARGE, usable=bool(text))
     if limited:

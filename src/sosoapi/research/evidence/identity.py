@@ -7,7 +7,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from sosoapi.contract.models import RetrieveResult
+from sosoapi.contract.documents import AnyResult, DocumentResult
 from sosoapi.research.evidence.passages import CutPassages, passages_of
 from sosoapi.store.records import CaptureWrite, EvidenceWrite
 
@@ -44,7 +44,7 @@ def canonical_object(members: dict[str, str]) -> str:
     return "{" + ",".join(f"{canonical_json(k)}:{v}" for k, v in sorted(members.items())) + "}"
 
 
-def whole_members(result: RetrieveResult) -> dict[str, str]:
+def whole_members(result: AnyResult) -> dict[str, str]:
     """The whole text and cues as canonical JSON, encoded once for the digest and the
     stored whole."""
     return {
@@ -53,23 +53,38 @@ def whole_members(result: RetrieveResult) -> dict[str, str]:
     }
 
 
-def content_digest(result: RetrieveResult, whole: dict[str, str] | None = None) -> str:
+def content_digest(result: AnyResult, whole: dict[str, str] | None = None) -> str:
     """SHA-256 over the canonical JSON of the content, never of retrieval timestamps: the
     whole text and cues (`whole`, from `whole_members`), so a change past the receipt's
     bound is a new revision (for a text within the bound this is the digest it always had)."""
+    members = {key: canonical_json(value) for key, value in _described(result).items()}
+    return sha256_hex(canonical_object(members | (whole or whole_members(result))))
+
+
+def _described(result: AnyResult) -> dict[str, Any]:
+    """What a result says of its content besides the text: a document's metadata and
+    pages, or a page's title and description and a caption file's format."""
+    if isinstance(result, DocumentResult):
+        return {
+            "title": result.title,
+            "authors": result.authors,
+            "date": result.date,
+            "subject": result.subject,
+            "pages": [page.wire() for page in result.pages],
+            "mime_type": result.provenance.mime_type,
+            "language": result.provenance.language,
+        }
     provenance = result.provenance
-    described = {
+    return {
         "title": result.title,
         "description": result.description,
         "mime_type": provenance.mime_type,
         "caption_format": provenance.caption_format,
         "language": provenance.language,
     }
-    members = {key: canonical_json(value) for key, value in described.items()}
-    return sha256_hex(canonical_object(members | (whole or whole_members(result))))
 
 
-def as_evidence(result: RetrieveResult) -> RetrieveResult:
+def as_evidence(result: AnyResult) -> AnyResult:
     """The content a result's evidence keeps. A caption file's title and description are
     its own (none: WebVTT and SubRip carry neither); a page that linked it through a
     `<track>` lends the receipt its title, never the evidence, so reading the same file
@@ -81,7 +96,7 @@ def as_evidence(result: RetrieveResult) -> RetrieveResult:
 
 def evidence_write(
     workspace_id: str,
-    result: RetrieveResult,
+    result: AnyResult,
     captures: tuple[CaptureWrite, ...] = (),
     citation: dict[str, Any] | None = None,
     passages: CutPassages | None = None,
@@ -122,7 +137,7 @@ def evidence_write(
     )
 
 
-def whole_json(result: RetrieveResult, whole: dict[str, str] | None = None) -> str | None:
+def whole_json(result: AnyResult, whole: dict[str, str] | None = None) -> str | None:
     """What an evidence revision keeps beyond its receipt (`whole`, from `whole_members`):
     None when nothing was cut."""
     if result.whole_text == result.text and result.whole_segments == result.segments:
@@ -132,7 +147,7 @@ def whole_json(result: RetrieveResult, whole: dict[str, str] | None = None) -> s
 
 def settle_writes(
     workspace_id: str,
-    result: RetrieveResult,
+    result: AnyResult,
     captures: tuple[CaptureWrite, ...] = (),
     citation: dict[str, Any] | None = None,
     passages: CutPassages | None = None,

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import anyio
 
+from sosoapi.contract.documents import AnyResult, DocumentResult
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.models import (
     WINDOW_MAX,
@@ -17,6 +18,7 @@ from sosoapi.contract.models import (
     EvidenceItem,
     EvidenceListInput,
     EvidenceListOutput,
+    Provenance,
     Segment,
     WindowPage,
 )
@@ -70,6 +72,24 @@ def window_pages(
     ]
 
 
+def evidence_provenance(content: AnyResult) -> Provenance:
+    """evidence_get's provenance: a document's in the shape every evidence shares (no
+    caption format; its bytes' SHA-256 is on its receipt, its digest on the evidence)."""
+    if not isinstance(content, DocumentResult):
+        return content.provenance
+    kept = content.provenance
+    return Provenance(
+        source_url=kept.source_url,
+        retrieved_at=kept.retrieved_at,
+        mime_type=kept.mime_type,
+        parser_version=kept.parser_version,
+        content_kind=kept.content_kind,
+        caption_format=None,
+        language=kept.language,
+        language_source=kept.language_source,
+    )
+
+
 class EvidenceReader:
     def __init__(self, evidence: EvidenceRepo) -> None:
         self.evidence = evidence
@@ -105,7 +125,7 @@ class EvidenceReader:
                     title=stored.title,
                     description=stored.description,
                     segments=segments,
-                    provenance=stored.provenance,
+                    provenance=evidence_provenance(stored),
                     content_digest=record.digest,
                     created_at=record.created_at,
                     offset=offset,

@@ -8,13 +8,13 @@ shared by search, quote check and diff. These are read inside the heavy-read job
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from sosoapi.contract.documents import AnyResult, DocumentPage, DocumentResult, result_model
 from sosoapi.contract.errors import invalid_input, not_found
-from sosoapi.contract.models import RetrieveResult, Segment, Snapshot
+from sosoapi.contract.models import Segment, Snapshot
 from sosoapi.research.corpora.sealing import corpus_not_found
-from sosoapi.research.evidence.page_spans import PageLike
 from sosoapi.research.heavy import ShouldStop, checkpoint
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo
 from sosoapi.store.records import EvidenceRevisionRecord
@@ -29,24 +29,26 @@ class StoredRevision:
     evidence_id: str
     revision: int
     latest_revision: int
-    content: RetrieveResult
+    content: AnyResult
     text: str
     segments: list[Segment]
-    pages: Sequence[PageLike] = ()
+    pages: tuple[DocumentPage, ...] = ()
 
 
 def stored_revision(record: EvidenceRevisionRecord) -> StoredRevision:
     """A stored revision read back; a revision written before whole texts were kept (or
     one that fit the receipt) is whole as it is."""
-    content = RetrieveResult.model_validate_json(record.content)
+    content = result_model(record.kind).model_validate_json(record.content)
     text, segments = content.text, content.segments
     if record.whole is not None:
         whole = json.loads(record.whole)
         text = whole["text"]
         segments = [Segment.model_validate(s) for s in whole["segments"]]
+    pages = tuple(content.pages) if isinstance(content, DocumentResult) else ()
     return StoredRevision(
-        record.evidence_id, record.revision, record.latest_revision, content, text, segments
-    )
+        record.evidence_id, record.revision, record.latest_revision, content, text, segments,
+        pages,
+    )  # fmt: skip
 
 
 def evidence_not_found(evidence_id: str, workspace_id: str, revision: int | None) -> Exception:

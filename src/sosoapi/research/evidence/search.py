@@ -14,9 +14,9 @@ import hashlib
 import json
 import re
 
+from sosoapi.contract.documents import result_model
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchResult, Snippet
-from sosoapi.contract.models import RetrieveResult
 from sosoapi.extract.passages import searchable
 from sosoapi.research.evidence.anchors import anchor, page_ref
 from sosoapi.research.evidence.scope import (
@@ -105,7 +105,7 @@ def _result(hit: SearchHit, phrases: list[str], stored: StoredRevision | None) -
     """A hit shaped for the contract; `stored` is its revision as stored (snippet offsets
     point into its whole text, and a PDF's pages are spans of it), None to read the text
     from the hit's content."""
-    content = RetrieveResult.model_validate_json(hit.content)
+    content = result_model(hit.kind).model_validate_json(hit.content)
     text, pages = (content.text, ()) if stored is None else (stored.text, stored.pages)
     snippets = [
         Snippet(

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sosoapi.contract.models import RetrieveResult
+from sosoapi.contract.documents import AnyResult
 from sosoapi.egress.types import FetchOutcome, Hop
 from sosoapi.research.evidence.identity import canonical_json
 from sosoapi.research.evidence.passages import CutPassages
@@ -26,7 +26,7 @@ NO_CREDENTIALS = "the gate sends no cookies, authorization or other credentials"
 class Captured:
     """A reader's result with the captures of the exchanges it read."""
 
-    result: RetrieveResult
+    result: AnyResult
     captures: tuple[CaptureWrite, ...] = ()
     citation: dict[str, Any] = field(default_factory=dict)  # extract.citation's fields
     passages: CutPassages | None = None  # the search passages cut in the parse's trip

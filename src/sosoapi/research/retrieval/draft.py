@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from sosoapi.contract.documents import DOCUMENT_KIND, AnyResult
 from sosoapi.contract.guidance import cause_of
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
 from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
+from sosoapi.research.documents.result import DocumentDraft
 from sosoapi.research.evidence.passages import CutPassages
 from sosoapi.research.retrieval.ranking import Condition, decide, status_of
 
@@ -77,3 +79,12 @@ class Draft:
         if not usable:
             return result
         return result.with_whole(self.whole_text, self.whole_segments)
+
+
+def unread(kind: str, reason: Reason, now: datetime, cause: str | None = None) -> AnyResult:
+    """The result of a read of `kind` that read nothing: cancelled, failed, not stored."""
+    if kind == DOCUMENT_KIND:
+        return DocumentDraft(cause=cause).add(reason).finish(now)
+    draft = Draft(kind=kind).add(reason)
+    draft.cause = cause
+    return draft.finish(now)

@@ -15,10 +15,10 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
+from sosoapi.contract.documents import AnyResult
 from sosoapi.contract.errors import ErrorCode, ServiceError
-from sosoapi.contract.models import RetrieveResult
 from sosoapi.contract.vocabulary import Cause, Reason
-from sosoapi.research.retrieval.draft import Draft
+from sosoapi.research.retrieval.draft import unread
 from sosoapi.store.records import EvidenceWrite, Settled, StorageFull, StorageUse
 
 log = logging.getLogger("sosoapi.receipts")
@@ -47,19 +47,17 @@ def refuse_when_full(use: StorageUse) -> None:
     )
 
 
-def storage_full(kind: str, now: datetime) -> RetrieveResult:
+def storage_full(kind: str, now: datetime) -> AnyResult:
     """The result of a read whose evidence did not fit in its workspace's storage."""
-    draft = Draft(kind=kind).add(Reason.UNAVAILABLE)
-    draft.cause = Cause.STORAGE_FULL
-    return draft.finish(now)
+    return unread(kind, Reason.UNAVAILABLE, now, Cause.STORAGE_FULL)
 
 
-Settle = Callable[[RetrieveResult, EvidenceWrite | None], Settled | None]
+Settle = Callable[[AnyResult, EvidenceWrite | None], Settled | None]
 
 
 def within_limit(
-    settle: Settle, result: RetrieveResult, item: EvidenceWrite | None, now: datetime
-) -> tuple[RetrieveResult, Settled | None]:
+    settle: Settle, result: AnyResult, item: EvidenceWrite | None, now: datetime
+) -> tuple[AnyResult, Settled | None]:
     """Settle with `result` and its evidence; when the evidence would pass its workspace's
     storage limit (the store kept nothing of that try), settle `storage_full` without it."""
     try:

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from sosoapi.clock import utcnow
 from sosoapi.contract.models import RetrieveResult, Segment
-from sosoapi.contract.vocabulary import Reason
+from sosoapi.contract.vocabulary import Cause, Reason
 from sosoapi.egress.types import FetchOutcome
 from sosoapi.egress.urls import is_recordable
 from sosoapi.extract import captions as caption_extract
@@ -33,6 +33,7 @@ from sosoapi.extract.page import PageRead, read_page
 from sosoapi.extract.types import CaptionFile, PageTracks
 from sosoapi.extract.walls import WALL_REASONS
 from sosoapi.progress import report
+from sosoapi.research.documents.result import DocumentDraft
 from sosoapi.research.evidence.passages import CutPassages, cut_passages
 from sosoapi.research.offload import ParseOverBound, off_loop
 from sosoapi.research.retrieval.captures import Captured, Recorder
@@ -69,7 +70,7 @@ async def fetch_judged(fetch: Fetch, url: str, accept: tuple[str, ...]) -> Fetch
     return replace(outcome, reason=Reason.ACCESS_DENIED, retry_after_seconds=None)
 
 
-def _failed(draft: Draft, outcome: FetchOutcome) -> bool:
+def fetch_failed(draft: Draft | DocumentDraft, outcome: FetchOutcome) -> bool:
     """Record a fetch that produced no body; True when there is nothing more to read."""
     if outcome.retrieved_at is not None:
         draft.retrieved_at = outcome.retrieved_at
@@ -79,10 +80,21 @@ def _failed(draft: Draft, outcome: FetchOutcome) -> bool:
             return True
         return False
     draft.add(outcome.reason)
-    draft.cause = draft.cause or outcome.cause
+    draft.cause = draft.cause or outcome.cause or _media_cause(draft, outcome)
     if outcome.reason == Reason.RATE_LIMITED:
         draft.retry_after_seconds = outcome.retry_after_seconds
     return True
+
+
+def _media_cause(draft: Draft | DocumentDraft, outcome: FetchOutcome) -> Cause | None:
+    """Which tool reads a response of a type this one does not: a PDF asked of the seed
+    retrieve names the document tool, anything asked of the document tool the seed's."""
+    if outcome.reason != Reason.UNSUPPORTED_MEDIA:
+        return None
+    if isinstance(draft, DocumentDraft):
+        return Cause.NOT_A_PDF
+    media, _ = parse_content_type(outcome.content_type)
+    return Cause.PDF_DOCUMENT if media in ("application/pdf", "application/x-pdf") else None
 
 
 def _read_body(draft: Draft, outcome: FetchOutcome) -> None:
@@ -98,7 +110,7 @@ async def read_url_text(
     draft: Draft, fetch: Fetch, url: str, language: str | None, whole_max: int
 ) -> Draft:
     outcome = await fetch_judged(fetch, url, tuple(sorted(TEXT_TYPES)))
-    if _failed(draft, outcome):
+    if fetch_failed(draft, outcome):
         return draft
     report("parsing")
     _read_body(draft, outcome)
@@ -164,7 +176,7 @@ async def read_captions(
 ) -> Draft:
     """A caption file, read directly or through the chosen `<track>` of an HTML page."""
     outcome = await fetch_judged(fetch, url, PAGE_OR_CAPTION_ACCEPT)
-    if _failed(draft, outcome):
+    if fetch_failed(draft, outcome):
         return draft
     report("parsing")
     media, _ = parse_content_type(outcome.content_type)
@@ -174,7 +186,7 @@ async def read_captions(
         track_outcome, declared = await _follow_track(fetch, draft, page, language)
         if track_outcome is None:
             return _no_track(draft, page)
-        if _failed(draft, track_outcome):
+        if fetch_failed(draft, track_outcome):
             return draft
         outcome = track_outcome
     return await off_loop(_read_caption_file, draft, outcome, language, declared, whole_max)

@@ -19,14 +19,15 @@ from datetime import datetime, timedelta
 import anyio
 
 from sosoapi.clock import utcnow
+from sosoapi.contract.documents import DOCUMENT_KIND, DocumentRetrieveInput, ReceiptOutput
 from sosoapi.contract.errors import ServiceError
-from sosoapi.contract.models import RetrieveInput, RetrieveOutput, UploadInput
+from sosoapi.contract.models import RetrieveInput, UploadInput
 from sosoapi.contract.vocabulary import OPEN_STATES, Reason, State
 from sosoapi.progress import Listener, Step
 from sosoapi.research.mutations import ensure_same, new_mutation
 from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.contract_receipt import receipt_of
-from sosoapi.research.retrieval.draft import Draft
+from sosoapi.research.retrieval.draft import unread
 from sosoapi.research.retrieval.quota import refuse_when_full
 from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.research.retrieval.workers import Reader, ReceiptWorkers
@@ -35,6 +36,7 @@ from sosoapi.store.records import NewMutation, RetrievalRecord, StoreUnavailable
 log = logging.getLogger("sosoapi.receipts")
 TOOL = "sosoapi_research_evidence_retrieve"
 UPLOAD_TOOL = "sosoapi_research_evidence_upload"
+DOCUMENT_TOOL = "sosoapi_research_document_retrieve"
 
 
 class ReceiptService:
@@ -97,13 +99,18 @@ class ReceiptService:
 
     async def retrieve(
         self,
-        request: RetrieveInput,
+        request: RetrieveInput | DocumentRetrieveInput,
         token_id: str | None,
         cancel_requested: Callable[[], bool] = lambda: False,
         progress: Listener | None = None,
-    ) -> RetrieveOutput:
-        """Claim or replay the key's receipt and wait for it; `progress` hears its steps."""
-        key = new_mutation(TOOL, request.model_dump(mode="json"), token_id, self.clock())
+    ) -> ReceiptOutput:
+        """Claim or replay the key's receipt and wait for it; `progress` hears its steps.
+        A document's request (the document tool) makes a receipt of kind `pdf_text`."""
+        if isinstance(request, DocumentRetrieveInput):
+            tool, kind = DOCUMENT_TOOL, DOCUMENT_KIND
+        else:
+            tool, kind = TOOL, request.kind
+        key = new_mutation(tool, request.model_dump(mode="json"), token_id, self.clock())
         reserved = await self._reserve(key)
         # A free slot now: claim the receipt already leased to this instance (one write
         # transaction instead of claim, then acquire) and start reading in that slot.
@@ -111,7 +118,7 @@ class ReceiptService:
         lease = (self.owner, self.settings.lease_seconds) if held else None
         try:
             record, created = await anyio.to_thread.run_sync(
-                self._claim_or_load, key, request.kind, request.url, request.language, "url", lease
+                self._claim_or_load, key, kind, request.url, request.language, "url", lease
             )
         except BaseException:
             self._give_back(key.workspace_id, reserved, held)
@@ -196,7 +203,7 @@ class ReceiptService:
         token_id: str | None,
         reader: Reader,
         check_new: Callable[[], None],
-    ) -> RetrieveOutput:
+    ) -> ReceiptOutput:
         """A local file read inline under a lease (never resumed elsewhere: it is local).
 
         `check_new` validates the path; it runs only for a new key, so a replay still
@@ -236,7 +243,7 @@ class ReceiptService:
         self.workers.cancel_work(retrieval_id)
         now = self.clock()
         record = await self.workers.load(retrieval_id)
-        result = Draft(kind=record.kind).add(Reason.CANCELLED).finish(now)
+        result = unread(record.kind, Reason.CANCELLED, now)
         settled = await anyio.to_thread.run_sync(
             lambda: self.retrievals.settle(
                 retrieval_id,

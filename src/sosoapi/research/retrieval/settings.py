@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sosoapi.contract.documents import PAGES_CEILING
 from sosoapi.extract.limits import TEXT_MAX, WHOLE_TEXT_CEILING, WHOLE_TEXT_DEFAULT
 
 # The evidence text bounds config.py checks SOSOAPI_EVIDENCE_TEXT_MAX against; their one
 # home is extract/limits.py, named here because config.py reads only settings modules.
-__all__ = ["TEXT_MAX", "WHOLE_TEXT_CEILING", "WHOLE_TEXT_DEFAULT", "ReceiptSettings"]
+__all__ = [
+    "PAGES_CEILING", "TEXT_MAX", "WHOLE_TEXT_CEILING", "WHOLE_TEXT_DEFAULT", "ReceiptSettings",
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +26,11 @@ class ReceiptSettings:
     max_queued_per_workspace: int = 500
     evidence_text_max: int = WHOLE_TEXT_DEFAULT  # SOSOAPI_EVIDENCE_TEXT_MAX: whole text kept
     keep_captures: bool = True  # keep the exchanges each revision was read from
+    # The document tool's bounds (docs/product.md, "Documents"): a PDF's bytes, streamed
+    # to a private file (SOSOAPI_DOCUMENT_MAX_BYTES), and the pages read of it
+    # (SOSOAPI_DOCUMENT_MAX_PAGES, at most contract/documents.py's PAGES_CEILING).
+    document_max_bytes: int = 50 << 20
+    document_max_pages: int = 2_000
 
     def __post_init__(self) -> None:
         if not self.slots_per_workspace:

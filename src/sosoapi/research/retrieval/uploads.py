@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import anyio
 
 from sosoapi.clock import utcnow
+from sosoapi.contract.documents import DOCUMENT_KIND
 from sosoapi.contract.errors import ErrorCode, ServiceError, SosoapiError, invalid_input
 from sosoapi.contract.vocabulary import Reason
-from sosoapi.egress.types import FetchOutcome
+from sosoapi.egress.types import FetchOutcome, Spool
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
+from sosoapi.extract.pdf import PAGES_MAX
+from sosoapi.research.documents.reading import read_document
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.reading import read_captured
 
@@ -31,7 +34,9 @@ MEDIA_BY_SUFFIX = {
         ".xhtml": "application/xhtml+xml",
     },
     "published_captions": {".vtt": "text/vtt", ".srt": "application/x-subrip"},
+    DOCUMENT_KIND: {".pdf": "application/pdf"},
 }
+_CHUNK = 1 << 20  # a PDF is copied to its private file a MiB at a time
 
 
 def media_type_of(path: Path, kind: str) -> str:
@@ -155,12 +160,19 @@ async def read_upload(
     max_bytes: int,
     roots: Sequence[Path],
     whole_max: int = WHOLE_TEXT_DEFAULT,
+    max_pages: int = PAGES_MAX,
 ) -> Captured:
-    """Read the file through the page pipeline; gone or swapped since the check: not_found."""
+    """Read the file through the page pipeline (a PDF through the document tool's, copied
+    to its private file, never whole in memory); gone or swapped since the check: not_found."""
     try:
         fd, media = await anyio.to_thread.run_sync(open_upload, path_text, kind, roots)
     except (Unreadable, ServiceError):
         fd, media = -1, ""
+    if kind == DOCUMENT_KIND:
+        return await read_document(
+            _document_fetch(fd, media), UPLOAD_URL, language, max_bytes=max_bytes,
+            max_pages=max_pages, whole_max=whole_max,
+        )  # fmt: skip
     body, truncated = (b"", False)
     if fd >= 0:
         body, truncated = await anyio.to_thread.run_sync(_read_bounded, fd, max_bytes)
@@ -182,3 +194,33 @@ async def read_upload(
         )
 
     return await read_captured(fetch, kind, UPLOAD_URL, language, whole_max=whole_max)
+
+
+def _document_fetch(fd: int, media: str) -> Callable[..., Awaitable[FetchOutcome]]:
+    """The one fetch a PDF upload answers: the opened file, copied into the reader's spool."""
+    read_at = utcnow()
+
+    async def fetch(url: str, *, accept: tuple[str, ...], spool: Spool) -> FetchOutcome:
+        if url != UPLOAD_URL:
+            return FetchOutcome(reason=Reason.UNSUPPORTED_SOURCE, retrieved_at=utcnow())
+        if fd < 0:
+            return FetchOutcome(reason=Reason.NOT_FOUND, retrieved_at=read_at)
+        truncated = await anyio.to_thread.run_sync(_copy_bounded, fd, spool)
+        return FetchOutcome(
+            None, status_code=200, content_type=media, truncated=truncated, retrieved_at=read_at
+        )
+
+    return fetch
+
+
+def _copy_bounded(fd: int, spool: Spool) -> bool:
+    """Copy at most `spool.max_bytes` of the file into the spool; True when it had more."""
+    left = spool.max_bytes
+    with os.fdopen(fd, "rb") as handle:
+        while chunk := handle.read(min(_CHUNK, left + 1)):
+            if len(chunk) > left:
+                spool.sink.write(chunk[:left])
+                return True
+            spool.sink.write(chunk)
+            left -= len(chunk)
+    return False

@@ -17,13 +17,13 @@ from typing import TypeVar
 import anyio
 from anyio.abc import TaskGroup
 
-from sosoapi.contract.models import RetrieveResult
+from sosoapi.contract.documents import AnyResult
 from sosoapi.contract.vocabulary import SETTLED_STATES, Reason, State
 from sosoapi.progress import Board, Step, listening
 from sosoapi.research.evidence.identity import settle_writes
 from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.captures import Captured
-from sosoapi.research.retrieval.draft import Draft
+from sosoapi.research.retrieval.draft import unread
 from sosoapi.research.retrieval.fairness import FairSlots
 from sosoapi.research.retrieval.parking import LeaseLost, ParkedTurn
 from sosoapi.research.retrieval.quota import within_limit
@@ -34,7 +34,7 @@ from sosoapi.turns import keeping
 
 log = logging.getLogger("sosoapi.receipts")
 # A reader answers a result, or a result with the captures of what it read.
-Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult | Captured]]
+Reader = Callable[[str, str, str | None], Awaitable[AnyResult | Captured]]
 T = TypeVar("T")
 
 
@@ -45,7 +45,7 @@ class _Settling:
 
     event: anyio.Event = field(default_factory=anyio.Event)
     record: RetrievalRecord | None = None
-    result: RetrieveResult | None = None
+    result: AnyResult | None = None
 
 
 class ReceiptWorkers:
@@ -161,7 +161,7 @@ class ReceiptWorkers:
         assert record is not None
         return record
 
-    async def wait(self, record: RetrievalRecord) -> tuple[RetrievalRecord, RetrieveResult | None]:
+    async def wait(self, record: RetrievalRecord) -> tuple[RetrievalRecord, AnyResult | None]:
         """Wait up to the budget for a settled state, and the result if this instance has it.
 
         Work running here wakes its waiters when it ends, with the record it settled; only
@@ -267,7 +267,7 @@ class ReceiptWorkers:
             raise
         except Exception:
             log.exception("retrieval reader failed id=%s", record.id)
-            return Captured(Draft(kind=record.kind).add(Reason.UNAVAILABLE).finish(self.clock()))
+            return Captured(unread(record.kind, Reason.UNAVAILABLE, self.clock()))
         return read if isinstance(read, Captured) else Captured(read)
 
     async def _renew(self, retrieval_id: str, work: anyio.CancelScope) -> None:
@@ -291,12 +291,12 @@ class ReceiptWorkers:
             settle_writes, record.workspace_id, read.result, kept, read.citation, read.passages
         )
 
-        def encoded(result: RetrieveResult) -> str:
+        def encoded(result: AnyResult) -> str:
             # the read's own result was encoded once, off the loop, with its evidence; the
             # `storage_full` result that may replace it (quota.within_limit) is small
             return text if result is read.result else result.model_dump_json()
 
-        def settle(result: RetrieveResult, evidence: Evidence | None) -> Settled | None:
+        def settle(result: AnyResult, evidence: Evidence | None) -> Settled | None:
             return self.retrievals.settle(
                 record.id, self.owner, State.COMPLETED, encoded(result), now, evidence,
                 outcome=(result.status, result.reason), cause=result.cause,

@@ -17,15 +17,10 @@ from pydantic import ValidationError
 from sosoapi.auth.errors import AuthRefused
 from sosoapi.auth.permission import Access
 from sosoapi.auth.tokens import Principal
+from sosoapi.contract.documents import DocumentRetrieval, result_model
 from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.evidence_tools import DiffOutput
-from sosoapi.contract.models import (
-    Evidence,
-    EvidenceGetOutput,
-    PageInput,
-    Retrieval,
-    RetrieveResult,
-)
+from sosoapi.contract.models import Evidence, EvidenceGetOutput, PageInput, Retrieval
 from sosoapi.contract.vocabulary import Reason, State, Status
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
@@ -51,7 +46,7 @@ class RetrievalRow:
     """A receipt as the contract shows it, with the URL that was asked for."""
 
     url: str
-    receipt: Retrieval
+    receipt: Retrieval | DocumentRetrieval
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +169,7 @@ class Review:
             for ref in dict.fromkeys(refs):
                 record = evidence.revision(access.workspace.id, ref[0], ref[1])
                 if record is not None:
-                    content = RetrieveResult.model_validate_json(record.content)
+                    content = result_model(record.kind).model_validate_json(record.content)
                     url = content.provenance.source_url
                     found[ref] = Named(content.title, url, record.kind)
             return found
