@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sosoapi.contract.documents import LABEL_MAX, PAGES_CEILING, DocumentPage
 from sosoapi.contract.evidence_tools import QuoteMatch, QuoteOutput
+from sosoapi.contract.models import PAGE_LABEL_MAX, PAGES_MAX, WindowPage
 from sosoapi.research.evidence.anchors import anchor, page_ref
 from sosoapi.research.evidence.page_spans import page_of, page_url, pages_in
 from sosoapi.research.evidence.reader import window, window_pages
@@ -215,3 +217,12 @@ def test_the_page_of_a_span_holds_its_first_character_that_is_on_a_page(
         assert page.start <= on_page[0] < page.end
     else:
         assert page.has_text or not any(p.has_text for p in pages)
+
+
+def test_a_windows_pages_have_the_documents_page_shape_and_bounds() -> None:
+    """`evidence_get`'s `WindowPage` repeats the document tool's `DocumentPage` (the
+    contract models cannot import each other both ways): same fields, same bounds."""
+    assert WindowPage.model_fields.keys() == DocumentPage.model_fields.keys()
+    assert (PAGES_MAX, PAGE_LABEL_MAX) == (PAGES_CEILING, LABEL_MAX)
+    page = DocumentPage(number=3, label="iii", start=4, end=9, has_text=True)
+    assert WindowPage.model_validate(page.wire()).wire() == page.wire()

@@ -5,8 +5,9 @@ viewer.
 The PDF (`tests/data/pdf/unstructured-layout-parser-paper-with-empty-pages.pdf`: text on
 pages 1 and 4, nothing drawn on pages 2 and 3) is read by the document tool's own reader
 and result builder; its revision is what the evidence code reads (`StoredRevision`: the
-whole text and its pages). Which page holds the quoted words is checked against a second,
-independent reader (pypdf), not against our own page spans.
+whole text and its pages). The same through the tools and both stores:
+`tests/documents/test_document_citations.py`. Which page holds the quoted words is
+checked against a second, independent reader (pypdf), not against our own page spans.
 """
 
 from __future__ import annotations
@@ -58,15 +59,11 @@ def _read(source_url: str, path: Path) -> DocumentResult:
 def pdf_revision(
     source_url: str, revision: int = 1, text: str | None = None, path: Path = PAPER
 ) -> StoredRevision:
-    """The paper as PDF evidence: its whole text (or `text`, a later read of the same
-    pages) and its pages, as the document tool keeps them. The stored content stands in
-    as a read of the same URL: what is cited to the page reads only its source URL."""
+    """The paper as PDF evidence, as `scope.stored_revision` reads it back: the document
+    result, its whole text (or `text`, a later read of the same pages) and its pages."""
     result = _read(source_url, path)
     whole = text or result.whole_text
-    content = page_result(
-        whole[:20_000], source_url=source_url, retrieved_at="2026-01-01T00:00:00Z"
-    )
-    return StoredRevision(PDF_ID, revision, revision, content, whole, [], tuple(result.pages))
+    return StoredRevision(PDF_ID, revision, revision, result, whole, [], tuple(result.pages))
 
 
 def page_revision() -> StoredRevision:
