@@ -15,6 +15,8 @@ import uuid
 from typing import Any
 
 from sosoapi.application import Application
+from sosoapi.contract.evidence_tools import QuoteOutput, SearchOutput
+from sosoapi.mcp.presenters import render
 from tests.documents.support import PDF, document_args, retrieve_document
 from tests.support.calls import args as seed_args
 from tests.support.calls import call as seed_call
@@ -83,6 +85,13 @@ async def test_a_quotation_from_page_4_is_cited_to_page_4(
     assert result["kind"] == "pdf_text"
     pages = {(s["page"]["number"], s["anchor"]["page_url"]) for s in result["snippets"]}
     assert pages == {(4, url + "#page=4")}
+
+    # what an MCP client without structured output reads says the page too
+    quoted = render(QuoteOutput.model_validate(checked))
+    assert f"{pdf} r1 [{match['start']}:{match['end']}] page 4 similarity 1" in quoted
+    searched = render(SearchOutput.model_validate(found))
+    snippet = result["snippets"][0]
+    assert f"{pdf} r1 [{snippet['start']}:{snippet['end']}] page 4 " in searched
 
 
 async def test_evidence_get_windows_name_the_pages_they_cover(

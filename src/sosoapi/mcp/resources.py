@@ -30,7 +30,7 @@ from sosoapi.contract.models import (
 )
 from sosoapi.contract.numbers import not_a_number, whole_number
 from sosoapi.mcp.framing import content_text
-from sosoapi.mcp.presenters import render
+from sosoapi.mcp.presenters import printed, render
 from sosoapi.research.operation import Outcome
 
 ROOT = "sosoapi://workspaces/{workspace_id}"
@@ -215,7 +215,7 @@ def _pages_said(pages: list[WindowPage] | None) -> str:
     first, last = pages[0], pages[-1]
     said = f", page {first.number}" if first is last else f", pages {first.number}-{last.number}"
     ends = [first] if first is last else [first, last]
-    if any(p.label is not None and p.label != str(p.number) for p in ends):
+    if any(printed(p.number, p.label) for p in ends):
         said += f" (printed {'-'.join(p.label or '?' for p in ends)})"
     return said
 
