@@ -10,6 +10,8 @@ from sosoapi.contract.models import (
     TEXT_CEILING,
     Cursor,
     EvidenceKind,
+    PageLabel,
+    PageNumber,
     Revision,
     TextOffset,
     UUIDStr,
@@ -45,9 +47,32 @@ class TextPositionSelector(Wire):
     end: Offset
 
 
+class FragmentSelector(Wire):
+    """W3C Web Annotation: the PDF page where the span starts, as an RFC 8118 fragment
+    (`page=N`, N counted from 1 in file order); the specification is named by RFC 3778's
+    URI, as Web Annotation's table of fragment forms gives it."""
+
+    type: Literal["FragmentSelector"] = "FragmentSelector"
+    conformsTo: Literal["http://tools.ietf.org/rfc/rfc3778"] = "http://tools.ietf.org/rfc/rfc3778"
+    value: Annotated[str, Field(pattern=r"^page=[1-9][0-9]*$", max_length=21)]
+
+
 class Anchor(Wire):
-    selector: tuple[TextQuoteSelector, TextPositionSelector]
-    text_fragment_url: str | None
+    # a PDF's anchors add the page's FragmentSelector to the pair
+    selector: (
+        tuple[TextQuoteSelector, TextPositionSelector]
+        | tuple[TextQuoteSelector, TextPositionSelector, FragmentSelector]
+    )
+    text_fragment_url: str | None  # None without a source URL, and for a PDF
+    page_url: str | None = None  # a PDF's `source_url#page=N`; None for other evidence
+
+
+class PageRef(Wire):
+    """The page of a PDF where a span starts, beside its anchor: the page's number in file
+    order (1-based, as `page=N` gives it) and the label the document prints on it."""
+
+    number: PageNumber
+    label: PageLabel | None
 
 
 # --- sosoapi_research_evidence_search ---------------------------------------------------
@@ -71,6 +96,7 @@ class Snippet(Wire):
     end_ms: Millis | None
     anchor: Anchor
     field: Literal["text", "description"] = "text"  # which field the offsets are into
+    page: PageRef | None = None  # a PDF's page where the snippet starts
 
 
 class SearchResult(Wire):
@@ -120,6 +146,7 @@ class QuoteMatch(Wire):
     start_ms: Millis | None
     end_ms: Millis | None
     anchor: Anchor
+    page: PageRef | None = None  # a PDF's page where the passage starts
     differences: Annotated[list[QuoteDifference], Field(max_length=50, default_factory=list)]
     # the speaker labels of the cues the passage touches (ignored when matching)
     speakers: Annotated[
@@ -154,6 +181,8 @@ class TextChange(Wire):
     to_text: Annotated[str, Field(max_length=TEXT_CEILING)]
     from_anchor: Anchor | None  # the removed span in the old revision (None: an insert)
     to_anchor: Anchor | None  # the new span in the new revision (None: a delete)
+    from_page: PageRef | None = None  # a PDF's page where each side's span starts
+    to_page: PageRef | None = None
 
 
 class DiffStats(Wire):

@@ -198,6 +198,8 @@ Role = Literal["owner", "editor", "viewer"]
 
 WINDOW_MAX = 20_000  # code points of whole text one evidence_get returns
 TEXT_CEILING = 1_000_000  # the furthest offset into an evidence's whole text
+PAGES_MAX = 10_000  # pages of one document a window may name (documents.PAGES_CEILING)
+PAGE_LABEL_MAX = 100  # code points of a page label (documents.LABEL_MAX)
 TextOffset = Annotated[int, Field(ge=0, le=TEXT_CEILING)]
 
 
@@ -238,6 +240,21 @@ class Citation(Wire):
     canonical_url: CitedValue | None = None
 
 
+PageNumber = Annotated[int, Field(ge=1, le=MAX_SAFE_INT)]  # 1-based, in file order
+PageLabel = Annotated[str, Field(min_length=1, max_length=PAGE_LABEL_MAX)]
+
+
+class WindowPage(Wire):
+    """A PDF page an `evidence_get` window covers: its number, its label, and its span of
+    the whole text (code points, end exclusive; empty for a page without a text layer)."""
+
+    number: PageNumber
+    label: PageLabel | None
+    start: TextOffset
+    end: TextOffset
+    has_text: bool
+
+
 class Evidence(Wire):
     id: UUIDStr
     workspace_id: UUIDStr
@@ -255,6 +272,7 @@ class Evidence(Wire):
     total_length: TextOffset
     next_offset: TextOffset | None
     citation: Citation | None = None  # None: not an HTML page, or it declared nothing
+    pages: Annotated[list[WindowPage], Field(max_length=PAGES_MAX)] | None = None  # a PDF's
 
 
 class EvidenceGetOutput(Wire):

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sosoapi.contract.documents import RECEIPT_OUTPUTS, AnyResult, DocumentResult, ReceiptOutput
-from sosoapi.contract.evidence_tools import DiffOutput, QuoteOutput, SearchOutput
+from sosoapi.contract.evidence_tools import DiffOutput, PageRef, QuoteOutput, SearchOutput
 from sosoapi.contract.guidance import advice
 from sosoapi.contract.models import (
     CorporaGetOutput,
@@ -215,13 +215,28 @@ def _whoami(output: WhoamiOutput, _: int | None) -> tuple[str, Parts]:
     return line, []
 
 
+def printed(number: int, label: str | None) -> str | None:
+    """A PDF page's label when it tells a reader more than its number ("iv" for page 4)."""
+    return label if label and label != str(number) else None
+
+
+def _on_page(page: PageRef | None) -> str:
+    """A PDF span's page as the text content says it ("page 4 (printed iv)"), with a
+    leading space; nothing for other evidence."""
+    if page is None:
+        return ""
+    label = printed(page.number, page.label)
+    return f" page {page.number}" + (f" (printed {label})" if label else "")
+
+
 @presenter(SearchOutput)
 def _search(output: SearchOutput, _: int | None) -> tuple[str, Parts]:
     line = _page_line(len(output.results), "results", output.next_cursor)
     rows = "; ".join(f"{r.evidence_id} r{r.revision} score {r.score:g}" for r in output.results)
     snippets = "\n".join(
         f"{r.evidence_id} r{r.revision} "
-        f"{'description ' if s.field == 'description' else ''}[{s.start}:{s.end}] {s.text}"
+        f"{'description ' if s.field == 'description' else ''}[{s.start}:{s.end}]"
+        f"{_on_page(s.page)} {s.text}"
         for r in output.results
         for s in r.snippets
     )
@@ -235,7 +250,8 @@ def _search(output: SearchOutput, _: int | None) -> tuple[str, Parts]:
 def _quote(output: QuoteOutput, _: int | None) -> tuple[str, Parts]:
     found = output.matches or ([output.closest] if output.closest else [])
     where = "; ".join(
-        f"{m.evidence_id} r{m.revision} [{m.start}:{m.end}] similarity {m.similarity:g}"
+        f"{m.evidence_id} r{m.revision} [{m.start}:{m.end}]{_on_page(m.page)} "
+        f"similarity {m.similarity:g}"
         for m in found
     )
     label = "closest" if not output.matches and output.closest else "matches"
@@ -267,7 +283,8 @@ def _diff(output: DiffOutput, _: int | None) -> tuple[str, Parts]:
     ]
     line += f"; {' and '.join(changed)} changed." if changed else "."
     changes = "\n".join(
-        f"{c.op} [{c.from_start}:{c.from_end}]->[{c.to_start}:{c.to_end}] "
+        f"{c.op} [{c.from_start}:{c.from_end}]->[{c.to_start}:{c.to_end}]"
+        f"{_on_page(c.to_page or c.from_page)} "
         f"{c.from_text!r} -> {c.to_text!r}"
         for c in output.changes
     )

@@ -25,11 +25,12 @@ from sosoapi.contract.models import (
     EvidenceGetOutput,
     EvidenceRef,
     SealOutput,
+    WindowPage,
     Wire,
 )
 from sosoapi.contract.numbers import not_a_number, whole_number
 from sosoapi.mcp.framing import content_text
-from sosoapi.mcp.presenters import render
+from sosoapi.mcp.presenters import printed, render
 from sosoapi.research.operation import Outcome
 
 ROOT = "sosoapi://workspaces/{workspace_id}"
@@ -195,14 +196,28 @@ def _evidence_window(address: Address, output: EvidenceGetOutput) -> tuple[str, 
     next_uri = f"{address.uri}?offset={e.next_offset}" if e.next_offset is not None else None
     line = (
         f"Evidence {e.id} revision {e.revision} of {e.latest_revision} ({e.kind}): "
-        f"characters {start}-{end} of {total}; "
+        f"characters {start}-{end} of {total}{_pages_said(e.pages)}; "
         + (f"next window: {next_uri}." if next_uri else "last window.")
     )
     parts = [("text", e.text)]
     if start == 0:
         parts = [("title", e.title or ""), ("description", e.description or ""), *parts]
-    window = {"offset": start, "end": end, "total": total, "next": next_uri}
+    window: dict[str, Any] = {"offset": start, "end": end, "total": total, "next": next_uri}
+    if e.pages is not None:  # a PDF: the pages the window covers, as `evidence_get` says
+        window["pages"] = [p.wire() for p in e.pages]
     return content_text(line, parts), {WINDOW_META: window}
+
+
+def _pages_said(pages: list[WindowPage] | None) -> str:
+    """ ", pages 3-5 (printed iii-1)" for a PDF's window; nothing for other evidence."""
+    if not pages:
+        return ""
+    first, last = pages[0], pages[-1]
+    said = f", page {first.number}" if first is last else f", pages {first.number}-{last.number}"
+    ends = [first] if first is last else [first, last]
+    if any(printed(p.number, p.label) for p in ends):
+        said += f" (printed {'-'.join(p.label or '?' for p in ends)})"
+    return said
 
 
 def _link(uri: str, name: str, description: str) -> types.ResourceLink:

@@ -31,6 +31,7 @@ from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.models import Kind, format_timestamp
 from sosoapi.disconnects import unless_gone
+from sosoapi.research.evidence.page_spans import PageLike, page_url
 from sosoapi.research.review.sessions import ConsoleSessions
 from sosoapi.research.review.views import FILTERS, Review
 from sosoapi.web.console_pages import ConsolePages, Page
@@ -66,6 +67,11 @@ def source_href(url: str | None) -> str | None:
     except ValueError:
         return None
     return url if parts.scheme.lower() in ("http", "https") and parts.netloc else None
+
+
+def at_page(source_url: str | None, page: PageLike) -> str | None:
+    """A PDF's source URL opened at `page` (`#page=N`), as its anchors link it."""
+    return page_url(source_url, page) if source_url else None
 
 
 def clock_time(ms: int) -> str:
@@ -116,7 +122,13 @@ class Console:
         self.css = resources.files("sosoapi.web").joinpath("static/console.css").read_bytes()
         self.icon = resources.files("sosoapi.web").joinpath("static/favicon.svg").read_bytes()
         add_template_names(
-            {"source_href": source_href, "clock_time": clock_time, "when": when, "marked": marked},
+            {
+                "source_href": source_href,
+                "clock_time": clock_time,
+                "when": when,
+                "marked": marked,
+                "at_page": at_page,
+            },
             NAV=NAV,
             FILTERS=FILTERS,
             KINDS=KINDS,

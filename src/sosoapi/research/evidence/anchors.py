@@ -6,15 +6,34 @@ side; the `TextPositionSelector` by code point offsets into the whole text. The 
 fragment (`#:~:text=`) lets a browser open the source at the passage: a long span is
 given by its first and last words, and words of context are added when the span's text
 occurs more than once in the revision, so the browser lands on this occurrence.
+
+In a PDF (evidence with pages) the anchor also names the page where the span starts: a
+`FragmentSelector` with RFC 8118's `page=N` and `page_url`, the source URL with that
+fragment, which PDF viewers open at the page. A PDF has no text fragment URL: PDF
+viewers follow their own fragments (`page=`, `search=`), not `#:~:text=`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from urllib.parse import quote, urldefrag
 
-from sosoapi.contract.evidence_tools import Anchor, TextPositionSelector, TextQuoteSelector
+from sosoapi.contract.evidence_tools import (
+    Anchor,
+    FragmentSelector,
+    PageRef,
+    TextPositionSelector,
+    TextQuoteSelector,
+)
+from sosoapi.research.evidence.page_spans import (
+    PDF_FRAGMENT_SPEC,
+    PageLike,
+    page_fragment,
+    page_of,
+    page_url,
+)
 
 CONTEXT = 32  # characters of prefix and suffix in a TextQuoteSelector
 _EDGE_WORDS = 5  # words of a long span's start and end in a text fragment
@@ -26,20 +45,34 @@ _WORD = re.compile(r"\S+")
 _SAFE = ""
 
 
-def anchor(text: str, start: int, end: int, source_url: str | None) -> Anchor:
-    """The selector pair and text fragment URL of `text[start:end]`."""
+def anchor(
+    text: str, start: int, end: int, source_url: str | None, pages: Sequence[PageLike] = ()
+) -> Anchor:
+    """The selectors and links of `text[start:end]`; `pages` are a PDF's (empty for other
+    evidence)."""
     exact = text[start:end]
-    return Anchor(
-        selector=(
-            TextQuoteSelector(
-                exact=exact,
-                prefix=text[max(0, start - CONTEXT) : start],
-                suffix=text[end : end + CONTEXT],
-            ),
-            TextPositionSelector(start=start, end=end),
-        ),
-        text_fragment_url=fragment_url(source_url, text, start, end) if source_url else None,
+    quoted = TextQuoteSelector(
+        exact=exact,
+        prefix=text[max(0, start - CONTEXT) : start],
+        suffix=text[end : end + CONTEXT],
     )
+    position = TextPositionSelector(start=start, end=end)
+    page = page_of(pages, start, end)
+    if page is None:
+        link = fragment_url(source_url, text, start, end) if source_url else None
+        return Anchor(selector=(quoted, position), text_fragment_url=link, page_url=None)
+    fragment = FragmentSelector(conformsTo=PDF_FRAGMENT_SPEC, value=page_fragment(page))
+    return Anchor(
+        selector=(quoted, position, fragment),
+        text_fragment_url=None,
+        page_url=page_url(source_url, page) if source_url else None,
+    )
+
+
+def page_ref(pages: Sequence[PageLike], start: int, end: int) -> PageRef | None:
+    """The page where `text[start:end]` starts, said beside its anchor; None without pages."""
+    page = page_of(pages, start, end)
+    return PageRef(number=page.number, label=page.label or None) if page else None
 
 
 def _encode(words: list[str]) -> str:

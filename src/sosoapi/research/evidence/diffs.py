@@ -8,15 +8,17 @@ pool (`research/heavy.py`), so a queued or refused diff holds no text.
 from __future__ import annotations
 
 from sosoapi.contract.evidence_tools import (
+    Anchor,
     DiffInput,
     DiffOutput,
     DiffStats,
     FieldChange,
+    PageRef,
     SegmentChange,
     TextChange,
 )
-from sosoapi.research.algorithms.word_diff import diff_segments, diff_text
-from sosoapi.research.evidence.anchors import anchor
+from sosoapi.research.algorithms.word_diff import Change, diff_segments, diff_text
+from sosoapi.research.evidence.anchors import anchor, page_ref
 from sosoapi.research.evidence.scope import StoredRevision, read_revision
 from sosoapi.research.heavy import HeavyReads, ShouldStop, checkpoint, never
 from sosoapi.research.operation import Call, Outcome
@@ -49,6 +51,32 @@ def _segment_changes(old: StoredRevision, new: StoredRevision) -> list[SegmentCh
     ]
 
 
+def _cited(side: StoredRevision, start: int, end: int) -> tuple[Anchor | None, PageRef | None]:
+    """The anchor of one side's span and, in a PDF, its page; nothing for an empty span."""
+    if end <= start:
+        return None, None
+    url = side.content.provenance.source_url
+    return anchor(side.text, start, end, url, side.pages), page_ref(side.pages, start, end)
+
+
+def _change(c: Change, old: StoredRevision, new: StoredRevision) -> TextChange:
+    from_anchor, from_page = _cited(old, c.from_start, c.from_end)
+    to_anchor, to_page = _cited(new, c.to_start, c.to_end)
+    return TextChange(
+        op=c.op,
+        from_start=c.from_start,
+        from_end=c.from_end,
+        to_start=c.to_start,
+        to_end=c.to_end,
+        from_text=old.text[c.from_start : c.from_end],
+        to_text=new.text[c.to_start : c.to_end],
+        from_anchor=from_anchor,
+        to_anchor=to_anchor,
+        from_page=from_page,
+        to_page=to_page,
+    )
+
+
 def compare(
     old: StoredRevision, new: StoredRevision, should_stop: ShouldStop = never
 ) -> DiffOutput:
@@ -65,28 +93,7 @@ def compare(
         kind=b.kind,
         from_revision=old.revision,
         to_revision=new.revision,
-        changes=[
-            TextChange(
-                op=c.op,
-                from_start=c.from_start,
-                from_end=c.from_end,
-                to_start=c.to_start,
-                to_end=c.to_end,
-                from_text=old.text[c.from_start : c.from_end],
-                to_text=new.text[c.to_start : c.to_end],
-                from_anchor=(
-                    anchor(old.text, c.from_start, c.from_end, a.provenance.source_url)
-                    if c.from_end > c.from_start
-                    else None
-                ),
-                to_anchor=(
-                    anchor(new.text, c.to_start, c.to_end, b.provenance.source_url)
-                    if c.to_end > c.to_start
-                    else None
-                ),
-            )
-            for c in diff.changes
-        ],
+        changes=[_change(c, old, new) for c in diff.changes],
         stats=DiffStats(
             chars_added=diff.chars_added,
             chars_removed=diff.chars_removed,

@@ -17,7 +17,7 @@ from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import QuoteDifference, QuoteInput, QuoteMatch, QuoteOutput
 from sosoapi.extract.passages import Cue, Speaker, cue_spans, speakers
 from sosoapi.research.algorithms.quote_match import Finding, Found, Verdict, find_quote, rank
-from sosoapi.research.evidence.anchors import anchor
+from sosoapi.research.evidence.anchors import anchor, page_ref
 from sosoapi.research.evidence.scope import (
     StoredRevision,
     corpus_pins,
@@ -65,7 +65,10 @@ def _match(stored: StoredRevision, found: Found) -> QuoteMatch:
         segment_index=index,
         start_ms=first.start_ms if first else None,
         end_ms=last.end_ms if last else None,
-        anchor=anchor(stored.text, found.start, found.end, content.provenance.source_url),
+        anchor=anchor(
+            stored.text, found.start, found.end, content.provenance.source_url, stored.pages
+        ),
+        page=page_ref(stored.pages, found.start, found.end),
         speakers=list(dict.fromkeys(named)),
         differences=[
             QuoteDifference(

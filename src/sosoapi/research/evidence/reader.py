@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import anyio
 
@@ -19,9 +20,11 @@ from sosoapi.contract.models import (
     EvidenceListOutput,
     Provenance,
     Segment,
+    WindowPage,
 )
 from sosoapi.extract.limits import cut_at_paragraph_end
 from sosoapi.extract.passages import cue_spans
+from sosoapi.research.evidence.page_spans import PageLike, pages_in
 from sosoapi.research.evidence.scope import evidence_not_found, stored_revision
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.paging import read_page
@@ -52,6 +55,21 @@ def window(
         held = held[:CUES_PER_WINDOW]
         end = spans[held[-1]].end
     return end, [segments[i] for i in held]
+
+
+def window_pages(
+    pages: Sequence[PageLike], offset: int, end: int, total: int
+) -> list[WindowPage] | None:
+    """The pages of a PDF that the window [offset, end) covers (`page_spans.pages_in`);
+    None for evidence without pages."""
+    if not pages:
+        return None
+    return [
+        WindowPage(
+            number=p.number, label=p.label or None, start=p.start, end=p.end, has_text=p.has_text
+        )
+        for p in pages_in(pages, offset, end, total)
+    ]
 
 
 def evidence_provenance(content: AnyResult) -> Provenance:
@@ -116,6 +134,7 @@ class EvidenceReader:
                     citation=(
                         Citation.model_validate_json(record.citation) if record.citation else None
                     ),
+                    pages=window_pages(whole.pages, offset, end, len(whole.text)),
                 )
             )
         )

@@ -23,9 +23,8 @@ from sosoapi.store.records import EvidenceRevisionRecord
 @dataclass(frozen=True, slots=True)
 class StoredRevision:
     """One evidence revision's identity, its content as stored, and its whole text and
-    cues (the receipt's own when nothing was cut): what search, quote and diff read. A
-    PDF's `pages` say where each page starts and ends in that whole text (none for any
-    other kind)."""
+    cues (the receipt's own when nothing was cut), and a PDF's pages (spans of that text;
+    empty for other evidence): what search, quote and diff read."""
 
     evidence_id: str
     revision: int

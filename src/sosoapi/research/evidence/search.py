@@ -18,8 +18,13 @@ from sosoapi.contract.documents import result_model
 from sosoapi.contract.errors import invalid_input
 from sosoapi.contract.evidence_tools import SearchInput, SearchOutput, SearchResult, Snippet
 from sosoapi.extract.passages import searchable
-from sosoapi.research.evidence.anchors import anchor
-from sosoapi.research.evidence.scope import corpus_pins, only_with, stored_revision
+from sosoapi.research.evidence.anchors import anchor, page_ref
+from sosoapi.research.evidence.scope import (
+    StoredRevision,
+    corpus_pins,
+    only_with,
+    stored_revision,
+)
 from sosoapi.research.heavy import HeavyReads, ShouldStop, checkpoint
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo, SearchIndex
@@ -96,11 +101,12 @@ def description_snippet(description: str | None, phrases: list[str]) -> Snippet 
     )
 
 
-def _result(hit: SearchHit, phrases: list[str], text: str | None) -> SearchResult:
-    """A hit shaped for the contract; `text` is the revision's whole text (snippet offsets
-    point into it), None to read it from the hit's content."""
+def _result(hit: SearchHit, phrases: list[str], stored: StoredRevision | None) -> SearchResult:
+    """A hit shaped for the contract; `stored` is its revision as stored (snippet offsets
+    point into its whole text, and a PDF's pages are spans of it), None to read the text
+    from the hit's content."""
     content = result_model(hit.kind).model_validate_json(hit.content)
-    text = content.text if text is None else text
+    text, pages = (content.text, ()) if stored is None else (stored.text, stored.pages)
     snippets = [
         Snippet(
             text=text[s.start : s.end],
@@ -108,7 +114,8 @@ def _result(hit: SearchHit, phrases: list[str], text: str | None) -> SearchResul
             end=s.end,
             start_ms=s.start_ms,
             end_ms=s.end_ms,
-            anchor=anchor(text, s.start, s.end, hit.source_url),
+            anchor=anchor(text, s.start, s.end, hit.source_url, pages),
+            page=page_ref(pages, s.start, s.end),
         )
         for s in hit.snippets
         if s.end > s.start
@@ -140,11 +147,11 @@ class EvidenceSearch:
         self.evidence = evidence
         self.heavy = heavy
 
-    def _whole_text(self, workspace_id: str, hit: SearchHit) -> str | None:
-        """The whole text of a hit's revision (snippets past the receipt's bound are cut from
-        it), or None when the receipt's text is whole."""
+    def _stored(self, workspace_id: str, hit: SearchHit) -> StoredRevision | None:
+        """A hit's revision as stored: its whole text (snippets past the receipt's bound are
+        cut from it) and a PDF's pages."""
         record = self.evidence.revision(workspace_id, hit.evidence_id, hit.revision)
-        return stored_revision(record).text if record and record.whole is not None else None
+        return stored_revision(record) if record is not None else None
 
     async def search(self, call: Call[SearchInput]) -> Outcome:
         request = call.input
@@ -196,5 +203,5 @@ class EvidenceSearch:
         results = []
         for hit in hits:
             checkpoint(should_stop)
-            results.append(_result(hit, phrases, self._whole_text(workspace_id, hit)))
+            results.append(_result(hit, phrases, self._stored(workspace_id, hit)))
         return results, more

@@ -124,6 +124,7 @@ class Review:
         )
         e = first.evidence
         parts, cues, offset = [e.text], list(e.segments), e.next_offset
+        pages = {p.number: p for p in e.pages or []}  # a PDF's, each once
         while offset is not None:
             more = await self.tool(
                 principal,
@@ -133,8 +134,12 @@ class Review:
             window = more.of(EvidenceGetOutput).evidence
             parts.append(window.text)
             cues += [c for c in window.segments if not cues or c != cues[-1]]
+            pages |= {p.number: p for p in window.pages or []}
             offset = window.next_offset
-        return e.model_copy(update={"text": "".join(parts), "segments": cues, "next_offset": None})
+        whole: dict[str, object] = {"text": "".join(parts), "segments": cues, "next_offset": None}
+        if e.pages is not None:
+            whole["pages"] = list(pages.values())
+        return e.model_copy(update=whole)
 
     async def compare(
         self,
