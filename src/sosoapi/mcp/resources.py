@@ -17,13 +17,13 @@ from typing import Any
 import mcp.types as types
 from mcp.shared.exceptions import MCPError
 
+from sosoapi.contract.documents import RECEIPT_OUTPUTS
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.evidence_tools import QuoteOutput, SearchOutput
 from sosoapi.contract.models import (
     CorporaGetOutput,
     EvidenceGetOutput,
     EvidenceRef,
-    RetrieveOutput,
     SealOutput,
     Wire,
 )
@@ -233,7 +233,7 @@ def _evidence_links(workspace_id: object, refs: list[EvidenceRef]) -> list[types
 def links(outcome: Outcome, workspace_id: str | None) -> list[types.ResourceLink]:
     """`resource_link` blocks to the exact revisions a result names (none for others)."""
     output: Wire = outcome.output
-    if isinstance(output, RetrieveOutput):
+    if isinstance(output, RECEIPT_OUTPUTS):  # the seed retrieve's, the document tool's
         r = output.retrieval
         return _evidence_links(r.workspace_id, [r.evidence] if r.evidence else [])
     if isinstance(output, EvidenceGetOutput):
