@@ -101,8 +101,12 @@ class ConsolePages:
         shown = await self.review.whole_evidence(
             principal, {k: v for k, v in arguments.items() if v is not None}
         )
-        uses = await self.review.uses(principal, request.path_params["workspace_id"], str(shown.id))
-        return self._show(request, "evidence.html", "evidence", evidence=shown, uses=uses)
+        ws = request.path_params["workspace_id"]
+        uses = await self.review.uses(principal, ws, str(shown.id))
+        pages = await self.review.pages(principal, ws, str(shown.id), shown.revision)
+        return self._show(
+            request, "evidence.html", "evidence", evidence=shown, uses=uses, pages=pages
+        )
 
     async def evidence_diff(self, request: Request, principal: Principal) -> Response:
         compared = await self.review.compare(

@@ -17,7 +17,13 @@ from pydantic import ValidationError
 from sosoapi.auth.errors import AuthRefused
 from sosoapi.auth.permission import Access
 from sosoapi.auth.tokens import Principal
-from sosoapi.contract.documents import DocumentRetrieval, result_model
+from sosoapi.contract.documents import (
+    DOCUMENT_KIND,
+    DocumentPage,
+    DocumentResult,
+    DocumentRetrieval,
+    result_model,
+)
 from sosoapi.contract.errors import invalid_input, not_found
 from sosoapi.contract.evidence_tools import DiffOutput
 from sosoapi.contract.models import Evidence, EvidenceGetOutput, PageInput, Retrieval
@@ -173,6 +179,22 @@ class Review:
                     url = content.provenance.source_url
                     found[ref] = Named(content.title, url, record.kind)
             return found
+
+        return await anyio.to_thread.run_sync(load)
+
+    async def pages(
+        self, principal: Principal, workspace_id: str, evidence_id: str, revision: int
+    ) -> tuple[DocumentPage, ...]:
+        """A PDF revision's pages: number, label, span of the whole text, text layer (none
+        for other evidence). The console shows them beside the text the get tool served."""
+        access = await self._read(principal, workspace_id)
+        evidence = self.research.store.evidence
+
+        def load() -> tuple[DocumentPage, ...]:
+            record = evidence.revision(access.workspace.id, evidence_id.lower(), revision)
+            if record is None or record.kind != DOCUMENT_KIND:
+                return ()
+            return tuple(DocumentResult.model_validate_json(record.content).pages)
 
         return await anyio.to_thread.run_sync(load)
 
