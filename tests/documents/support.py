@@ -51,6 +51,11 @@ class Doc:
         return hashlib.sha256(self.path.read_bytes()).hexdigest()
 
 
+def by_name_path(name: str) -> Path:
+    """A copy in tests/data/pdf, by name."""
+    return PDF / f"{name}.pdf"
+
+
 def local_docs() -> list[Doc]:
     scans = {"textract-ocr_text"}
     return [Doc(n, PDF / f"{n}.pdf", t, n in scans) for n, t in sorted(LOCAL_TAGS.items())]

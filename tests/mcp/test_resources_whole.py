@@ -31,10 +31,12 @@ _TEXT_BLOCK = re.compile(r'field="text">\n(.*)\n</untrusted-data nonce="', re.DO
 
 @asynccontextmanager
 async def connected(
-    transport: str, application: Application, token: str
+    transport: str, application: Application, token: str, *, schemas: bool = False
 ) -> AsyncIterator[mcp.Client]:
+    """An SDK client in process, or over streamable HTTP; `schemas` lists output schemas
+    (in process only)."""
     if transport == "inprocess":
-        async with mcp.Client(server_for(application, token)) as client:
+        async with mcp.Client(server_for(application, token, schemas=schemas)) as client:
             yield client
         return
     served = inprocess_mcp(application, BASE)

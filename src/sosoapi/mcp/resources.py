@@ -233,7 +233,7 @@ def _evidence_links(workspace_id: object, refs: list[EvidenceRef]) -> list[types
 def links(outcome: Outcome, workspace_id: str | None) -> list[types.ResourceLink]:
     """`resource_link` blocks to the exact revisions a result names (none for others)."""
     output: Wire = outcome.output
-    if isinstance(output, RECEIPT_OUTPUTS):  # the seed retrieve's, the document tool's
+    if isinstance(output, RECEIPT_OUTPUTS):
         r = output.retrieval
         return _evidence_links(r.workspace_id, [r.evidence] if r.evidence else [])
     if isinstance(output, EvidenceGetOutput):

@@ -24,11 +24,11 @@ from sosoapi.contract.documents import (
     DocumentResult,
 )
 from sosoapi.contract.guidance import cause_of
-from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Cause, Reason, Status
+from sosoapi.contract.vocabulary import Cause, Reason, Status
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.limits import TITLE_MAX, WHOLE_TEXT_DEFAULT, clean_optional, cut_twice
 from sosoapi.extract.pdf import PdfDocument, PdfPage
-from sosoapi.research.retrieval.ranking import Condition, decide, status_of
+from sosoapi.research.retrieval.ranking import Condition, decide, retry_after, status_of
 
 _USABLE = (Status.READY, Status.PARTIAL)
 _SCANS = {Reason.NO_TEXT: Cause.NO_TEXT_LAYER, Reason.SOURCE_PARTIAL: Cause.PAGES_WITHOUT_TEXT}
@@ -70,11 +70,7 @@ class DocumentDraft:
             status=status,
             reason=reason,
             warnings=warnings,
-            retry_after_seconds=(
-                (self.retry_after_seconds or DEFAULT_RETRY_AFTER)
-                if status == Status.RATE_LIMITED
-                else None
-            ),
+            retry_after_seconds=retry_after(status, self.retry_after_seconds),
             text=self.text if status in _USABLE else "",
             title=self.title if keep else None,
             authors=self.authors if keep else [],

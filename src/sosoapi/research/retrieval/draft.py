@@ -13,10 +13,10 @@ from typing import Any
 from sosoapi.contract.documents import DOCUMENT_KIND, AnyResult
 from sosoapi.contract.guidance import cause_of
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
-from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
+from sosoapi.contract.vocabulary import Reason, Status
 from sosoapi.research.documents.result import DocumentDraft
 from sosoapi.research.evidence.passages import CutPassages
-from sosoapi.research.retrieval.ranking import Condition, decide, status_of
+from sosoapi.research.retrieval.ranking import Condition, decide, retry_after, status_of
 
 
 @dataclass
@@ -69,11 +69,7 @@ class Draft:
             ),
             reason=reason,
             warnings=warnings,
-            retry_after_seconds=(
-                (self.retry_after_seconds or DEFAULT_RETRY_AFTER)
-                if status == Status.RATE_LIMITED
-                else None
-            ),
+            retry_after_seconds=retry_after(status, self.retry_after_seconds),
         )
         result = result.with_cause(cause_of(reason, self.cause))
         if not usable:

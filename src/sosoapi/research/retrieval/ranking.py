@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sosoapi.contract.vocabulary import Reason, Status
+from sosoapi.contract.vocabulary import DEFAULT_RETRY_AFTER, Reason, Status
 
 STATUS_ORDER: tuple[Status, ...] = (
     Status.CANCELLED,
@@ -80,6 +80,11 @@ class Condition:
     @property
     def rank(self) -> tuple[int, int]:
         return STATUS_ORDER.index(self.status), REASONS[self.status].index(self.reason)
+
+
+def retry_after(status: Status, seconds: int | None) -> int | None:
+    """A result's `retry_after_seconds`: the origin's (or the default) when rate limited."""
+    return (seconds or DEFAULT_RETRY_AFTER) if status == Status.RATE_LIMITED else None
 
 
 def decide(conditions: list[Condition]) -> tuple[Status, Reason | None, list[Reason]]:
