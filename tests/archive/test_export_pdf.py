@@ -23,7 +23,7 @@ from sosoapi.application import Application
 from sosoapi.research.corpora.wacz_package import ExportSummary
 from sosoapi.research.retrieval.uploads import UPLOAD_URL
 from tests.documents.support import document_args, retrieve_document, stored
-from tests.support.archive import key, seal
+from tests.support.archive import export_to, key, seal
 from tests.support.calls import run
 from tests.support.lifespan import held_open
 from tests.support.origin import HTTPSOrigin, Route
@@ -89,8 +89,7 @@ async def test_a_pdf_corpus_exports_its_exchanges_and_cites_each_pdf_by_its_meta
     ws, token = owner
     snapshot, receipts = await pdf_corpus(application, token, ws, origin)
     target = tmp_path / "corpus.wacz"
-    with open(target, "wb") as out:  # noqa: ASYNC230 (a test's scratch file)
-        summary = await application.research.export_corpus(token, ws, snapshot["id"], None, out)
+    summary = await export_to(application, token, ws, snapshot["id"], target)
     check_archive(target, summary, receipts, origin)
     check_bibliography(target, receipts, origin)
 

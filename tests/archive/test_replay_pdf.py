@@ -3,7 +3,6 @@ byte, as `application/pdf`, the gzip-sent one without a coding it no longer has.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import httpx
@@ -11,7 +10,7 @@ import pytest
 
 from sosoapi.application import Application
 from tests.archive.test_export_pdf import PAPER, ZEN, pdf_corpus
-from tests.archive.test_replay import Wayback, pywb
+from tests.archive.test_replay import Wayback, collection
 from tests.archive.test_replay import origin as origin  # the test stops its own origin
 from tests.support.origin import HTTPSOrigin
 
@@ -22,14 +21,7 @@ async def test_exported_pdfs_replay_in_pywb_byte_for_byte(
 ) -> None:
     ws, token = owner
     snapshot, _ = await pdf_corpus(application, token, ws, origin)
-    package = tmp_path / "corpus.wacz"
-    with open(package, "wb") as out:  # noqa: ASYNC230 (a test's scratch file)
-        await application.research.export_corpus(token, ws, snapshot["id"], None, out)
-    for args in (["init", "c"], ["add", "--unpack-wacz", "c", str(package)]):
-        done = subprocess.run(  # noqa: ASYNC221 (setup before the replay starts)
-            [pywb("wb-manager"), *args], cwd=tmp_path, capture_output=True, text=True
-        )
-        assert done.returncode == 0, done.stderr
+    await collection(application, token, ws, snapshot["id"], tmp_path)
     urls = {name: origin.url(name) for name in ("/latest.pdf", "/paper.pdf", "/zen.pdf")}
     origin.stop()  # the publisher is gone: only the archive can answer now
     with Wayback(tmp_path) as wayback:
