@@ -169,8 +169,9 @@ def check_bibliography(target: Path, receipts: list[dict[str, Any]], origin: HTT
 async def test_a_pdf_past_the_capture_bound_keeps_its_first_bytes_and_says_it_was_cut(
     database_url: str, tmp_path: Path, origin: HTTPSOrigin
 ) -> None:
-    """A PDF's capture keeps what a page's would (SOSOAPI_EGRESS_MAX_BODY_BYTES); the
-    evidence is read from the whole file, under the document bound."""
+    """A PDF's capture keeps what a page's would (SOSOAPI_EGRESS_MAX_BODY_BYTES), and the
+    archive's Content-Length says so; the evidence is read from the whole file, under the
+    document bound."""
     bound = 64 * 1024
     egress = {**origin.egress_env(), "SOSOAPI_EGRESS_MAX_BODY_BYTES": str(bound)}
     app = Application(make_settings(database_url, tmp_path, egress))
@@ -180,6 +181,12 @@ async def test_a_pdf_past_the_capture_bound_keeps_its_first_bytes_and_says_it_wa
         receipt = await retrieve_document(app, token, document_args(ws, origin.url("/paper.pdf")))
         ref = receipt["evidence"]
         kept = app.store.captures.of_revision(ws, ref["evidence_id"], ref["revision"])
+        snapshot = await seal(app, token, ws, [ref["evidence_id"]])
+        await export_to(app, token, ws, snapshot["id"], tmp_path / "cut.wacz")
+    with zipfile.ZipFile(tmp_path / "cut.wacz") as package:
+        _, headers, body, _ = warc_responses(package)[origin.url("/paper.pdf")]
+    assert body == PAPER.read_bytes()[:bound]  # the archive says how much it holds
+    assert headers.get_header("Content-Length") == str(bound)
     assert receipt["result"]["status"] == "ready" and receipt["result"]["page_count"] == 2
     assert receipt["result"]["provenance"]["sha256"] == sha256(PAPER)
     assert [c.role for c in kept] == ["response"]
