@@ -54,7 +54,7 @@ class Application:
             release=self.store.pacing.release,
         )
         self.offload = Offload(settings.parse_workers, settings.parse_bounds)
-        reader = partial(_read, self.egress, settings.receipts)
+        reader = partial(_read, self.egress, settings.receipts, settings.egress.max_body_bytes)
         self.receipts = ReceiptService(self.store.retrievals, reader, settings.receipts)
         self.research = ResearchService(
             self.store,
@@ -124,13 +124,20 @@ def freeze_startup_heap() -> None:
 
 
 async def _read(
-    egress: Egress, settings: ReceiptSettings, kind: str, url: str, language: str | None
+    egress: Egress,
+    settings: ReceiptSettings,
+    capture_max_bytes: int,
+    kind: str,
+    url: str,
+    language: str | None,
 ) -> Captured:
-    """A receipt's read: a PDF by the document tool's reader, any other kind by the seed's."""
+    """A receipt's read: a PDF by the document tool's reader, any other kind by the seed's.
+    A PDF's capture keeps at most `capture_max_bytes` of it, the bound of a page's body."""
     whole_max = settings.evidence_text_max
     if kind == DOCUMENT_KIND:
         return await read_document(
             egress.fetch, url, language, max_bytes=settings.document_max_bytes,
             max_pages=settings.document_max_pages, whole_max=whole_max,
+            capture_max_bytes=capture_max_bytes,
         )  # fmt: skip
     return await read_captured(egress.fetch, kind, url, language, whole_max=whole_max)

@@ -19,6 +19,7 @@ import trustme
 
 from sosoapi.application import Application
 from tests.archive.test_export import VTT, corpus
+from tests.support.archive import export_to
 from tests.support.browser import browser_page
 from tests.support.ci import missing
 from tests.support.origin import HTTPSOrigin, Route
@@ -40,6 +41,17 @@ def origin(ca: trustme.CA, pages: dict[str, bytes]) -> Iterator[HTTPSOrigin]:
     the session's shared origin must never be."""
     with HTTPSOrigin({path: Route(html) for path, html in pages.items()}, ca=ca) as server:
         yield server
+
+
+async def collection(app: Application, token: str, ws: str, corpus_id: str, root: Path) -> None:
+    """The corpus exported and unpacked as pywb collection `c` under `root`."""
+    package = root / "corpus.wacz"
+    await export_to(app, token, ws, corpus_id, package)
+    for args in (["init", "c"], ["add", "--unpack-wacz", "c", str(package)]):
+        done = subprocess.run(  # noqa: ASYNC221 (setup before the replay starts)
+            [pywb("wb-manager"), *args], cwd=root, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
 
 
 class Wayback:
@@ -76,14 +88,7 @@ async def test_the_exported_corpus_replays_in_pywb_in_chromium_offline(
 ) -> None:
     ws, token = owner
     snapshot, _ = await corpus(application, token, ws, origin)
-    package = tmp_path / "corpus.wacz"
-    with open(package, "wb") as out:  # noqa: ASYNC230 (a test's scratch file)
-        await application.research.export_corpus(token, ws, snapshot["id"], None, out)
-    for args in (["init", "c"], ["add", "--unpack-wacz", "c", str(package)]):
-        done = subprocess.run(  # noqa: ASYNC221 (setup before the replay starts)
-            [pywb("wb-manager"), *args], cwd=tmp_path, capture_output=True, text=True
-        )
-        assert done.returncode == 0, done.stderr
+    await collection(application, token, ws, snapshot["id"], tmp_path)
     vtt_url, old_url, copy_url = (origin.url(p) for p in ("/talk.vtt", "/old", "/copy"))
     origin.stop()  # the publisher is gone: only the archive can answer now
     with Wayback(tmp_path) as wayback:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 from typing import Any
 
 from sosoapi.application import Application
+from sosoapi.research.corpora.wacz_package import ExportSummary
 from tests.support.calls import run
 
 P = "sosoapi_research_"
@@ -35,3 +37,11 @@ async def seal(app: Application, token: str, ws: str, evidence_ids: list[str]) -
     )
     snapshot: dict[str, Any] = sealed["snapshot"]
     return snapshot
+
+
+async def export_to(
+    app: Application, token: str, ws: str, corpus_id: str, target: Path
+) -> ExportSummary:
+    """Export the corpus's latest revision as a WACZ file at `target`."""
+    with open(target, "wb") as out:  # noqa: ASYNC230 (a test's scratch file)
+        return await app.research.export_corpus(token, ws, corpus_id, None, out)

@@ -244,6 +244,7 @@ class ResearchService:
                 self.upload_roots,
                 whole_max=settings.evidence_text_max,
                 max_pages=settings.document_max_pages,
+                capture_max_bytes=self.max_upload_bytes,  # a PDF's capture: a page's bound
             )
 
         output = await self.receipts.upload(

@@ -29,7 +29,7 @@ from starlette.routing import Route
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ErrorCode, ServiceError
-from sosoapi.contract.models import Kind, format_timestamp
+from sosoapi.contract.models import EvidenceKind, format_timestamp
 from sosoapi.disconnects import unless_gone
 from sosoapi.research.evidence.page_spans import PageLike, page_url
 from sosoapi.research.review.sessions import ConsoleSessions
@@ -42,7 +42,7 @@ log = logging.getLogger("sosoapi.web.console")
 
 ROOT = "/console"
 COOKIE = "sosoapi_console"
-KINDS: tuple[str, ...] = get_args(Kind)
+KINDS: tuple[str, ...] = get_args(EvidenceKind)  # the search filter: pdf_text too
 FIXES: Fixes = {
     NoToken: "paste a token into the form; mint one with `sosoapi tokens create`.",
     BadToken: "sign in with a current token; mint one with `sosoapi tokens create`.",

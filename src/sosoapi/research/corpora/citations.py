@@ -2,8 +2,9 @@
 
 One entry per pinned revision, built from what the revision holds: its title, source URL,
 when it was retrieved and, when the page declared them, the citation fields it was read
-with (authors, site, dates, canonical URL). Nothing is guessed: a field the source did not
-give is left out, never filled from elsewhere.
+with (authors, site, dates, canonical URL), or for a PDF what its Info dictionary and XMP
+say (title, authors, date, subject). Nothing is guessed: a field the source did not give
+is left out, never filled from elsewhere.
 
 Every field comes from a page nobody here wrote, so each is escaped by its format's rules:
 JSON by the encoder; BibTeX text with LaTeX commands that keep braces balanced (a `}` in a
@@ -40,6 +41,11 @@ _NAME_SPLITTERS = re.compile(r",|(?:^|\s)and(?:\s|$)", re.IGNORECASE)
 # RFC 3986's reserved and unreserved characters; everything else is percent-encoded.
 _URL_SAFE = ":/?#[]@!$&'()*+,;=~%"
 _LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+# CSL's type per evidence kind. A PDF is a `document`, CSL's type for what fits no other:
+# the same reader takes papers, reports, opinions and minutes, and nothing in a PDF says
+# which it is (a "report" or "article" would be a guess a citation style prints).
+CSL_TYPES = {"url_text": "webpage", "published_captions": "motion_picture", "pdf_text": "document"}
+BIB_TYPES = {"document": "misc"}  # any other CSL type here is an `@online` entry
 
 
 def _date_parts(value: str | None) -> dict[str, list[list[int]]] | None:
@@ -78,13 +84,27 @@ def csl_item(
     """The CSL-JSON item of one revision (`content` is the stored result's JSON, `url`
     the URL its capture came from)."""
     provenance = content.get("provenance") or {}
-    fields = {k: v.get("value") for k, v in (citation or {}).items() if isinstance(v, dict)}
-    kind = "webpage" if content.get("kind") == "url_text" else "motion_picture"
+    kind = CSL_TYPES.get(content.get("kind") or "", "webpage")
     item: dict[str, Any] = {"id": item_id, "type": kind}
     if content.get("title"):
         item["title"] = content["title"]
     if url:
         item["URL"] = url
+    if kind == "document":
+        _document_fields(item, content)
+    else:
+        _page_fields(item, citation, url)
+    accessed = _date_parts(provenance.get("retrieved_at"))
+    if accessed:
+        item["accessed"] = accessed
+    if provenance.get("language"):
+        item["language"] = provenance["language"]
+    return item
+
+
+def _page_fields(item: dict[str, Any], citation: dict[str, Any] | None, url: str) -> None:
+    """What a page declared for citing it (extract/citation.py), its host as the site."""
+    fields = {k: v.get("value") for k, v in (citation or {}).items() if isinstance(v, dict)}
     canonical = fields.get("canonical_url")
     if canonical and canonical != url:
         item["note"] = f"Canonical URL declared by the page: {canonical}"
@@ -94,18 +114,29 @@ def csl_item(
     if fields.get("publisher"):
         item["publisher"] = fields["publisher"]
     authors = fields.get("authors")
-    names = [str(a).strip() for a in authors] if isinstance(authors, list) else []
-    if any(names):
-        item["author"] = [_person(name) for name in names if name]
+    _authors(item, authors if isinstance(authors, list) else [])
     issued = _date_parts(fields.get("published"))  # CSL has no "modified": see corpus.json
     if issued:
         item["issued"] = issued
-    accessed = _date_parts(provenance.get("retrieved_at"))
-    if accessed:
-        item["accessed"] = accessed
-    if provenance.get("language"):
-        item["language"] = provenance["language"]
-    return item
+
+
+def _document_fields(item: dict[str, Any], content: dict[str, Any]) -> None:
+    """What a PDF says of itself (its Info dictionary and XMP): authors, date, and its
+    Subject as the abstract (XMP keeps Subject as `dc:description`). No site: a host is
+    no container of a document, and the URL already names it."""
+    authors = content.get("authors")
+    _authors(item, authors if isinstance(authors, list) else [])
+    issued = _date_parts(content.get("date"))
+    if issued:
+        item["issued"] = issued
+    if content.get("subject"):
+        item["abstract"] = content["subject"]
+
+
+def _authors(item: dict[str, Any], authors: list[Any]) -> None:
+    names = [str(a).strip() for a in authors]
+    if any(names):
+        item["author"] = [_person(name) for name in names if name]
 
 
 def _bib_text(value: str) -> str:
@@ -135,8 +166,9 @@ def bib_url(url: str) -> str:
 
 
 def bibtex_entry(key: str, item: dict[str, Any]) -> str:
-    """One BibTeX `@online` entry (biblatex; BibTeX reads it as @misc) from a CSL item."""
-    lines = [f"@online{{{key},"]
+    """One biblatex entry from a CSL item: `@online` for a page or a caption file (BibTeX
+    reads it as @misc), `@misc` for a document (biblatex's type for what fits no other)."""
+    lines = [f"@{BIB_TYPES.get(item['type'], 'online')}{{{key},"]
 
     def add(name: str, value: str | None, *, raw: bool = False) -> None:
         if value:
@@ -157,6 +189,7 @@ def bibtex_entry(key: str, item: dict[str, Any]) -> str:
         add("urldate", "-".join(f"{p:02d}" if i else str(p) for i, p in enumerate(accessed)))
     add("langid", item.get("language"))
     add("note", item.get("note"))
+    add("abstract", item.get("abstract"))
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -47,14 +47,17 @@ from sosoapi.research.ports import CapturesRepo, EvidenceRepo
 from sosoapi.store.records import CaptureRecord, EvidenceRevisionRecord
 
 BATCH = 50  # revisions read per query
-# Headers that described the wire framing, not the body we keep (it is de-chunked).
+# Headers that described the wire framing, not the body we keep (it is de-chunked), and
+# with a body kept decoded (a PDF's, written to its file as decoded), its coding too.
 FRAMING = {"transfer-encoding"}
+DECODED = FRAMING | {"content-encoding"}
 
 
 def _http_headers(capture: CaptureRecord) -> tuple[StatusAndHeaders, StatusAndHeaders]:
     meta = json.loads(capture.meta)
     response = meta["response"]
-    kept = [(k, v) for k, v in response["headers"] if k.lower() not in FRAMING]
+    dropped = DECODED if response.get("body_decoded") else FRAMING
+    kept = [(k, v) for k, v in response["headers"] if k.lower() not in dropped]
     if response.get("body_truncated") or len(kept) != len(response["headers"]):
         kept = [(k, v) for k, v in kept if k.lower() != "content-length"]
         kept.append(("Content-Length", str(len(capture.body))))

@@ -20,6 +20,8 @@ from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
+import anyio
+
 from sosoapi.clock import utcnow
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import Spool
@@ -30,8 +32,9 @@ from sosoapi.progress import report
 from sosoapi.research.documents.result import DocumentDraft, fill_from_pdf
 from sosoapi.research.evidence.passages import CutPassages, cut_passages
 from sosoapi.research.offload import ParseOverBound, off_loop
-from sosoapi.research.retrieval.captures import Captured
+from sosoapi.research.retrieval.captures import Captured, spooled_captures
 from sosoapi.research.retrieval.reading import Fetch, fetch_failed, fetch_judged
+from sosoapi.store.records import CaptureWrite
 
 PDF_MEDIA = "application/pdf"
 # A PDF is often served as bytes of no declared type: then its header says what it is.
@@ -98,10 +101,13 @@ async def read_document(
     max_bytes: int,
     max_pages: int,
     whole_max: int = WHOLE_TEXT_DEFAULT,
+    capture_max_bytes: int = 0,
 ) -> Captured:
     """Read the PDF at `url` into a document result; every outcome typed, none raised. A
-    parse over its deadline or memory cap is `unsupported_content` (research/offload.py)."""
+    parse over its deadline or memory cap is `unsupported_content` (research/offload.py).
+    The exchange is kept as captures, with at most `capture_max_bytes` of the PDF."""
     draft = DocumentDraft()
+    captures: tuple[CaptureWrite, ...] = ()
     try:
         with private_file() as (path, sink):
             spooled = partial(fetch, spool=Spool(sink, max_bytes))
@@ -117,12 +123,22 @@ async def read_document(
                 parse_document, draft, str(path), max_pages=max_pages, language=language,
                 truncated=outcome.truncated, whole_max=whole_max,
             )  # fmt: skip
+            if capture_max_bytes and draft.text:  # only evidence keeps its captures
+                head, cut = await anyio.to_thread.run_sync(_head, path, capture_max_bytes)
+                captures = spooled_captures(outcome, url, head, cut)
     except ParseOverBound as over:
         bounded = DocumentDraft(retrieved_at=draft.retrieved_at, cause=over.cause)
         return Captured(bounded.add(Reason.UNSUPPORTED_CONTENT).finish(utcnow()))
     if outcome.short_body:
         draft.add(Reason.SOURCE_PARTIAL, usable=bool(draft.text))
-    return Captured(draft.finish(utcnow()), passages=passages)
+    return Captured(draft.finish(utcnow()), captures, passages=passages)
+
+
+def _head(path: Path, max_bytes: int) -> tuple[bytes, bool]:
+    """The file's first `max_bytes` bytes, and whether it has more."""
+    with open(path, "rb") as handle:
+        head = handle.read(max_bytes + 1)
+    return head[:max_bytes], len(head) > max_bytes
 
 
 def _not_a_pdf(draft: DocumentDraft, content_type: str | None) -> DocumentDraft:

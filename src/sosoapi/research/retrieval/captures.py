@@ -9,7 +9,7 @@ before decoding. Nothing here touches the network: egress hands the hops over.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sosoapi.contract.documents import AnyResult
@@ -46,20 +46,53 @@ class Recorder:
         return outcome
 
     def captures(self, upload_url: str) -> tuple[CaptureWrite, ...]:
-        kept: list[CaptureWrite] = []
-        for outcome in self.outcomes:
-            if outcome.hops:
-                kept.extend(
-                    _of_hop(hop, last=i == len(outcome.hops) - 1)
-                    for i, hop in enumerate(outcome.hops)
-                )
-            elif outcome.final_url is None and outcome.retrieved_at is not None:
-                # an upload (no URL, no exchange): the file's bytes
-                kept.append(_of_upload(outcome, upload_url))
-        return tuple(kept)
+        return tuple(c for o in self.outcomes for c in captures_of(o, upload_url))
 
 
-def _of_hop(hop: Hop, *, last: bool) -> CaptureWrite:
+def captures_of(
+    outcome: FetchOutcome, upload_url: str, *, decoded: bool = False
+) -> tuple[CaptureWrite, ...]:
+    """One fetch's captures: each hop's exchange, or an upload's file (no URL, no
+    exchange); `decoded`: the answer's body is kept after content decoding (a spool's)."""
+    if outcome.hops:
+        last = len(outcome.hops) - 1
+        return tuple(
+            _of_hop(hop, last=i == last, decoded=decoded and i == last)
+            for i, hop in enumerate(outcome.hops)
+        )
+    if outcome.final_url is None and outcome.retrieved_at is not None:
+        return (_of_upload(outcome, upload_url),)
+    return ()
+
+
+def spooled_captures(
+    outcome: FetchOutcome, upload_url: str, body: bytes, cut: bool
+) -> tuple[CaptureWrite, ...]:
+    """The captures of a fetch whose body went to a spool (a PDF): `body` is what the
+    capture keeps of the spooled file, its first bytes up to the capture bound, and `cut`
+    says the file had more. The gate wrote the spool decoded, so the answer's capture says
+    so (`body_decoded`) and an archive drops its `Content-Encoding` (docs/archive.md)."""
+    if not outcome.hops:
+        return captures_of(
+            replace(outcome, body=body, truncated=outcome.truncated or cut), upload_url
+        )
+    answer = outcome.hops[-1]
+    answer = replace(answer, body=body, body_truncated=answer.body_truncated or cut)
+    return captures_of(
+        replace(outcome, hops=(*outcome.hops[:-1], answer)), upload_url, decoded=True
+    )
+
+
+def _of_hop(hop: Hop, *, last: bool, decoded: bool = False) -> CaptureWrite:
+    response: dict[str, Any] = {
+        "http_version": hop.http_version,
+        "status": hop.status,
+        "reason": hop.reason_phrase,
+        "headers": [list(h) for h in hop.response_headers],
+        "body_truncated": hop.body_truncated,
+    }
+    if decoded:  # the body as written after content decoding, not as it went over the wire
+        response["body_decoded"] = True
     meta = {
         "request": {
             "method": "GET",
@@ -67,13 +100,7 @@ def _of_hop(hop: Hop, *, last: bool) -> CaptureWrite:
             "headers": [list(h) for h in hop.request_headers],
         },
         "credentials": NO_CREDENTIALS,
-        "response": {
-            "http_version": hop.http_version,
-            "status": hop.status,
-            "reason": hop.reason_phrase,
-            "headers": [list(h) for h in hop.response_headers],
-            "body_truncated": hop.body_truncated,
-        },
+        "response": response,
     }
     return CaptureWrite(
         role="response" if last else "redirect",

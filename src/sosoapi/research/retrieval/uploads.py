@@ -161,6 +161,7 @@ async def read_upload(
     roots: Sequence[Path],
     whole_max: int = WHOLE_TEXT_DEFAULT,
     max_pages: int = PAGES_MAX,
+    capture_max_bytes: int = 0,
 ) -> Captured:
     """Read the file through the page pipeline (a PDF through the document tool's, copied
     to its private file, never whole in memory); gone or swapped since the check: not_found."""
@@ -171,7 +172,7 @@ async def read_upload(
     if kind == DOCUMENT_KIND:
         return await read_document(
             _document_fetch(fd, media), UPLOAD_URL, language, max_bytes=max_bytes,
-            max_pages=max_pages, whole_max=whole_max,
+            max_pages=max_pages, whole_max=whole_max, capture_max_bytes=capture_max_bytes,
         )  # fmt: skip
     body, truncated = (b"", False)
     if fd >= 0:
