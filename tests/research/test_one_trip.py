@@ -101,3 +101,34 @@ async def test_passages_cut_from_other_content_are_not_used(
         assert write is not None
         assert write.passages == passages_module.passages_of(other)
         assert write.passages != captured.passages.passages
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_the_citation_adds_no_parse(monkeypatch: pytest.MonkeyPatch, page: Any) -> None:
+    """The citation fields are read from the document's own tree, before the extractor
+    edits it: a page read builds no Lexbor tree beyond what the document alone builds."""
+    import sys
+
+    from selectolax.lexbor import LexborHTMLParser
+
+    from sosoapi.extract.html import decode_body, document_of
+    from sosoapi.extract.page import read_page
+
+    built: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> LexborHTMLParser:
+        built.append(1)
+        return LexborHTMLParser(*args, **kwargs)
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("sosoapi.extract") and hasattr(module, "LexborHTMLParser"):
+            monkeypatch.setattr(module, "LexborHTMLParser", counted)
+    decoded = decode_body(page.html, "text/html", None)
+    assert decoded is not None
+    document_of(decoded, content_language=None, url=page.url)
+    alone, built[:] = len(built), []
+    read = read_page(
+        page.html, media_type="text/html", charset=None, content_language=None, url=page.url
+    )
+    assert len(built) == alone
+    assert read.citation == citation_of(page.html, None, page.url) and read.citation
