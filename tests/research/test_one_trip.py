@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sosoapi.egress.types import FetchOutcome
+from sosoapi.egress.types import FetchOutcome, ResponseHeaders
 from sosoapi.extract.citation import citation_of
 from sosoapi.extract.html import extract_text_document
 from sosoapi.research.evidence import passages as passages_module
@@ -30,7 +30,8 @@ async def read_inline(
         return functools.partial(fn, *args, **kwargs)()
 
     async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
-        return FetchOutcome(None, final_url=asked, status_code=200, body=body, content_type=media)
+        headers = ResponseHeaders({"content-type": media})
+        return FetchOutcome(None, final_url=asked, status_code=200, body=body, headers=headers)
 
     monkeypatch.setattr(reading, "off_loop", inline)
     return await reading.read_captured(fetch, kind, url, None)
@@ -48,7 +49,11 @@ async def test_a_page_read_is_one_trip_with_everything_it_needs(
 
     async def fetch(url: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         return FetchOutcome(
-            None, final_url=url, status_code=200, body=page.html, content_type="text/html"
+            None,
+            final_url=url,
+            status_code=200,
+            body=page.html,
+            headers=ResponseHeaders({"content-type": "text/html"}),
         )
 
     monkeypatch.setattr(reading, "off_loop", counted)

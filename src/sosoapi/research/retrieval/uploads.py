@@ -17,7 +17,7 @@ import anyio
 from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ErrorCode, ServiceError, SosoapiError, invalid_input
 from sosoapi.contract.vocabulary import Reason
-from sosoapi.egress.types import FetchOutcome
+from sosoapi.egress.types import FetchOutcome, ResponseHeaders
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.reading import read_captured
@@ -175,7 +175,7 @@ async def read_upload(
             reason=None,
             final_url=None,
             status_code=200,
-            content_type=media,
+            headers=ResponseHeaders({"content-type": media}),
             body=body,
             truncated=truncated,
             retrieved_at=read_at,
