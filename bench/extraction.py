@@ -303,7 +303,7 @@ def _read(case: Case, walls: bool) -> tuple[str, str, str]:
     import asyncio
     import functools
 
-    from sosoapi.egress.types import FetchOutcome
+    from sosoapi.egress.types import FetchOutcome, ResponseHeaders
     from sosoapi.extract.page import read_page
     from sosoapi.research.retrieval import reading
 
@@ -316,9 +316,8 @@ def _read(case: Case, walls: bool) -> tuple[str, str, str]:
         return page
 
     async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
-        return FetchOutcome(
-            None, final_url=url, status_code=200, body=case.body, content_type="text/html"
-        )
+        headers = ResponseHeaders({"content-type": "text/html"})
+        return FetchOutcome(None, final_url=url, status_code=200, body=case.body, headers=headers)
 
     async def inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return functools.partial(fn, *args, **kwargs)()  # this thread: the CPU is the page's

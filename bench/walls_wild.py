@@ -39,7 +39,7 @@ from sosoapi.egress.statuses import (  # noqa: E402
     ERROR_BODY_MAX,
     reason_for_status,
 )
-from sosoapi.egress.types import FetchOutcome  # noqa: E402
+from sosoapi.egress.types import FetchOutcome, ResponseHeaders  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
 from sosoapi.research.retrieval.reading import read_source  # noqa: E402
 
@@ -78,11 +78,11 @@ def load_pages(folder: Path) -> list[WildPage]:
 
 def outcome_of(page: WildPage, url: str) -> FetchOutcome:
     """What egress hands the reader for this recorded answer."""
-    headers = tuple((name.lower(), value) for name, value in page.headers.items())
+    sent = ResponseHeaders.of(page.headers.items()).by_name
+    headers = ResponseHeaders({**sent, "content-type": "text/html"})
     common: dict[str, Any] = {
         "final_url": url,
         "status_code": page.status,
-        "content_type": "text/html",
         "retrieved_at": NOW,
         "headers": headers,
     }

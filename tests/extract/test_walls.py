@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sosoapi.egress.statuses import CHALLENGE_STATUSES, reason_for_status
-from sosoapi.egress.types import FetchOutcome
+from sosoapi.egress.types import FetchOutcome, ResponseHeaders
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.walls import SIGN_IN_MAX_TEXT
 from sosoapi.research.retrieval.reading import read_source
@@ -29,13 +29,14 @@ NOW = datetime(2024, 5, 1, tzinfo=UTC)
 
 def outcome_of(case: WallCase, url: str) -> FetchOutcome:
     """What egress answers for the page: the same mapping and bounds as the gate."""
-    headers = tuple((k.lower(), v) for k, v in case.headers.items())
+    sent = ResponseHeaders.of(case.headers.items()).by_name
+    if case.content_type:
+        sent = {**sent, "content-type": case.content_type}
     common = {
         "final_url": url,
         "status_code": case.status,
-        "content_type": case.content_type,
         "retrieved_at": NOW,
-        "headers": headers,
+        "headers": ResponseHeaders(sent),
     }
     if 200 <= case.status < 300:
         return FetchOutcome(None, body=case.body, **common)  # type: ignore[arg-type]
@@ -198,7 +199,7 @@ async def test_a_short_real_article_with_a_sign_in_form_stays_ready(case: dict) 
     async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         return FetchOutcome(
             None, body=body, final_url=asked, status_code=200,
-            content_type="text/html", retrieved_at=NOW, headers=(),
+            retrieved_at=NOW, headers=ResponseHeaders({"content-type": "text/html"}),
         )  # fmt: skip
 
     result = await read_source(fetch, "url_text", case["url"], None, lambda: NOW)
@@ -374,9 +375,8 @@ async def test_a_waiting_interstitial_served_503_is_a_challenge() -> None:
             final_url=url,
             status_code=503,
             body=page.encode()[: 64 * 1024],
-            content_type="text/html",
             retrieved_at=NOW,
-            headers=(("server", "cloudflare"),),
+            headers=ResponseHeaders({"server": "cloudflare", "content-type": "text/html"}),
         )
 
     result = await read_source(fetch, "url_text", url, None, lambda: NOW)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sosoapi.egress.types import FetchOutcome
+from sosoapi.egress.types import FetchOutcome, ResponseHeaders
 from sosoapi.extract.citation import citation_of
 from sosoapi.extract.html import extract_text_document
 from sosoapi.research.evidence import passages as passages_module
@@ -30,7 +30,8 @@ async def read_inline(
         return functools.partial(fn, *args, **kwargs)()
 
     async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
-        return FetchOutcome(None, final_url=asked, status_code=200, body=body, content_type=media)
+        headers = ResponseHeaders({"content-type": media})
+        return FetchOutcome(None, final_url=asked, status_code=200, body=body, headers=headers)
 
     monkeypatch.setattr(reading, "off_loop", inline)
     return await reading.read_captured(fetch, kind, url, None)
@@ -48,7 +49,11 @@ async def test_a_page_read_is_one_trip_with_everything_it_needs(
 
     async def fetch(url: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         return FetchOutcome(
-            None, final_url=url, status_code=200, body=page.html, content_type="text/html"
+            None,
+            final_url=url,
+            status_code=200,
+            body=page.html,
+            headers=ResponseHeaders({"content-type": "text/html"}),
         )
 
     monkeypatch.setattr(reading, "off_loop", counted)
@@ -101,3 +106,34 @@ async def test_passages_cut_from_other_content_are_not_used(
         assert write is not None
         assert write.passages == passages_module.passages_of(other)
         assert write.passages != captured.passages.passages
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_the_citation_adds_no_parse(monkeypatch: pytest.MonkeyPatch, page: Any) -> None:
+    """The citation fields are read from the document's own tree, before the extractor
+    edits it: a page read builds no Lexbor tree beyond what the document alone builds."""
+    import sys
+
+    from selectolax.lexbor import LexborHTMLParser
+
+    from sosoapi.extract.html import decode_body, document_of
+    from sosoapi.extract.page import read_page
+
+    built: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> LexborHTMLParser:
+        built.append(1)
+        return LexborHTMLParser(*args, **kwargs)
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("sosoapi.extract") and hasattr(module, "LexborHTMLParser"):
+            monkeypatch.setattr(module, "LexborHTMLParser", counted)
+    decoded = decode_body(page.html, "text/html", None)
+    assert decoded is not None
+    document_of(decoded, content_language=None, url=page.url)
+    alone, built[:] = len(built), []
+    read = read_page(
+        page.html, media_type="text/html", charset=None, content_language=None, url=page.url
+    )
+    assert len(built) == alone
+    assert read.citation == citation_of(page.html, None, page.url) and read.citation

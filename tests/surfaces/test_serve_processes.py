@@ -24,7 +24,7 @@ pytestmark = [
     pytest.mark.parametrize("process_env", ["sqlite"], indirect=True),
 ]
 
-DEEP = Path(__file__).resolve().parents[1] / "data" / "hostile" / "deep_nesting.html.gz"
+DEEP = Path(__file__).resolve().parents[1] / "data" / "hostile" / "self_closing.html.gz"
 PAGE = b"<html><head><title>T</title></head><body><p>" + b"Plain words here. " * 40 + b"</p>"
 GONE_SECONDS = 10  # the bound for a killed server's processes
 
@@ -110,7 +110,7 @@ def test_sigterm_with_a_parse_running_stops_within_the_grace(
     grace = 2
     env = {
         **env,
-        "SOSOAPI_PARSE_DEADLINE_SECONDS": "600",  # the deep page parses for minutes
+        "SOSOAPI_PARSE_DEADLINE_SECONDS": "600",  # the deep page parses for half a minute
         "SOSOAPI_SHUTDOWN_GRACE_SECONDS": str(grace),
         "SOSOAPI_WAIT_BUDGET_SECONDS": "0.5",
         "SOSOAPI_LEASE_SECONDS": "2",

@@ -36,10 +36,8 @@ from sosoapi.egress.resolver import (
     SystemResolver,
 )
 from sosoapi.egress.response import (
-    all_headers,
     content_length,
     error_body,
-    header_reader,
     hop_of,
     media_accepted,
     read_body,
@@ -54,7 +52,7 @@ from sosoapi.egress.statuses import (
     reason_for_status,
 )
 from sosoapi.egress.tls import build_ssl_context
-from sosoapi.egress.types import FetchOutcome, Hop, IPAddress, Spool
+from sosoapi.egress.types import FetchOutcome, Hop, IPAddress, ResponseHeaders, Spool
 from sosoapi.egress.urls import Target, join_location
 from sosoapi.progress import Step, listening, report
 from sosoapi.turns import Keeper, keeper
@@ -186,8 +184,9 @@ class Egress:
           caller decides between partial/`response_too_large` and unavailable). With
           `short_body=True` the origin closed before Content-Length (or the last chunk)
           was sent: `body` is the prefix received and the caller reports `source_partial`.
-        - `content_type` is the Content-Type header as sent (None when absent: sniff);
-          a 2xx whose media type is outside `accept` is `unsupported_media`.
+        - `headers` are the final response's, its media type parsed once (None when
+          absent: sniff); a 2xx whose media type is outside `accept` is
+          `unsupported_media`.
         - `final_url` is the canonical percent-encoded URL the answer came from (fragment
           dropped); `retrieved_at` is when that response's headers arrived (UTC).
         - More than `max_redirects` redirects: `unavailable`. https -> http: `unsafe_url`.
@@ -352,17 +351,16 @@ class Egress:
     ) -> FetchOutcome | _Redirect:
         status = response.status
         retrieved_at = hop.at
-        header = header_reader(response.headers)
+        headers = ResponseHeaders.of((name, value.strip()) for name, value in hop.response_headers)
+        header = headers.get
         location = header("location")
         if status in REDIRECT_STATUSES and location:
             return _Redirect(location, hop)
         common: dict[str, Any] = {
             "final_url": target.url,
             "status_code": status,
-            "content_type": header("content-type"),
-            "content_language": header("content-language"),
             "retrieved_at": retrieved_at,
-            "headers": all_headers(response.headers),
+            "headers": headers,
             "hops": (hop,),
         }
         if not 200 <= status < 300:
@@ -374,7 +372,7 @@ class Egress:
             return FetchOutcome(
                 reason, retry_after_seconds=retry_after, body=error_page, cause=cause, **common
             )
-        if not media_accepted(header("content-type"), accept):
+        if not media_accepted(headers.media_type, accept):
             return FetchOutcome(Reason.UNSUPPORTED_MEDIA, **common)
         try:
             cap = spool.max_bytes if spool else self._settings.max_body_bytes

@@ -76,23 +76,6 @@ async def error_body(response: httpcore.Response, header: Callable[[str], str | 
     return body.body
 
 
-def all_headers(headers: list[tuple[bytes, bytes]]) -> tuple[tuple[str, str], ...]:
-    """Every response header once, lower-case name, repeats joined as `_header_reader` does."""
-    read = header_reader(headers)
-    names = dict.fromkeys(k.decode("latin-1").lower() for k, _ in headers)
-    return tuple((name, read(name) or "") for name in names)
-
-
-def header_reader(headers: list[tuple[bytes, bytes]]) -> Callable[[str], str | None]:
-    def read(name: str) -> str | None:
-        values = [v for k, v in headers if k.decode("latin-1").lower() == name]
-        if not values:
-            return None
-        return ", ".join(decode_header(v).strip() for v in values)
-
-    return read
-
-
 def decode_header(value: bytes) -> str:
     """UTF-8 as browsers read Location, else Latin-1 (HTTP's historical charset)."""
     try:
@@ -108,13 +91,11 @@ def content_length(value: str | None) -> int | None:
     return whole_number(first)
 
 
-def media_accepted(content_type: str | None, accept: Sequence[str]) -> bool:
-    """True when the response's media type is one the caller can use (or is absent, so
-    the caller can sniff). `type/*` and `*/*` in `accept` match as wildcards."""
-    if content_type is None:
-        return True
-    media = content_type.split(";")[0].strip().lower()
-    if not media:
+def media_accepted(media: str | None, accept: Sequence[str]) -> bool:
+    """True when the response's media type (`ResponseHeaders.media_type`) is one the caller
+    can use (or is absent, so the caller can sniff). `type/*` and `*/*` in `accept` match
+    as wildcards."""
+    if media is None:
         return True
     kind = media.split("/")[0]
     return any(a in (media, "*/*", f"{kind}/*") for a in accept)

@@ -8,7 +8,8 @@ network condition; every condition is a contract reason code).
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -30,6 +31,63 @@ class Spool:
 
     sink: Sink
     max_bytes: int
+
+
+def _content_type(header: str | None) -> tuple[str | None, str | None]:
+    """(lower-case media type without parameters, charset parameter), each None if absent."""
+    if not header:
+        return None, None
+    media, *params = header.split(";")
+    charset = None
+    for param in params:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            charset = value.strip().strip("\"'") or None
+    return media.strip().lower() or None, charset
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseHeaders(Mapping[str, str]):
+    """A response's headers as every reader after egress sees them: one value per
+    lower-case name (repeats joined by ", "), with the Content-Type parsed once into
+    `media_type` and `charset` (None when absent: sniff). Read-only, and a `Mapping`, so
+    the extractor's judgements read it without knowing egress."""
+
+    by_name: dict[str, str] = field(default_factory=dict)
+    media_type: str | None = field(init=False)
+    charset: str | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        media, charset = _content_type(self.by_name.get("content-type"))
+        object.__setattr__(self, "media_type", media)
+        object.__setattr__(self, "charset", charset)
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[str, str]]) -> ResponseHeaders:
+        """From (name, value) pairs in order: names lower-cased, repeats joined."""
+        values: dict[str, str] = {}
+        for name, value in pairs:
+            key = name.lower()
+            values[key] = f"{values[key]}, {value}" if key in values else value
+        return cls(values)
+
+    def __getitem__(self, name: str) -> str:
+        return self.by_name[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.by_name)
+
+    def __len__(self) -> int:
+        return len(self.by_name)
+
+    @property
+    def content_type(self) -> str | None:
+        """The Content-Type header as sent."""
+        return self.by_name.get("content-type")
+
+    @property
+    def content_language(self) -> str | None:
+        return self.by_name.get("content-language")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +123,11 @@ class FetchOutcome:
     than the cap; `body` is the first `max_body_bytes` decoded bytes: the caller reports
     `response_too_large`, partial if the prefix was usable, else unavailable) and
     `short_body` (the origin closed before Content-Length or the last chunk; `body` is
-    the prefix received: the caller reports `source_partial`). `content_type` is the
-    Content-Type header as sent (None when absent: sniff). `robots_disallowed` marks an
-    `access_denied` decided by the origin's robots.txt, not by the origin's answer.
+    the prefix received: the caller reports `source_partial`). `robots_disallowed` marks
+    an `access_denied` decided by the origin's robots.txt, not by the origin's answer.
 
-    `headers` are the final response's headers (names lower-case, repeats joined by ", ").
+    `headers` are the final response's headers, the one shape they travel in after egress
+    (`ResponseHeaders`: the media type and charset parsed once).
     With a reason from a status a bot defence uses (403, 405, 429, 503), `body` holds the
     first 64 KiB of the error page, so the reader can tell a challenge page from a real
     refusal or outage; for any other reason it is empty. `hops` are the exchanges as they
@@ -79,8 +137,6 @@ class FetchOutcome:
     reason: Reason | None
     final_url: str | None = None
     status_code: int | None = None
-    content_type: str | None = None
-    content_language: str | None = None
     body: bytes = b""
     truncated: bool = False
     short_body: bool = False
@@ -88,9 +144,18 @@ class FetchOutcome:
     retrieved_at: datetime | None = None
     robots_disallowed: bool = False  # access_denied because robots.txt disallows the URL
     cause: Cause | None = None
-    headers: tuple[tuple[str, str], ...] = ()
+    headers: ResponseHeaders = field(default_factory=ResponseHeaders)
     hops: tuple[Hop, ...] = ()  # every response of this fetch, redirects first, as received
+
+    @property
+    def content_type(self) -> str | None:
+        """The Content-Type header as sent (None when absent: sniff)."""
+        return self.headers.content_type
+
+    @property
+    def content_language(self) -> str | None:
+        return self.headers.content_language
 
     def header(self, name: str) -> str | None:
         """One response header by lower-case name, None when absent."""
-        return next((value for key, value in self.headers if key == name), None)
+        return self.headers.get(name)

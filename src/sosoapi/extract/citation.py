@@ -17,6 +17,7 @@ read as data (extract/json_data.py).
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -24,6 +25,7 @@ from urllib.parse import urljoin, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract.charset import decode_bytes
+from sosoapi.extract.html_bounds import bound_markup
 from sosoapi.extract.html_meta import meta_contents
 from sosoapi.extract.json_data import load_json
 from sosoapi.extract.limits import CITED_NAMES_MAX, CITED_VALUE_MAX
@@ -97,13 +99,13 @@ def _json_ld_nodes(tree: LexborHTMLParser) -> Iterator[dict[str, Any]]:
     """Every JSON-LD object of an article type (top level, in a list, or in `@graph`)."""
     for node in tree.css('script[type="application/ld+json"]'):
         data = load_json(node.text() or "")
-        stack = data if isinstance(data, list) else [data]
-        while stack:
-            item = stack.pop(0)
+        queue = deque(data if isinstance(data, list) else [data])  # a list's pop(0) is O(n)
+        while queue:
+            item = queue.popleft()
             if not isinstance(item, dict):
                 continue
             if isinstance(item.get("@graph"), list):
-                stack.extend(item["@graph"])
+                queue.extend(item["@graph"])
             kinds = item.get("@type")
             kinds = kinds if isinstance(kinds, list) else [kinds]
             if any(isinstance(k, str) and k.lower() in CITED_TYPES for k in kinds):
@@ -201,8 +203,9 @@ def read_citation(tree: LexborHTMLParser, url: str | None) -> dict[str, Any]:
 
 
 def citation_of(body: bytes, charset: str | None, url: str | None) -> dict[str, Any]:
-    """The citation fields of an HTML body (empty when it declares none)."""
+    """The citation fields of an HTML body alone (empty when it declares none); a page read
+    takes them from the document's own tree instead (extract/html.py)."""
     text = decode_bytes(body, charset, html=True)
     if not text:
         return {}
-    return read_citation(LexborHTMLParser(text), url)
+    return read_citation(LexborHTMLParser(bound_markup(text).markup, scripting=True), url)

@@ -12,6 +12,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.charset import decode_bytes
+from sosoapi.extract.citation import read_citation
 from sosoapi.extract.furniture_lines import drop_furniture_lines
 from sosoapi.extract.html_bounds import bound_markup
 from sosoapi.extract.html_main import extract_main
@@ -23,7 +24,7 @@ from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT, cut_twice
 from sosoapi.extract.media import HTML_TYPES
 from sosoapi.extract.text_plain import normalize_plain_text
 from sosoapi.extract.types import TextDocument
-from sosoapi.extract.walls import Page, judge
+from sosoapi.extract.walls import WALL_REASONS, Page, judge
 
 _MARKUP_START = re.compile(
     r"\A\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*"
@@ -81,6 +82,7 @@ def document_of(
     asked: str | None = None,
     walls: bool = True,
     whole_max: int = WHOLE_TEXT_DEFAULT,
+    cite: bool = False,
 ) -> TextDocument:
     """The TextDocument of a decoded body.
 
@@ -91,7 +93,8 @@ def document_of(
     sent to its site's home page, a script shell or chrome;
     `walls=False` skips that (only the bench's before/after count does).
     The text is cut twice: to the contract's bound for the receipt, and to `whole_max`
-    for the evidence revision (`TextDocument.whole`).
+    for the evidence revision (`TextDocument.whole`). `cite` reads the citation fields
+    from the same tree, before the extractor edits it (`TextDocument.citation`).
     """
     if not decoded.is_html:
         return _plain_document(decoded.text, content_language, whole_max)
@@ -110,6 +113,7 @@ def document_of(
         extractor=extractor,
         walls=walls,
         whole_max=whole_max,
+        cite=cite,
     )
 
 
@@ -133,10 +137,12 @@ def _html_document(
     extractor: MainTextExtractor,
     walls: bool,
     whole_max: int,
+    cite: bool,
 ) -> TextDocument:
     bounded = bound_markup(close_runaway_title(page.markup))
     tree = LexborHTMLParser(bounded.markup, scripting=True)
     meta = read_metadata(tree, content_language=content_language, url=url)
+    citation = read_citation(tree, url) if cite else {}  # before main_text edits the tree
 
     def main_text() -> str:
         return _main_text(tree, bounded.markup, url, extractor)
@@ -164,6 +170,7 @@ def _html_document(
         conditions=conditions,
         judgement=judgement,
         whole=whole,
+        citation={} if any(r in WALL_REASONS for r in judged) else citation,
     )
 
 

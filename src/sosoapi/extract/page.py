@@ -6,12 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from selectolax.lexbor import LexborHTMLParser
-
-from sosoapi.extract.citation import read_citation
 from sosoapi.extract.html import decode_body, document_of
 from sosoapi.extract.types import TextDocument
-from sosoapi.extract.walls import WALL_REASONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,12 +27,10 @@ def read_page(
     url: str | None = None,
     **options: Any,
 ) -> PageRead:
-    """Text, metadata and wall verdict (`document_of` with its keyword `options`), then the
-    citation fields."""
+    """Text, metadata, wall verdict and citation fields from one tree (`document_of` with
+    its keyword `options`)."""
     decoded = decode_body(body, media_type, charset)
     if decoded is None:
         return PageRead(None)
-    document = document_of(decoded, url=url, **options)
-    if not decoded.is_html or any(r in WALL_REASONS for r in document.conditions):
-        return PageRead(document)
-    return PageRead(document, read_citation(LexborHTMLParser(decoded.text), url))
+    document = document_of(decoded, url=url, cite=True, **options)
+    return PageRead(document, document.citation)

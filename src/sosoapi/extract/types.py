@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from sosoapi.contract.vocabulary import Reason
 
@@ -22,6 +22,8 @@ class TextDocument:
     own content; "challenge:cloudflare", "consent", "soft_404", "embedded:json_ld", ...).
     `text` is the receipt's (cut to the contract's bound); `whole` is the text the evidence
     revision keeps (cut only at the whole-text bound), None when it is `text` itself.
+    `citation` holds the fields the page declares (`extract.citation.read_citation`), read
+    only when asked for and never for a wall.
     """
 
     text: str
@@ -31,6 +33,7 @@ class TextDocument:
     conditions: tuple[Reason, ...] = ()
     judgement: str = "page"
     whole: str | None = None
+    citation: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

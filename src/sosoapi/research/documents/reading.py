@@ -26,7 +26,6 @@ from sosoapi.clock import utcnow
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import Spool
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
-from sosoapi.extract.media import parse_content_type
 from sosoapi.extract.pdf import read_pdf
 from sosoapi.progress import report
 from sosoapi.research.documents.result import DocumentDraft, fill_from_pdf
@@ -117,7 +116,7 @@ async def read_document(
             sink.handle.flush()
             draft.source_url, draft.sha256 = outcome.final_url, sink.sha256.hexdigest()
             if not sink.is_pdf:
-                return Captured(_not_a_pdf(draft, outcome.content_type).finish(utcnow()))
+                return Captured(_not_a_pdf(draft, outcome.headers.media_type).finish(utcnow()))
             report("parsing")
             draft, passages = await off_loop(
                 parse_document, draft, str(path), max_pages=max_pages, language=language,
@@ -141,10 +140,9 @@ def _head(path: Path, max_bytes: int) -> tuple[bytes, bool]:
     return head[:max_bytes], len(head) > max_bytes
 
 
-def _not_a_pdf(draft: DocumentDraft, content_type: str | None) -> DocumentDraft:
+def _not_a_pdf(draft: DocumentDraft, media: str | None) -> DocumentDraft:
     """Bytes that are no PDF: said to be one, `unsupported_content`; of another or no
     declared type, `unsupported_media` (read them with the seed retrieve)."""
     draft.source_url = draft.sha256 = None
-    media, _ = parse_content_type(content_type)
     declared = media in (PDF_MEDIA, "application/x-pdf")
     return draft.add(Reason.UNSUPPORTED_CONTENT if declared else Reason.UNSUPPORTED_MEDIA)

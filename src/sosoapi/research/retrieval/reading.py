@@ -22,13 +22,7 @@ from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
-from sosoapi.extract.media import (
-    CAPTION_TYPES,
-    HTML_TYPES,
-    TEXT_TYPES,
-    contract_media_type,
-    parse_content_type,
-)
+from sosoapi.extract.media import CAPTION_TYPES, HTML_TYPES, TEXT_TYPES, contract_media_type
 from sosoapi.extract.page import PageRead, read_page
 from sosoapi.extract.types import CaptionFile, PageTracks
 from sosoapi.extract.walls import WALL_REASONS
@@ -54,16 +48,16 @@ async def fetch_judged(fetch: Fetch, url: str, accept: tuple[str, ...]) -> Fetch
         return outcome
     if outcome.reason == Reason.ACCESS_DENIED:
         return outcome
-    media, charset = parse_content_type(outcome.content_type)
+    headers = outcome.headers
     document = await off_loop(
         extract_text_document,
         outcome.body,
-        media_type=media,
-        charset=charset,
-        content_language=outcome.content_language,
+        media_type=headers.media_type,
+        charset=headers.charset,
+        content_language=headers.content_language,
         url=outcome.final_url,
         status=outcome.status_code,
-        headers=dict(outcome.headers),
+        headers=headers,
     )
     if document is None or Reason.ACCESS_DENIED not in document.conditions:
         return outcome
@@ -93,15 +87,14 @@ def _media_cause(draft: Draft | DocumentDraft, outcome: FetchOutcome) -> Cause |
         return None
     if isinstance(draft, DocumentDraft):
         return Cause.NOT_A_PDF
-    media, _ = parse_content_type(outcome.content_type)
+    media = outcome.headers.media_type
     return Cause.PDF_DOCUMENT if media in ("application/pdf", "application/x-pdf") else None
 
 
 def _read_body(draft: Draft, outcome: FetchOutcome) -> None:
     """Provenance of a body that was read, and the conditions of how it was read."""
-    media, _ = parse_content_type(outcome.content_type)
     draft.source_url = outcome.final_url
-    draft.mime_type = contract_media_type(media)
+    draft.mime_type = contract_media_type(outcome.headers.media_type)
     if outcome.short_body:
         draft.add(Reason.SOURCE_PARTIAL)
 
@@ -114,16 +107,16 @@ async def read_url_text(
         return draft
     report("parsing")
     _read_body(draft, outcome)
-    media, charset = parse_content_type(outcome.content_type)
+    headers = outcome.headers
     page, passages = await off_loop(
         read_page_and_passages,
         outcome.body,
-        media_type=media,
-        charset=charset,
-        content_language=outcome.content_language,
+        media_type=headers.media_type,
+        charset=headers.charset,
+        content_language=headers.content_language,
         url=outcome.final_url,
         status=outcome.status_code,
-        headers=dict(outcome.headers),
+        headers=headers,
         redirected_to=outcome.final_url if outcome.final_url != url else None,
         asked=url,
         whole_max=whole_max,
@@ -179,7 +172,7 @@ async def read_captions(
     if fetch_failed(draft, outcome):
         return draft
     report("parsing")
-    media, _ = parse_content_type(outcome.content_type)
+    media = outcome.headers.media_type
     declared = None
     if media in HTML_TYPES or (media is None and _looks_like_html(outcome.body)):
         page = outcome
@@ -201,7 +194,7 @@ def _read_caption_file(
 ) -> Draft:
     """Parse a fetched caption body; `declared` is the track's `srclang`, if any."""
     _read_body(draft, outcome)
-    media, charset = parse_content_type(outcome.content_type)
+    media, charset = outcome.headers.media_type, outcome.headers.charset
     parsed = caption_extract.parse_caption_bytes(outcome.body, media_type=media, charset=charset)
     if parsed is None and media not in CAPTION_TYPES:
         draft.source_url = None  # not a caption file at all: nothing usable came from it
@@ -210,7 +203,9 @@ def _read_caption_file(
         return draft.add(Reason.INVALID_CAPTIONS)
     draft.caption_format = parsed.format
     draft.content_kind = "published_caption_file"
-    draft.language = declared or parsed.language or normalize_language(outcome.content_language)
+    draft.language = (
+        declared or parsed.language or normalize_language(outcome.headers.content_language)
+    )
     if language and draft.language and not language_matches(language, draft.language):
         draft.add(Reason.LANGUAGE_MISMATCH)
     _fill_segments(draft, parsed, whole_max)
@@ -249,8 +244,7 @@ async def _follow_track(
     Returns (None, None) when no track fits; the page's title, description and declared
     language are kept on `draft` either way.
     """
-    _, charset = parse_content_type(page.content_type)
-    found = await off_loop(_tracks_of, page.body, charset, page.final_url or "")
+    found = await off_loop(_tracks_of, page.body, page.headers.charset, page.final_url or "")
     draft.title, draft.description, draft.language = found.title, found.description, found.language
     track = track_extract.choose_track(found.tracks, language)
     if track is None:
@@ -277,7 +271,7 @@ def _no_track(draft: Draft, page: FetchOutcome) -> Draft:
         return draft
     draft.content_kind = "metadata_only"
     draft.source_url = page.final_url
-    draft.mime_type = contract_media_type(parse_content_type(page.content_type)[0])
+    draft.mime_type = contract_media_type(page.headers.media_type)
     return draft
 
 

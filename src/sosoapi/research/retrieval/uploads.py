@@ -18,7 +18,7 @@ from sosoapi.clock import utcnow
 from sosoapi.contract.documents import DOCUMENT_KIND
 from sosoapi.contract.errors import ErrorCode, ServiceError, SosoapiError, invalid_input
 from sosoapi.contract.vocabulary import Reason
-from sosoapi.egress.types import FetchOutcome, Spool
+from sosoapi.egress.types import FetchOutcome, ResponseHeaders, Spool
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
 from sosoapi.extract.pdf import PAGES_MAX
 from sosoapi.research.documents.reading import read_document
@@ -188,7 +188,7 @@ async def read_upload(
             reason=None,
             final_url=None,
             status_code=200,
-            content_type=media,
+            headers=ResponseHeaders({"content-type": media}),
             body=body,
             truncated=truncated,
             retrieved_at=read_at,
@@ -208,7 +208,11 @@ def _document_fetch(fd: int, media: str) -> Callable[..., Awaitable[FetchOutcome
             return FetchOutcome(reason=Reason.NOT_FOUND, retrieved_at=read_at)
         truncated = await anyio.to_thread.run_sync(_copy_bounded, fd, spool)
         return FetchOutcome(
-            None, status_code=200, content_type=media, truncated=truncated, retrieved_at=read_at
+            None,
+            status_code=200,
+            headers=ResponseHeaders({"content-type": media}),
+            truncated=truncated,
+            retrieved_at=read_at,
         )
 
     return fetch
