@@ -76,6 +76,22 @@ def test_oauth_is_one_package_below_the_pages_that_show_it() -> None:
     assert not any(p.name.startswith("oauth") for p in (PACKAGE / "web").glob("*.py"))
 
 
+def test_egress_never_calls_back_up() -> None:
+    """The gate answers what happened (a late turn included, as `LateTurn`) and its caller
+    decides: egress imports nothing of research, types included, nor any module outside
+    egress but the contract's and the shared `clock`, `progress` and `logs`."""
+    assert _importers("sosoapi.egress", "sosoapi.research") == []
+    seen = {
+        n
+        for module, names in _imports().items()
+        if module.startswith("sosoapi.egress")
+        for n in names
+        if n.startswith("sosoapi.") and n in _imports()
+    }
+    outside = {n for n in seen if not n.startswith(("sosoapi.egress", "sosoapi.contract"))}
+    assert outside <= {"sosoapi.clock", "sosoapi.progress", "sosoapi.logs"}, sorted(outside)
+
+
 def test_research_never_sees_sqlalchemy() -> None:
     assert _importers("sosoapi.research", "sqlalchemy") == []
 

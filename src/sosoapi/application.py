@@ -21,8 +21,9 @@ from sosoapi.config import Settings
 from sosoapi.egress.gate import Egress
 from sosoapi.oauth.grants import OAuthGrants
 from sosoapi.research.heavy import HeavyReads
-from sosoapi.research.offload import Offload, install
+from sosoapi.research.offload import Offload
 from sosoapi.research.retrieval.captures import Captured
+from sosoapi.research.retrieval.pending_turns import PendingUntilTurn, fetch_in_turn
 from sosoapi.research.retrieval.reading import read_captured
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.service import ResearchService
@@ -51,7 +52,7 @@ class Application:
             release=self.store.pacing.release,
         )
         self.offload = Offload(settings.parse_workers, settings.parse_bounds)
-        reader = partial(_read, self.egress, settings.receipts.evidence_text_max)
+        reader = partial(_read, self.egress, self.offload, settings.receipts.evidence_text_max)
         self.receipts = ReceiptService(self.store.retrievals, reader, settings.receipts)
         self.research = ResearchService(
             self.store,
@@ -60,6 +61,7 @@ class Application:
             max_upload_bytes=settings.egress.max_body_bytes,
             upload_roots=settings.upload_roots,
             heavy=HeavyReads(settings.heavy_reads),
+            parse_pool=self.offload,
         )
 
     @asynccontextmanager
@@ -67,7 +69,6 @@ class Application:
         """Start workers and the sweeper; on exit drain, then close egress and the store."""
         warn_exposed_files(self.settings.database_url)
         self.offload.start()
-        install(self.offload)
         try:
             async with self.receipts.running(), anyio.create_task_group() as sweepers:
                 sweepers.start_soon(self._sweep_oauth)
@@ -121,6 +122,15 @@ def freeze_startup_heap() -> None:
 
 
 async def _read(
-    egress: Egress, whole_max: int, kind: str, url: str, language: str | None
+    egress: Egress,
+    pool: Offload,
+    whole_max: int,
+    kind: str,
+    url: str,
+    language: str | None,
+    receipt: PendingUntilTurn,
 ) -> Captured:
-    return await read_captured(egress.fetch, kind, url, language, whole_max=whole_max)
+    """A receipt's read: through the gate, waiting `pending` for a late turn if the
+    receipt allows it, parsing in this application's pool."""
+    fetch = partial(fetch_in_turn, egress, receipt)
+    return await read_captured(fetch, kind, url, language, whole_max=whole_max, pool=pool)

@@ -52,6 +52,7 @@ from sosoapi.research.evidence.reader import EvidenceReader
 from sosoapi.research.evidence.search import EvidenceSearch
 from sosoapi.research.faults import answering_store_faults
 from sosoapi.research.heavy import HeavyReads, never
+from sosoapi.research.offload import Offload
 from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.ports import Storage
 from sosoapi.research.retrieval.captures import Captured
@@ -75,9 +76,11 @@ class ResearchService:
         upload_roots: Sequence[Path] = (),
         clock: Callable[[], datetime] = utcnow,
         heavy: HeavyReads | None = None,
+        parse_pool: Offload | None = None,
     ) -> None:
         self.store = store
         self.heavy = heavy or HeavyReads()  # the diff, quote and search pool
+        self.parse_pool = parse_pool or Offload()  # an upload's parsing (threads: none given)
         self.guard = guard
         self.receipts = receipts
         self.max_upload_bytes = max_upload_bytes
@@ -230,7 +233,7 @@ class ResearchService:
     async def _upload(self, call: Call[UploadInput]) -> Outcome:
         request = call.input
 
-        async def reader(kind: str, path: str, language: str | None) -> Captured:
+        async def reader(kind: str, path: str, language: str | None, _: object) -> Captured:
             return await read_upload(
                 path,
                 kind,
@@ -238,6 +241,7 @@ class ResearchService:
                 self.max_upload_bytes,
                 self.upload_roots,
                 whole_max=self.receipts.settings.evidence_text_max,
+                pool=self.parse_pool,
             )
 
         output = await self.receipts.upload(

@@ -19,6 +19,7 @@ from sosoapi.contract.errors import ErrorCode, ServiceError, SosoapiError, inval
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
+from sosoapi.research.offload import Offload
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.reading import read_captured
 
@@ -155,8 +156,11 @@ async def read_upload(
     max_bytes: int,
     roots: Sequence[Path],
     whole_max: int = WHOLE_TEXT_DEFAULT,
+    *,
+    pool: Offload,
 ) -> Captured:
-    """Read the file through the page pipeline; gone or swapped since the check: not_found."""
+    """Read the file through the page pipeline (parsing in `pool`); gone or swapped since
+    the check: not_found."""
     try:
         fd, media = await anyio.to_thread.run_sync(open_upload, path_text, kind, roots)
     except (Unreadable, ServiceError):
@@ -181,4 +185,4 @@ async def read_upload(
             retrieved_at=read_at,
         )
 
-    return await read_captured(fetch, kind, UPLOAD_URL, language, whole_max=whole_max)
+    return await read_captured(fetch, kind, UPLOAD_URL, language, whole_max=whole_max, pool=pool)
