@@ -283,7 +283,8 @@ def test_the_wacz_writer_needs_only_the_ports(storage: FakeStorage, tmp_path: An
     import json
     import zipfile
 
-    from sosoapi.contract.models import EvidenceRef, Snapshot
+    from sosoapi.contract.models import EvidenceRef
+    from sosoapi.contract.projects import Snapshot
     from sosoapi.research.corpora.wacz import write_wacz
     from sosoapi.store.records import CaptureWrite
     from tests.support.wacz_check import fixity, records, validate

@@ -11,17 +11,14 @@ from typing import Any
 
 from sosoapi.contract.evidence_tools import DiffOutput, QuoteOutput, SearchOutput
 from sosoapi.contract.guidance import advice
-from sosoapi.contract.models import (
+from sosoapi.contract.models import EvidenceGetOutput, EvidenceListOutput, RetrieveOutput, Wire
+from sosoapi.contract.projects import (
     CorporaGetOutput,
     CorporaListOutput,
-    EvidenceGetOutput,
-    EvidenceListOutput,
     ProjectListOutput,
     ProjectOutput,
-    RetrieveOutput,
     SealOutput,
     WhoamiOutput,
-    Wire,
 )
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.language import LanguageMatch

@@ -22,19 +22,21 @@ from sosoapi.contract.catalog import Transport, callable_on
 from sosoapi.contract.errors import not_found
 from sosoapi.contract.evidence_tools import DiffInput, QuoteInput, SearchInput
 from sosoapi.contract.models import (
-    CorporaGetInput,
-    CorporaSealInput,
     EvidenceGetInput,
     EvidenceListInput,
     PageInput,
+    RetrieveInput,
+    RetrieveOutput,
+    UploadInput,
+)
+from sosoapi.contract.projects import (
+    CorporaGetInput,
+    CorporaSealInput,
     ProjectCreateInput,
     ProjectGetInput,
     ProjectRemoveSourcesInput,
     ProjectSourcesInput,
     ProjectUpdateInput,
-    RetrieveInput,
-    RetrieveOutput,
-    UploadInput,
     WhoamiInput,
     WhoamiOutput,
     WhoamiWorkspace,

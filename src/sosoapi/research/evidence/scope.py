@@ -12,7 +12,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sosoapi.contract.errors import invalid_input, not_found
-from sosoapi.contract.models import RetrieveResult, Segment, Snapshot
+from sosoapi.contract.models import RetrieveResult, Segment
+from sosoapi.contract.projects import Snapshot
 from sosoapi.research.corpora.sealing import corpus_not_found
 from sosoapi.research.heavy import ShouldStop, checkpoint
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo
