@@ -260,3 +260,13 @@ def test_research_is_grouped_by_capability_in_short_modules() -> None:
         if (lines := len(path.read_text("utf-8").splitlines())) > 350
     }
     assert long == {}
+
+
+def test_no_module_in_src_is_over_400_lines() -> None:
+    """One job per module, each readable at one sitting (docs/architecture.md)."""
+    long = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in PACKAGE.rglob("*.py")
+        if (lines := len(path.read_text("utf-8").splitlines())) > 400
+    }
+    assert long == {}
