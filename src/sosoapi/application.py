@@ -19,6 +19,7 @@ from sosoapi.auth.permission import Guard
 from sosoapi.clock import utcnow
 from sosoapi.config import Settings
 from sosoapi.egress.gate import Egress
+from sosoapi.extract.html_trafilatura import trafilatura_available
 from sosoapi.oauth.grants import OAuthGrants
 from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.offload import Offload
@@ -68,6 +69,9 @@ class Application:
     async def running(self) -> AsyncIterator[Application]:
         """Start workers and the sweeper; on exit drain, then close egress and the store."""
         warn_exposed_files(self.settings.database_url)
+        if not trafilatura_available():
+            log.info("trafilatura not installed: unsure pages keep our own main text "
+                     "(pip install 'sosoapi[trafilatura]' adds the fallback)")  # fmt: skip
         self.offload.start()
         try:
             async with self.receipts.running(), anyio.create_task_group() as sweepers:

@@ -33,7 +33,9 @@ from sosoapi.research.retrieval.settings import ParseBounds
 
 T = TypeVar("T")
 log = logging.getLogger("sosoapi.offload")
-PRELOAD = ["sosoapi.research.retrieval.reading"]
+# trafilatura (an optional extra, imported at its first use) too: each worker forked from
+# the forkserver then has it without importing it; the preload skips a module not installed.
+PRELOAD = ["sosoapi.research.retrieval.reading", "trafilatura"]
 ANSWERED = (parse_worker.OK, parse_worker.FAILED)
 
 
