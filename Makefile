@@ -12,7 +12,7 @@ BENCH_STAMP := $(VENV)/.bench-stamp
 
 PYWB := .venv-pywb/.installed-stamp
 
-.PHONY: install node-tools demo test test-fast coverage lint format bench clean pywb
+.PHONY: install node-tools demo test test-fast coverage lint format bench docs clean pywb
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,13 @@ node-tools:
 
 demo: $(DEMO_STAMP)
 	$(BIN)/python scripts/demo.py
+
+# The docs' generated parts, part of their routine: the review console's screenshots
+# (docs/console/*.png, from a seeded `sosoapi serve` in /usr/bin/chromium). The words the
+# docs share with the code are checked by tests instead (tests/research/test_search_rules_text.py,
+# tests/research/test_passages_text.py, tests/mcp/test_guidance.py).
+docs: $(TEST_STAMP)
+	$(BIN)/python scripts/console_screenshots.py
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench scripts

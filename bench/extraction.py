@@ -305,6 +305,7 @@ def _read(case: Case, walls: bool) -> tuple[str, str, str]:
 
     from sosoapi.egress.types import FetchOutcome, ResponseHeaders
     from sosoapi.extract.page import read_page
+    from sosoapi.research.offload import Offload
     from sosoapi.research.retrieval import reading
 
     url = case.url or f"https://bench.test/{case.name}"
@@ -319,12 +320,12 @@ def _read(case: Case, walls: bool) -> tuple[str, str, str]:
         headers = ResponseHeaders({"content-type": "text/html"})
         return FetchOutcome(None, final_url=url, status_code=200, body=case.body, headers=headers)
 
-    async def inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return functools.partial(fn, *args, **kwargs)()  # this thread: the CPU is the page's
+    class Inline(Offload):
+        async def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+            return functools.partial(fn, *args, **kwargs)()  # this thread: the page's CPU
 
     reading.read_page = read  # type: ignore[assignment]
-    reading.off_loop = inline  # type: ignore[assignment]
-    result = asyncio.run(reading.read_source(fetch, "url_text", url, None))
+    result = asyncio.run(reading.read_source(fetch, "url_text", url, None, pool=Inline()))
     settled = f"{result.status}/{result.reason}" if result.reason else str(result.status)
     return settled, result.text, seen[0] if seen else "none"
 

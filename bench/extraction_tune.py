@@ -2,7 +2,7 @@
 
 Usage (from the project root; data from $SOSOAPI_BENCH_DATA, default ../shared/data):
 
-    .venv/bin/python bench/extraction_tune.py [--cache FILE] [--set MODULE.NAME=VALUE ...]
+    .venv/bin/python bench/extraction_tune.py [--cache FILE] [--set FIELD=VALUE ...]
                                               [--half both|even|odd] [--sets NAME,...]
 
 trafilatura is the slow part of a run and does not change while our rules are tuned, so
@@ -11,9 +11,9 @@ in the cache file. Each run then reruns our own pipeline from the page bytes, ta
 trafilatura's cached text where ours is not `confident`, applies the furniture lines and the
 contract's cut (`--text-max`), and prints pooled F1 for the even half (tuning) and the odd
 half (held out), our extractor alone, and the share of pages sent to the fallback. `--set`
-sets a field of html_main's `Tuning` for one run, for example `--set html_main.short=40`,
-or a constant of html_boilerplate or furniture_lines (read at call time only; selectors
-built at import are not affected). CPU ratios
+sets a field of the extractor's `Tuning` (extract/html_tuning.py) for one run, for example
+`--set short=40`: the one value the rules take their thresholds from, so the loop reaches
+into no module's private constants. CPU ratios
 come from bench/extraction.py. `--sets` scores other dev sets too (each with its own cache
 file beside `--cache`); sets with a gold body also print mean token F1.
 """
@@ -44,16 +44,12 @@ from extraction import (  # noqa: E402
     readability,
     token_f1,
 )
-from sosoapi.extract import furniture_lines, html_boilerplate, html_main  # noqa: E402
+from sosoapi.extract import furniture_lines, html_main  # noqa: E402
 from sosoapi.extract.html_bounds import bound_markup  # noqa: E402
 from sosoapi.extract.html_repair import close_runaway_title  # noqa: E402
 from sosoapi.extract.html_trafilatura import trafilatura_text  # noqa: E402
+from sosoapi.extract.html_tuning import TUNING, Tuning  # noqa: E402
 from sosoapi.extract.limits import TEXT_MAX, cut_at_paragraph_end  # noqa: E402
-
-_MODULES = {
-    "html_boilerplate": html_boilerplate,
-    "furniture_lines": furniture_lines,
-}
 
 
 def _bounded(case: Case) -> str:
@@ -90,26 +86,17 @@ def trafilatura_cache(
     return texts
 
 
-def apply_override(spec: str, tuning: html_main.Tuning) -> html_main.Tuning:
-    """Apply `module.NAME=value`, keeping the value's type: a field of html_main's
-    `Tuning` gives a new Tuning (returned), a constant of another module is set."""
-    target, _, value = spec.partition("=")
-    module_name, _, name = target.partition(".")
-    if module_name == "html_main" and name in {f.name for f in dataclasses.fields(tuning)}:
-        if not value:
-            raise SystemExit(f"--set {spec!r}: expected a value after '='")
-        kind = type(getattr(tuning, name))
-        return dataclasses.replace(tuning, **{name: kind(value)})
-    module = _MODULES.get(module_name)
-    if module is None or not hasattr(module, name) or not value:
-        fields = ", ".join(f.name for f in dataclasses.fields(tuning))
+def apply_override(spec: str, tuning: Tuning) -> Tuning:
+    """Apply `FIELD=value` to a copy of `tuning`, keeping the field's type."""
+    name, _, value = spec.partition("=")
+    fields = {f.name for f in dataclasses.fields(tuning)}
+    if name not in fields or not value:
         raise SystemExit(
-            f"--set {spec!r}: expected html_main.FIELD=VALUE with FIELD a field of "
-            f"html_main.Tuning ({fields}), or MODULE.NAME=VALUE with MODULE one of "
-            f"{sorted(set(_MODULES) - {'html_main'})} and NAME an existing constant"
+            f"--set {spec!r}: expected FIELD=VALUE with FIELD a field of Tuning "
+            f"({', '.join(sorted(fields))})"
         )
-    setattr(module, name, type(getattr(module, name))(value))
-    return tuning
+    kind = type(getattr(tuning, name))
+    return dataclasses.replace(tuning, **{name: kind(value)})
 
 
 def add_counts(text: str, case: Case, into: Score) -> None:
@@ -130,7 +117,7 @@ def score(
     traf: dict[str, str],
     text_max: int = TEXT_MAX,
     halves: tuple[int, ...] = (0, 1),
-    tuning: html_main.Tuning = html_main.TUNING,
+    tuning: Tuning = TUNING,
 ) -> None:
     """Print hybrid and ours-alone F1 per half, and the share of pages sent to the fallback."""
     for half in halves:
@@ -188,7 +175,7 @@ def main() -> None:
     args = parser.parse_args()
     logging.disable(logging.CRITICAL)
     data = Path(os.environ.get("SOSOAPI_BENCH_DATA", ROOT.parent / "shared" / "data"))
-    tuning = html_main.TUNING
+    tuning = TUNING
     for spec in args.overrides:
         tuning = apply_override(spec, tuning)
     halves = {"both": (0, 1), "even": (0,), "odd": (1,)}[args.half]

@@ -41,10 +41,12 @@ from sosoapi.egress.statuses import (  # noqa: E402
 )
 from sosoapi.egress.types import FetchOutcome, ResponseHeaders  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
+from sosoapi.research.offload import Offload  # noqa: E402
 from sosoapi.research.retrieval.reading import read_source  # noqa: E402
 
 CLASSES = ("challenge", "consent", "sign_in", "paywall", "soft_404", "shell", "article")
 NOW = datetime(2024, 5, 1, tzinfo=UTC)
+THREADS = Offload()  # parsing in threads: the pages are judged, not timed
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +102,7 @@ def settle(page: WildPage) -> tuple[str, str | None, str]:
     async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         return outcome_of(page, url)
 
-    result = asyncio.run(read_source(fetch, "url_text", url, None, lambda: NOW))
+    result = asyncio.run(read_source(fetch, "url_text", url, None, lambda: NOW, pool=THREADS))
     document = extract_text_document(
         page.body,
         media_type="text/html",

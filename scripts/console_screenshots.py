@@ -36,6 +36,9 @@ def main() -> None:
             "SOSOAPI_HOME": home,
             "SOSOAPI_DATABASE_URL": sqlite_url(Path(home)),
             "SOSOAPI_LOG_LEVEL": "WARNING",
+            # the seeded pages are parsed for the pictures, not timed: a busy machine must
+            # not turn the plain page or the captions into a deadline's refusal
+            "SOSOAPI_PARSE_DEADLINE_SECONDS": "120",
             "PATH": os.environ.get("PATH", ""),
             **origin.egress_env(),
         }

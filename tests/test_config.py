@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,17 @@ def test_the_heavy_read_pool_is_read_and_checked(tmp_path: Path) -> None:
     with pytest.raises(ValueError) as raised:
         _settings(tmp_path, SOSOAPI_HEAVY_READ_SLOTS="0")
     assert "SOSOAPI_HEAVY_READ_SLOTS" in str(raised.value) and ">= 1" in str(raised.value)
+
+
+def test_a_postgresql_url_without_its_driver_names_the_extra_not_the_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """psycopg is the `postgres` extra: without it a PostgreSQL URL is refused at start,
+    with the fix, and the URL's password is not repeated; SQLite needs nothing."""
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # not installed
+    url = "postgresql+psycopg://research:s3cret-pw@db.internal/sosoapi"
+    with pytest.raises(ValueError, match=r"pip install 'sosoapi\[postgres\]'") as refused:
+        Settings.from_env({"SOSOAPI_HOME": str(tmp_path), "SOSOAPI_DATABASE_URL": url})
+    assert "s3cret-pw" not in str(refused.value)
+    settings = Settings.from_env({"SOSOAPI_HOME": str(tmp_path)})
+    assert settings.database_url.startswith("sqlite")

@@ -100,6 +100,11 @@ def test_the_product_dependencies_pull_in_no_test_or_bench_package() -> None:
     installed = _closure("sosoapi")
     assert "mcp" in installed and "fastapi" in installed
     assert installed & NOT_FOR_USERS == set()
+    # trafilatura (the extractor's fallback, with lxml and babel) is an extra of its own
+    assert {"trafilatura", "babel", "lxml"} & installed == set()
+    assert "trafilatura" in _closure("sosoapi", frozenset({"trafilatura"}))
+    # so is PostgreSQL's driver: SQLite, the default store, needs none
+    assert "psycopg" not in installed and "psycopg" in _closure("sosoapi", frozenset({"postgres"}))
     # the extras do carry them, so `make test` and `make bench` still get them
     assert {"pytest", "playwright", "ruff", "mypy", "trustme"} <= _closure(
         "sosoapi", frozenset({"test"})

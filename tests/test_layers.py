@@ -76,6 +76,22 @@ def test_oauth_is_one_package_below_the_pages_that_show_it() -> None:
     assert not any(p.name.startswith("oauth") for p in (PACKAGE / "web").glob("*.py"))
 
 
+def test_egress_never_calls_back_up() -> None:
+    """The gate answers what happened (a late turn included, as `LateTurn`) and its caller
+    decides: egress imports nothing of research, types included, nor any module outside
+    egress but the contract's and the shared `clock`, `progress` and `logs`."""
+    assert _importers("sosoapi.egress", "sosoapi.research") == []
+    seen = {
+        n
+        for module, names in _imports().items()
+        if module.startswith("sosoapi.egress")
+        for n in names
+        if n.startswith("sosoapi.") and n in _imports()
+    }
+    outside = {n for n in seen if not n.startswith(("sosoapi.egress", "sosoapi.contract"))}
+    assert outside <= {"sosoapi.clock", "sosoapi.progress", "sosoapi.logs"}, sorted(outside)
+
+
 def test_research_never_sees_sqlalchemy() -> None:
     assert _importers("sosoapi.research", "sqlalchemy") == []
 
@@ -242,5 +258,15 @@ def test_research_is_grouped_by_capability_in_short_modules() -> None:
         for folder in ("research", "web", "oauth")
         for path in (PACKAGE / folder).rglob("*.py")
         if (lines := len(path.read_text("utf-8").splitlines())) > 350
+    }
+    assert long == {}
+
+
+def test_no_module_in_src_is_over_400_lines() -> None:
+    """One job per module, each readable at one sitting (docs/architecture.md)."""
+    long = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in PACKAGE.rglob("*.py")
+        if (lines := len(path.read_text("utf-8").splitlines())) > 400
     }
     assert long == {}

@@ -20,11 +20,13 @@ from sosoapi.clock import utcnow
 from sosoapi.config import Settings
 from sosoapi.contract.documents import DOCUMENT_KIND
 from sosoapi.egress.gate import Egress
+from sosoapi.extract.html_trafilatura import trafilatura_available
 from sosoapi.oauth.grants import OAuthGrants
 from sosoapi.research.documents.reading import read_document
 from sosoapi.research.heavy import HeavyReads
-from sosoapi.research.offload import Offload, install
+from sosoapi.research.offload import Offload
 from sosoapi.research.retrieval.captures import Captured
+from sosoapi.research.retrieval.pending_turns import PendingUntilTurn, fetch_in_turn
 from sosoapi.research.retrieval.reading import read_captured
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.retrieval.settings import ReceiptSettings
@@ -54,7 +56,9 @@ class Application:
             release=self.store.pacing.release,
         )
         self.offload = Offload(settings.parse_workers, settings.parse_bounds)
-        reader = partial(_read, self.egress, settings.receipts, settings.egress.max_body_bytes)
+        reader = partial(
+            _read, self.egress, self.offload, settings.receipts, settings.egress.max_body_bytes
+        )
         self.receipts = ReceiptService(self.store.retrievals, reader, settings.receipts)
         self.research = ResearchService(
             self.store,
@@ -63,14 +67,17 @@ class Application:
             max_upload_bytes=settings.egress.max_body_bytes,
             upload_roots=settings.upload_roots,
             heavy=HeavyReads(settings.heavy_reads),
+            parse_pool=self.offload,
         )
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[Application]:
         """Start workers and the sweeper; on exit drain, then close egress and the store."""
         warn_exposed_files(self.settings.database_url)
+        if not trafilatura_available():
+            log.info("trafilatura not installed: unsure pages keep our own main text "
+                     "(pip install 'sosoapi[trafilatura]' adds the fallback)")  # fmt: skip
         self.offload.start()
-        install(self.offload)
         try:
             async with self.receipts.running(), anyio.create_task_group() as sweepers:
                 sweepers.start_soon(self._sweep_oauth)
@@ -125,19 +132,24 @@ def freeze_startup_heap() -> None:
 
 async def _read(
     egress: Egress,
+    pool: Offload,
     settings: ReceiptSettings,
     capture_max_bytes: int,
     kind: str,
     url: str,
     language: str | None,
+    receipt: PendingUntilTurn,
 ) -> Captured:
-    """A receipt's read: a PDF by the document tool's reader, any other kind by the seed's.
-    A PDF's capture keeps at most `capture_max_bytes` of it, the bound of a page's body."""
+    """A receipt's read: through the gate, waiting `pending` for a late turn if the
+    receipt allows it, parsing in this application's pool; a PDF by the document tool's
+    reader (its capture keeps at most `capture_max_bytes` of it, a page's body bound), any
+    other kind by the seed's."""
+    fetch = partial(fetch_in_turn, egress, receipt)
     whole_max = settings.evidence_text_max
     if kind == DOCUMENT_KIND:
         return await read_document(
-            egress.fetch, url, language, max_bytes=settings.document_max_bytes,
+            fetch, url, language, max_bytes=settings.document_max_bytes,
             max_pages=settings.document_max_pages, whole_max=whole_max,
-            capture_max_bytes=capture_max_bytes,
+            capture_max_bytes=capture_max_bytes, pool=pool,
         )  # fmt: skip
-    return await read_captured(egress.fetch, kind, url, language, whole_max=whole_max)
+    return await read_captured(fetch, kind, url, language, whole_max=whole_max, pool=pool)

@@ -42,7 +42,7 @@ from sosoapi.store.settings import (
     DEFAULT_POOL_SIZE,
     DEFAULT_WORKSPACE_STORAGE_MAX_MB,
     MIB,
-    sqlite_url,
+    database_url,
 )
 
 PROFILES = ("full", "core")
@@ -241,7 +241,7 @@ class Settings:
             else True,
         )
         return cls(
-            database_url=env.get("SOSOAPI_DATABASE_URL") or sqlite_url(home),
+            database_url=database_url(env.get("SOSOAPI_DATABASE_URL"), home),
             home=home,
             database_pool_size=number(env, "SOSOAPI_DATABASE_POOL_SIZE", DEFAULT_POOL_SIZE, int, 1),
             workspace_storage_max_bytes=MIB

@@ -25,7 +25,7 @@ from tests.support.fake_storage import FakeStorage
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
 
-async def _never_read(url: str, kind: str, language: str | None) -> RetrieveResult:
+async def _never_read(url: str, kind: str, language: str | None, _: object) -> RetrieveResult:
     raise AssertionError("no test here reads a source")
 
 

@@ -15,8 +15,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
 
-from sosoapi.extract import html_main
-from sosoapi.extract.html_main import TUNING, extract_main, in_furniture, kept_indices
+from sosoapi.extract import html_blocks, html_container
+from sosoapi.extract.html_blocks import kept_indices
+from sosoapi.extract.html_container import in_furniture
+from sosoapi.extract.html_main import extract_main
+from sosoapi.extract.html_tuning import TUNING
 
 
 class Counted:
@@ -33,8 +36,8 @@ class Counted:
 def test_short_blocks_are_judged_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     """2,000 short paragraphs: each is measured once (the old rescan measured ~2 million)."""
     blocks = [(f"Line {n}", "para") for n in range(2_000)]
-    counted = Counted(html_main._is_short)
-    monkeypatch.setattr(html_main, "_is_short", counted)
+    counted = Counted(html_blocks._is_short)
+    monkeypatch.setattr(html_blocks, "_is_short", counted)
     assert kept_indices(blocks) == []
     assert counted.calls <= 2 * len(blocks)
 
@@ -44,7 +47,7 @@ def _in_content_by_rescan(blocks: list[tuple[str, str]], index: int, kind: str) 
 
     def nearest(indices: range) -> str | None:
         for at in indices:
-            if not html_main._is_short(*blocks[at], TUNING):
+            if not html_blocks._is_short(*blocks[at], TUNING):
                 return blocks[at][1]
         return None
 
@@ -63,12 +66,12 @@ _BLOCK = st.tuples(
 
 @given(st.lists(_BLOCK, max_size=30))
 def test_neighbour_kinds_are_those_the_rescan_found(blocks: list[tuple[str, str]]) -> None:
-    short = [html_main._is_short(text, kind, TUNING) for text, kind in blocks]
-    before, after = html_main._neighbour_kinds(blocks, short)
+    short = [html_blocks._is_short(text, kind, TUNING) for text, kind in blocks]
+    before, after = html_blocks._neighbour_kinds(blocks, short)
     for index, (_, kind) in enumerate(blocks):
         if short[index]:
             expected = _in_content_by_rescan(blocks, index, kind)
-            assert html_main._in_content(kind, before[index], after[index]) == expected
+            assert html_blocks._in_content(kind, before[index], after[index]) == expected
 
 
 def _nested(depth: int, opener: str) -> LexborHTMLParser:
@@ -82,8 +85,8 @@ def test_nested_containers_judge_each_ancestor_once(monkeypatch: pytest.MonkeyPa
     """500 nested `article-body` containers: each node's names are read once while the
     containers are chosen (the old walk read every ancestor of every match: ~125,000)."""
     tree = _nested(500, '<div class="article-body">')
-    counted = Counted(html_main._names)
-    monkeypatch.setattr(html_main, "_names", counted)
+    counted = Counted(html_container._names)
+    monkeypatch.setattr(html_container, "_names", counted)
     text = extract_main(tree).text
     assert text.startswith("Level 0 of the nested page,")
     assert counted.calls <= 2 * 510
@@ -111,5 +114,5 @@ def test_outermost_keeps_document_order_and_drops_nested_and_repeated() -> None:
     )
     by_id = {node.attributes["id"]: node for node in tree.css("[id]")}
     chosen = [by_id[name] for name in ("b", "c", "a", "e", "b", "d")]
-    kept = html_main._outermost(chosen)
+    kept = html_container._outermost(chosen)
     assert [node.attributes["id"] for node in kept] == ["a", "d"]

@@ -7,7 +7,8 @@ import dataclasses
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from sosoapi.extract.html_main import TUNING, Tuning, extract_main
+from sosoapi.extract.html_main import extract_main
+from sosoapi.extract.html_tuning import TUNING, Tuning
 
 PROSE = (
     "The committee met on Tuesday to review the draft budget, which raises spending on "

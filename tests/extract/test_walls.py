@@ -19,9 +19,12 @@ from sosoapi.egress.statuses import CHALLENGE_STATUSES, reason_for_status
 from sosoapi.egress.types import FetchOutcome, ResponseHeaders
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.walls import SIGN_IN_MAX_TEXT
+from sosoapi.research.offload import Offload
 from sosoapi.research.retrieval.reading import read_source
 from tests.support.pages import real_pages
 from tests.support.walls import WallCase, assert_settles, wall_cases
+
+THREADS = Offload()  # parsing in threads, as the tests' applications do
 
 CASES = wall_cases()
 NOW = datetime(2024, 5, 1, tzinfo=UTC)
@@ -63,7 +66,9 @@ async def test_each_page_settles_as_its_case_says(case: WallCase) -> None:
         assert asked == url
         return outcome_of(case, url)
 
-    result = (await read_source(fetch, "url_text", url, None, lambda: NOW)).model_dump(mode="json")
+    result = (
+        await read_source(fetch, "url_text", url, None, lambda: NOW, pool=THREADS)
+    ).model_dump(mode="json")
     assert_settles(case, result)
 
 
@@ -143,7 +148,7 @@ async def test_a_caption_request_answered_by_a_challenge_is_access_denied() -> N
     async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         return outcome_of(case, url)
 
-    result = await read_source(fetch, "published_captions", url, None, lambda: NOW)
+    result = await read_source(fetch, "published_captions", url, None, lambda: NOW, pool=THREADS)
     assert (result.status, result.reason) == ("blocked", "access_denied")
 
 
@@ -202,7 +207,7 @@ async def test_a_short_real_article_with_a_sign_in_form_stays_ready(case: dict) 
             retrieved_at=NOW, headers=ResponseHeaders({"content-type": "text/html"}),
         )  # fmt: skip
 
-    result = await read_source(fetch, "url_text", case["url"], None, lambda: NOW)
+    result = await read_source(fetch, "url_text", case["url"], None, lambda: NOW, pool=THREADS)
     assert result.status == "ready", result
     for segment in case["must_contain"]:
         assert " ".join(segment.split()) in " ".join(result.text.split()), segment
@@ -379,7 +384,7 @@ async def test_a_waiting_interstitial_served_503_is_a_challenge() -> None:
             headers=ResponseHeaders({"server": "cloudflare", "content-type": "text/html"}),
         )
 
-    result = await read_source(fetch, "url_text", url, None, lambda: NOW)
+    result = await read_source(fetch, "url_text", url, None, lambda: NOW, pool=THREADS)
     assert (result.status, result.reason) == ("blocked", "access_denied")
 
 

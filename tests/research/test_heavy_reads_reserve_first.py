@@ -23,7 +23,8 @@ from sosoapi.auth.permission import Access
 from sosoapi.auth.tokens import RESEARCH_SCOPE, Principal
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.evidence_tools import DiffInput, QuoteInput, SearchInput
-from sosoapi.contract.models import EvidenceRef, RetrieveResult, Snapshot, Wire
+from sosoapi.contract.models import EvidenceRef, RetrieveResult, Wire
+from sosoapi.contract.projects import Snapshot
 from sosoapi.research.evidence import scope
 from sosoapi.research.evidence.diffs import RevisionDiff
 from sosoapi.research.evidence.identity import evidence_write

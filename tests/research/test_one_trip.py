@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -15,37 +15,39 @@ from sosoapi.extract.citation import citation_of
 from sosoapi.extract.html import extract_text_document
 from sosoapi.research.evidence import passages as passages_module
 from sosoapi.research.evidence.identity import evidence_write
+from sosoapi.research.offload import Offload
 from sosoapi.research.retrieval import reading
 from tests.support.pages import real_pages
 
 PAGES = real_pages()
+T = TypeVar("T")
 
 
-async def read_inline(
-    monkeypatch: pytest.MonkeyPatch, kind: str, body: bytes, media: str, url: str
-) -> Any:
-    """`read_captured` of `body` served as `media`, the pool's trip run in this thread."""
+class Inline(Offload):
+    """The parsing pool's trips run in this thread, each one's function named in `trips`."""
 
-    async def inline(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    def __init__(self) -> None:
+        super().__init__()
+        self.trips: list[str] = []
+
+    async def run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        self.trips.append(getattr(fn, "__name__", repr(fn)))
         return functools.partial(fn, *args, **kwargs)()
+
+
+async def read_inline(kind: str, body: bytes, media: str, url: str) -> Any:
+    """`read_captured` of `body` served as `media`, the pool's trip run in this thread."""
 
     async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         headers = ResponseHeaders({"content-type": media})
         return FetchOutcome(None, final_url=asked, status_code=200, body=body, headers=headers)
 
-    monkeypatch.setattr(reading, "off_loop", inline)
-    return await reading.read_captured(fetch, kind, url, None)
+    return await reading.read_captured(fetch, kind, url, None, pool=Inline())
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
-async def test_a_page_read_is_one_trip_with_everything_it_needs(
-    monkeypatch: pytest.MonkeyPatch, page: Any
-) -> None:
-    trips: list[str] = []
-
-    async def counted(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        trips.append(fn.__name__)
-        return functools.partial(fn, *args, **kwargs)()
+async def test_a_page_read_is_one_trip_with_everything_it_needs(page: Any) -> None:
+    pool = Inline()
 
     async def fetch(url: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         return FetchOutcome(
@@ -56,9 +58,8 @@ async def test_a_page_read_is_one_trip_with_everything_it_needs(
             headers=ResponseHeaders({"content-type": "text/html"}),
         )
 
-    monkeypatch.setattr(reading, "off_loop", counted)
-    captured = await reading.read_captured(fetch, "url_text", page.url, None)
-    assert trips == ["read_page_and_passages"]
+    captured = await reading.read_captured(fetch, "url_text", page.url, None, pool=pool)
+    assert pool.trips == ["read_page_and_passages"]
     alone = extract_text_document(
         page.html, media_type="text/html", charset=None, content_language=None, url=page.url
     )
@@ -73,7 +74,7 @@ async def test_the_settle_cuts_no_passage_of_a_page_read(
 ) -> None:
     """The evidence's passages are the trip's, equal to cutting them from the result, and
     the settle (on the event loop) cuts none of its own."""
-    captured = await read_inline(monkeypatch, "url_text", page.html, "text/html", page.url)
+    captured = await read_inline("url_text", page.html, "text/html", page.url)
     assert captured.passages is not None
     expected = passages_module.passages_of(captured.result)
     cut: list[str] = []
@@ -95,7 +96,7 @@ async def test_passages_cut_from_other_content_are_not_used(
     """A result whose text, title or description differs from what the trip cut gets its
     own passages: a trip's passages never index another text."""
     page = PAGES[0]
-    captured = await read_inline(monkeypatch, "url_text", page.html, "text/html", page.url)
+    captured = await read_inline("url_text", page.html, "text/html", page.url)
     assert captured.passages is not None
     for change in ({"title": "Another title"}, {"description": None}, {"text": "Other words."}):
         other = captured.result.model_copy(update=change)

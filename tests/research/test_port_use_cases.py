@@ -28,12 +28,12 @@ from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.mutations import new_mutation
 from sosoapi.research.operation import Call
 from sosoapi.research.retrieval.draft import Draft
+from sosoapi.research.retrieval.pending_turns import PendingUntilTurn
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.research.review.views import Review
 from sosoapi.research.service import ResearchService
 from sosoapi.store.records import StoreUnavailable, TokenRecord, WorkspaceRecord
-from sosoapi.turns import keeper
 from tests.support.contract import assert_valid_output
 from tests.support.fake_storage import FakeStorage
 from tests.support.lifespan import held_open
@@ -82,7 +82,7 @@ Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult]]
 def counting_reader(texts: dict[str, str]) -> tuple[Reader, list[str]]:
     seen: list[str] = []
 
-    async def read(kind: str, url: str, language: str | None) -> RetrieveResult:
+    async def read(kind: str, url: str, language: str | None, _: object) -> RetrieveResult:
         seen.append(url)
         if url not in texts:
             raise RuntimeError("the origin broke")
@@ -182,7 +182,7 @@ async def test_a_read_with_a_free_slot_is_claimed_leased_and_one_queued_is_acqui
     release = anyio.Event()
     texts = {URL: "The first read.", "https://news.example/second": "The second read."}
 
-    async def read(kind: str, url: str, language: str | None) -> RetrieveResult:
+    async def read(kind: str, url: str, language: str | None, _: object) -> RetrieveResult:
         if url == URL:
             await release.wait()
         return page(texts[url], url)
@@ -283,7 +283,8 @@ def test_the_wacz_writer_needs_only_the_ports(storage: FakeStorage, tmp_path: An
     import json
     import zipfile
 
-    from sosoapi.contract.models import EvidenceRef, Snapshot
+    from sosoapi.contract.models import EvidenceRef
+    from sosoapi.contract.projects import Snapshot
     from sosoapi.research.corpora.wacz import write_wacz
     from sosoapi.store.records import CaptureWrite
     from tests.support.wacz_check import fixity, records, validate
@@ -321,14 +322,15 @@ def test_the_wacz_writer_needs_only_the_ports(storage: FakeStorage, tmp_path: An
 async def test_a_stopping_service_hands_back_a_parked_read_even_with_the_store_down(
     storage: FakeStorage, clock: Clock, monkeypatch: pytest.MonkeyPatch, store_up: bool
 ) -> None:
-    """Parked for its origin's turn (`turns.keeper().park`), a read stops when the service
+    """Parked for its origin's turn (`PendingUntilTurn.park`), a read stops when the service
     does: released (pending, no lease) for the next instance, or, if the store is gone,
     stopped all the same, its lease left to run out. The stop never waits for the turn."""
     parked = anyio.Event()
 
-    async def read(kind: str, url: str, language: str | None) -> RetrieveResult:
-        turn = keeper()
-        assert turn is not None and await turn.park(3600.0)
+    async def read(
+        kind: str, url: str, language: str | None, turn: PendingUntilTurn
+    ) -> RetrieveResult:
+        assert await turn.park(3600.0)
         parked.set()
         await anyio.sleep(3600)  # the origin's turn, an hour out
         await turn.resume()

@@ -60,10 +60,10 @@ def _digest_alone(result: RetrieveResult) -> str:
 
 @pytest.mark.parametrize("source", SOURCES, ids=[s[0] for s in SOURCES])
 async def test_each_stored_document_is_what_encoding_it_alone_gives(
-    monkeypatch: pytest.MonkeyPatch, source: tuple[str, str, bytes, str]
+    source: tuple[str, str, bytes, str],
 ) -> None:
     _, kind, body, media = source
-    captured = await read_inline(monkeypatch, kind, body, media, "https://example.org/source")
+    captured = await read_inline(kind, body, media, "https://example.org/source")
     result = captured.result
     assert result.status in ("ready", "partial"), result
     receipt, write = settle_writes("w", result, (), captured.citation, captured.passages)
@@ -83,7 +83,7 @@ async def test_the_whole_text_is_encoded_once(monkeypatch: pytest.MonkeyPatch, n
     """Counted on `json.dumps` as identity.py calls it: one encoding holds the whole text,
     for a text past the receipt's bound and for one within it alike."""
     _, kind, body, media = next(s for s in SOURCES if s[0] == name)
-    captured = await read_inline(monkeypatch, kind, body, media, "https://example.org/source")
+    captured = await read_inline(kind, body, media, "https://example.org/source")
     whole = captured.result.whole_text
     assert len(whole) > 1000
     holding: list[int] = []

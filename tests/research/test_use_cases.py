@@ -17,12 +17,12 @@ import pytest
 from sosoapi.auth.permission import Access
 from sosoapi.auth.tokens import RESEARCH_SCOPE, Principal
 from sosoapi.contract.errors import ServiceError
-from sosoapi.contract.models import (
+from sosoapi.contract.models import Wire
+from sosoapi.contract.projects import (
     CorporaGetInput,
     CorporaSealInput,
     ProjectCreateInput,
     ProjectSourcesInput,
-    Wire,
 )
 from sosoapi.research.corpora.projects import ProjectService
 from sosoapi.research.corpora.sealing import CorpusService

@@ -160,40 +160,12 @@ class RetrieveOutput(Wire):
     retrieval: Retrieval
 
 
-# --- sosoapi_research_corpora_get -------------------------------------------------------
-
-
-class CorporaGetInput(Wire):
-    workspace_id: UUIDStr
-    id: UUIDStr
-    revision: Revision | None = None
-
-
-class Snapshot(Wire):
-    id: UUIDStr
-    workspace_id: UUIDStr
-    project_id: UUIDStr
-    project_revision: Revision
-    evidence: Annotated[list[EvidenceRef], Field(max_length=MAX_CORPUS_ITEMS)]
-    sealed_at: Timestamp
-    coverage: Coverage
-    missing_sources: Annotated[
-        list[Annotated[str, Field(min_length=1, max_length=100)]], Field(max_length=20)
-    ]
-    method_version: Literal["research-corpus/v1"] = METHOD_VERSION
-
-
-class CorporaGetOutput(Wire):
-    snapshot: Snapshot
-
-
 # --- the rest of the research loop (docs/product.md, "The tools") ------------------
 
 Title = Annotated[str, Field(min_length=1, max_length=200)]
 Note = Annotated[str, Field(min_length=1, max_length=100)]
 Cursor = Annotated[str, Field(min_length=1, max_length=512)]
 Limit = Annotated[int, Field(ge=1, le=200)]
-Role = Literal["owner", "editor", "viewer"]
 
 
 WINDOW_MAX = 20_000  # code points of whole text one evidence_get returns
@@ -314,123 +286,3 @@ class UploadInput(Wire):
     path: Annotated[str, Field(min_length=1, max_length=4096)]
     kind: EvidenceKind
     language: str | None = None
-
-
-class ProjectCreateInput(Wire):
-    workspace_id: UUIDStr
-    mutation_id: UUIDStr
-    title: Title
-
-
-class ProjectGetInput(Wire):
-    workspace_id: UUIDStr
-    project_id: UUIDStr
-
-
-class ProjectUpdateInput(Wire):
-    workspace_id: UUIDStr
-    mutation_id: UUIDStr
-    project_id: UUIDStr
-    title: Title
-
-
-EvidenceIds = Annotated[list[UUIDStr], Field(max_length=500)]
-
-
-class ProjectSourcesInput(Wire):
-    """add_sources: either list may be absent."""
-
-    workspace_id: UUIDStr
-    mutation_id: UUIDStr
-    project_id: UUIDStr
-    evidence_ids: EvidenceIds = []
-    missing_notes: Annotated[list[Note], Field(max_length=100)] = []
-
-
-class ProjectRemoveSourcesInput(ProjectSourcesInput):
-    """remove_sources: `evidence_ids` is required, as its published schema says."""
-
-    evidence_ids: EvidenceIds
-
-
-class CorporaSealInput(Wire):
-    workspace_id: UUIDStr
-    mutation_id: UUIDStr
-    project_id: UUIDStr
-    corpus_id: UUIDStr | None = None
-    max_items: Annotated[int, Field(ge=1, le=MAX_CORPUS_ITEMS)] = MAX_CORPUS_ITEMS
-
-
-class WhoamiInput(Wire):
-    pass
-
-
-class ProjectSource(Wire):
-    kind: Literal["evidence", "missing_note"]
-    evidence_id: UUIDStr | None
-    note: Note | None
-    added_at: Timestamp
-
-
-class Project(Wire):
-    id: UUIDStr
-    workspace_id: UUIDStr
-    title: Title
-    revision: Revision
-    sources: list[ProjectSource]
-    created_at: Timestamp
-    updated_at: Timestamp
-
-
-class ProjectOutput(Wire):
-    project: Project
-
-
-class ProjectItem(Wire):
-    id: UUIDStr
-    workspace_id: UUIDStr
-    title: Title
-    revision: Revision
-    source_count: Annotated[int, Field(ge=0)]
-    created_at: Timestamp
-    updated_at: Timestamp
-
-
-class ProjectListOutput(Wire):
-    items: list[ProjectItem]
-    next_cursor: Cursor | None
-
-
-class SealOutput(Wire):
-    snapshot: Snapshot
-    revision: Revision
-
-
-class CorpusItem(Wire):
-    id: UUIDStr
-    project_id: UUIDStr
-    latest_revision: Revision
-    project_revision: Revision
-    coverage: Coverage
-    evidence_count: Annotated[int, Field(ge=0, le=500)]
-    sealed_at: Timestamp
-
-
-class CorporaListOutput(Wire):
-    items: list[CorpusItem]
-    next_cursor: Cursor | None
-
-
-class WhoamiWorkspace(Wire):
-    id: UUIDStr
-    name: str
-    role: Role
-    research_enabled: bool
-
-
-class WhoamiOutput(Wire):
-    user_id: UUIDStr
-    user_name: str
-    token_id: UUIDStr
-    scopes: list[str]
-    workspaces: list[WhoamiWorkspace]

@@ -10,7 +10,6 @@ here, each hop judged afresh. Network and policy conditions never raise: they co
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import time
 from collections.abc import Sequence
@@ -26,7 +25,7 @@ from sosoapi.egress.body import BoundedBody, UnsupportedEncoding
 from sosoapi.egress.errors import cause_of_error, reason_for_error
 from sosoapi.egress.network import Pin, PinnedBackend, Proxy, pinned
 from sosoapi.egress.policy import Refused, address_cause, is_admitted, judge
-from sosoapi.egress.politeness import Politeness, Release, Reserve, TurnTooLate
+from sosoapi.egress.politeness import Politeness, Release, Reservation, Reserve, TurnLate
 from sosoapi.egress.pools import OriginPools
 from sosoapi.egress.resolver import (
     NameNotFound,
@@ -52,61 +51,27 @@ from sosoapi.egress.statuses import (
     reason_for_status,
 )
 from sosoapi.egress.tls import build_ssl_context
-from sosoapi.egress.types import FetchOutcome, Hop, IPAddress, ResponseHeaders, Spool
+from sosoapi.egress.types import FetchOutcome, Hop, IPAddress, LateTurn, ResponseHeaders, Spool
 from sosoapi.egress.urls import Target, join_location
 from sosoapi.progress import Step, listening, report
-from sosoapi.turns import Keeper, keeper
 
 log = logging.getLogger("sosoapi.egress")
 
 
 @dataclass
-class _Progress:
-    """Where a fetch is, so a deadline can be reported honestly, and where its body goes."""
+class _Whereabouts:
+    """Where one fetch is, so a deadline can be reported honestly, and where its body goes;
+    `late_after` is its deadline when its caller waits for late turns itself (None: wait
+    inside it)."""
 
     url: str | None = None
     spool: Spool | None = None
     waiting_for_slot: bool = False
     slot_at: float | None = None  # monotonic time of our reserved start to the origin
+    late_after: float | None = None
 
     def reserved(self, at: float) -> None:
         self.slot_at = at
-
-
-@dataclass(slots=True)
-class _Parking:
-    """A read's late turn, as its keeper decides: the fetch's deadline stops while the read
-    waits parked, and its turn starts a whole deadline (the wait was not the read's)."""
-
-    keeper: Keeper
-    timeout: asyncio.Timeout
-    total: float
-
-    @property
-    def deadline(self) -> float:
-        return self.timeout.when() or float("inf")
-
-    async def park(self, seconds: float) -> bool:
-        when = self.timeout.when()
-        self.timeout.reschedule(None)  # before asking: the keeper's write must not be cut
-        try:
-            kept = await self.keeper.park(seconds)
-        except BaseException:
-            self.timeout.reschedule(when)
-            raise
-        if not kept:
-            self.timeout.reschedule(when)
-        return kept
-
-    async def resume(self) -> None:
-        await self.keeper.resume()
-        self.timeout.reschedule(asyncio.get_running_loop().time() + self.total)
-
-
-# The parking of the fetch this task runs (its robots.txt fetch included).
-_parking: contextvars.ContextVar[_Parking | None] = contextvars.ContextVar(
-    "sosoapi_parking", default=None
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +139,12 @@ class Egress:
         await self._pools.aclose()
 
     async def fetch(
-        self, url: str, *, accept: Sequence[str], spool: Spool | None = None
+        self,
+        url: str,
+        *,
+        accept: Sequence[str],
+        late_turns: bool = False,
+        spool: Spool | None = None,
     ) -> FetchOutcome:
         """Fetch `url` within every bound; never raises for network or policy conditions.
         With a `spool`, a 2xx body goes to its sink under its bound (`body` stays empty).
@@ -190,26 +160,46 @@ class Egress:
         - `final_url` is the canonical percent-encoded URL the answer came from (fragment
           dropped); `retrieved_at` is when that response's headers arrived (UTC).
         - More than `max_redirects` redirects: `unavailable`. https -> http: `unsafe_url`.
+        - With `late_turns`, a hop whose origin's turn comes after the deadline is not
+          waited for: `rate_limited` with `late_turn` (types.LateTurn) at once, and the
+          caller decides to `resume` it at the turn or `forgo` it.
         """
-        progress = _Progress(spool=spool)
-        owner = keeper()
+        return await self._bounded(url, tuple(a.lower() for a in accept), late_turns, None, spool)
+
+    async def resume(self, turn: LateTurn, spool: Spool | None = None) -> FetchOutcome:
+        """Go on with a fetch at its late turn: the hop it stopped before, with the start
+        it kept and a whole deadline (the wait was not the fetch's)."""
+        return await self._bounded(turn.url, turn.accept, True, turn, spool)
+
+    async def forgo(self, turn: LateTurn) -> FetchOutcome:
+        """Give a late turn's start back (the read will not wait for it): `rate_limited`,
+        retry at the turn."""
+        await turn.start.give_back()
+        return replace(_too_late(turn), late_turn=None)
+
+    async def _bounded(
+        self,
+        url: str,
+        accept: tuple[str, ...],
+        late_turns: bool,
+        turn: LateTurn | None,
+        spool: Spool | None,
+    ) -> FetchOutcome:
+        """One fetch (or its late turn) inside the total deadline."""
+        where = _Whereabouts(spool=spool)
         try:
             async with asyncio.timeout(self._settings.total_timeout) as timeout:
-                parking = _Parking(owner, timeout, self._settings.total_timeout) if owner else None
-                token = _parking.set(parking)
-                try:
-                    outcome = await self._follow(url, tuple(a.lower() for a in accept), progress)
-                finally:
-                    _parking.reset(token)
+                where.late_after = (timeout.when() or None) if late_turns else None
+                outcome = await self._follow(url, accept, where, turn=turn)
         except TimeoutError:
-            if progress.waiting_for_slot:  # politeness or process capacity: retry later
+            if where.waiting_for_slot:  # politeness or process capacity: retry later
                 # Never earlier than the origin's real next start (the one we gave back).
-                free_in = (progress.slot_at or 0.0) - time.monotonic()
+                free_in = (where.slot_at or 0.0) - time.monotonic()
                 retry = clamp_retry_after(max(self._settings.per_origin_min_interval, free_in))
                 return FetchOutcome(
-                    Reason.RATE_LIMITED, final_url=progress.url, retry_after_seconds=retry
+                    Reason.RATE_LIMITED, final_url=where.url, retry_after_seconds=retry
                 )
-            return FetchOutcome(Reason.TIMEOUT, final_url=progress.url)
+            return FetchOutcome(Reason.TIMEOUT, final_url=where.url)
         if outcome.cause is not None:  # an operator sees what failed, not just the reason
             log.warning(
                 "fetch failed reason=%s cause=%s host=%s: %s",
@@ -224,17 +214,25 @@ class Egress:
         """robots.txt through this same gate, inside the asking fetch's deadline; its own
         connection and bytes are not the source's, so they are not reported as progress."""
         with listening(_unreported):
-            return await self._follow(url, ROBOTS_ACCEPT, _Progress(), robots=False)
+            return await self._follow(url, ROBOTS_ACCEPT, _Whereabouts(), robots=False)
 
     async def _follow(
-        self, url: str, accept: tuple[str, ...], progress: _Progress, *, robots: bool = True
+        self,
+        url: str,
+        accept: tuple[str, ...],
+        where: _Whereabouts,
+        *,
+        robots: bool = True,
+        turn: LateTurn | None = None,
     ) -> FetchOutcome:
-        hops: list[Hop] = []
-        for _hop in range(self._settings.max_redirects + 1):
+        """The hops of one fetch; a late `turn` goes on from the hop it stopped before."""
+        hops: list[Hop] = list(turn.hops) if turn else []
+        start = turn.start if turn else None
+        for _hop in range(len(hops), self._settings.max_redirects + 1):
             judged = judge(url, self._settings)
             if isinstance(judged, Refused):
-                return FetchOutcome(judged.reason, final_url=progress.url, cause=judged.cause)
-            progress.url = judged.url
+                return FetchOutcome(judged.reason, final_url=where.url, cause=judged.cause)
+            where.url = judged.url
             crawl_delay = None
             if robots and self._robots is not None:
                 report("robots")
@@ -250,41 +248,42 @@ class Egress:
                     )
                 crawl_delay = verdict.crawl_delay
             report("connecting")
-            answer = await self._hop(judged, accept, progress, crawl_delay)
+            answer = await self._hop(judged, accept, where, crawl_delay, start)
+            start = None
+            if isinstance(answer, FetchOutcome) and answer.late_turn is not None:
+                return _too_late(replace(answer.late_turn, hops=tuple(hops)))
             if isinstance(answer, FetchOutcome):
                 return replace(answer, hops=(*hops, *answer.hops)) if hops else answer
             hops.append(answer.hop)
             url = join_location(judged, answer.location)
-        return FetchOutcome(
-            Reason.UNAVAILABLE, final_url=progress.url, cause=Cause.TOO_MANY_REDIRECTS
-        )
+        return FetchOutcome(Reason.UNAVAILABLE, final_url=where.url, cause=Cause.TOO_MANY_REDIRECTS)
 
     async def _hop(
         self,
         target: Target,
         accept: tuple[str, ...],
-        progress: _Progress,
+        where: _Whereabouts,
         crawl_delay: float | None = None,
+        start: Reservation | None = None,
     ) -> FetchOutcome | _Redirect:
+        """One hop; `start` is the origin's start a late turn kept for it."""
         admitted = await self._admit(target)
         if isinstance(admitted, Refused):
             return FetchOutcome(admitted.reason, final_url=target.url, cause=admitted.cause)
+        origin = f"{target.host}:{target.port}"
         try:
-            progress.waiting_for_slot = True
+            where.waiting_for_slot = True
             async with (
                 self._politeness.slot(
-                    f"{target.host}:{target.port}", crawl_delay, progress.reserved, _parking.get()
+                    origin, crawl_delay, where.reserved, late_after=where.late_after, reserved=start
                 ),
                 self._capacity,
             ):
-                progress.waiting_for_slot = False
+                where.waiting_for_slot = False
                 with pinned(Pin(target.host, target.port, admitted)):
-                    return await self._request(target, accept, admitted, progress.spool)
-        except TurnTooLate as late:  # the read's owner cannot wait that long for the turn
-            retry = clamp_retry_after(late.seconds)
-            return FetchOutcome(
-                Reason.RATE_LIMITED, final_url=target.url, retry_after_seconds=retry
-            )
+                    return await self._request(target, accept, admitted, where.spool)
+        except TurnLate as late:  # the caller decides whether the read waits that long
+            return _too_late(LateTurn(target.url, accept, late.start))
         except Exception as exc:
             reason = reason_for_error(exc)
             if reason is None:
@@ -384,6 +383,18 @@ class Egress:
         return FetchOutcome(
             None, body=body.body, truncated=body.truncated, short_body=short, **common
         )
+
+
+def _too_late(turn: LateTurn) -> FetchOutcome:
+    """The answer of a fetch stopped before a late turn: `rate_limited` until the turn."""
+    retry = clamp_retry_after(turn.seconds)
+    return FetchOutcome(
+        Reason.RATE_LIMITED,
+        final_url=turn.url,
+        retry_after_seconds=retry,
+        hops=turn.hops,
+        late_turn=turn,
+    )
 
 
 def _unreported(step: Step) -> None:

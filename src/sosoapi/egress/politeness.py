@@ -5,9 +5,10 @@ starts to one origin at least `min_interval` seconds apart (or the origin's robo
 `Crawl-delay`, when longer). With a `shared` reservation (the store's pacing table), the
 interval holds across every instance on one database; without one, within this process.
 Waiting happens inside the fetch's total deadline; a fetch whose deadline passes while
-waiting settles as `rate_limited`, never `timeout`. With a `Parking` (the read's owner
-lets it wait: sosoapi/turns.py), a start after the deadline is waited for outside it,
-holding none of the origin's concurrency, or refused at once with `TurnTooLate`.
+waiting settles as `rate_limited`, never `timeout`. A fetch whose caller can wait past its
+deadline passes `late_after` (the deadline): a start after it is not waited for here but
+raised at once as `TurnLate`, holding its `Reservation`, which the gate hands back up as a
+value (`types.LateTurn`); `reserved` takes such a start up again at its turn.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 _PRUNE_ABOVE = 4096
 log = logging.getLogger("sosoapi.egress")
@@ -28,57 +28,21 @@ Reserve = Callable[[str, float], tuple[float, float]]
 Release = Callable[[str, float, float], bool]  # (origin, interval, start) -> given back
 
 
-class Parking(Protocol):
-    """Lets a read wait for a turn after its deadline (the gate's side of turns.Keeper)."""
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """One start reserved for an origin: when (monotonic seconds), and how to give it back
+    unused, so a read that will not take it does not push others out."""
 
-    @property
-    def deadline(self) -> float:
-        """The read's deadline, monotonic seconds."""
-        ...
-
-    async def park(self, seconds: float) -> bool:
-        """True: the deadline stops and the read waits `seconds`; False: too late."""
-        ...
-
-    async def resume(self) -> None:
-        """The turn has come: the deadline runs again (raises if the read must not run)."""
-        ...
+    at: float
+    give_back: Callable[[], Awaitable[None]]
 
 
-class TurnTooLate(Exception):
-    """The origin's next turn for this read comes too late for it to wait (its owner said)."""
+class TurnLate(Exception):
+    """The reserved start comes after the fetch's deadline; the reservation is kept."""
 
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"the origin's next turn is {seconds:.1f} s away")
-        self.seconds = seconds
-
-
-class _Held:
-    """One of an origin's concurrency slots, taken and dropped at most once each way."""
-
-    def __init__(self, semaphore: asyncio.Semaphore) -> None:
-        self._semaphore = semaphore
-        self._held = False
-
-    async def take(self) -> None:
-        await self._semaphore.acquire()
-        self._held = True
-
-    def drop(self) -> None:
-        if self._held:
-            self._held = False
-            self._semaphore.release()
-
-
-async def _wait_parked(wait: float, at: float, parking: Parking, held: _Held) -> None:
-    """Wait for a turn after the deadline: parked, without one of the origin's concurrency
-    slots (a read waiting for its turn has no connection open), which it takes back then."""
-    if not await parking.park(wait):
-        raise TurnTooLate(wait)
-    held.drop()
-    await asyncio.sleep(max(0.0, at - time.monotonic()))
-    await parking.resume()
-    await held.take()
+    def __init__(self, start: Reservation) -> None:
+        super().__init__(f"the origin's next turn is {start.at - time.monotonic():.1f} s away")
+        self.start = start
 
 
 @dataclass
@@ -120,71 +84,45 @@ class Politeness:
         origin: str,
         crawl_delay: float | None = None,
         starts_at: Callable[[float], None] | None = None,
-        parking: Parking | None = None,
+        *,
+        late_after: float | None = None,
+        reserved: Reservation | None = None,
     ) -> AsyncIterator[None]:
         """Hold one of `origin`'s request slots for the duration of the block.
 
         `starts_at` hears the monotonic time our start is reserved for, so a read that
-        gives up waiting can say truthfully when the origin is free again. With `parking`,
-        a start after its deadline is waited for parked (or refused: `TurnTooLate`).
+        gives up waiting can say truthfully when the origin is free again. A start after
+        `late_after` raises `TurnLate` (the caller may wait for it outside the deadline);
+        `reserved` is a start kept that way, taken up now.
         """
         state = self._origins.get(origin)
         if state is None:
             self._prune()
             state = self._origins[origin] = _OriginState(asyncio.Semaphore(self._concurrency))
         state.users += 1
-        held = _Held(state.semaphore)
         try:
-            await held.take()
-            await self._space_out(
-                origin, state, self.interval(crawl_delay), starts_at, parking, held
-            )
-            yield
+            async with state.semaphore:
+                start = reserved or await self._reserve(origin, state, self.interval(crawl_delay))
+                await _wait_for(start, starts_at, late_after)
+                yield
         finally:
-            held.drop()
             state.users -= 1
-
-    async def _space_out(
-        self,
-        origin: str,
-        state: _OriginState,
-        interval: float,
-        starts_at: Callable[[float], None] | None,
-        parking: Parking | None,
-        held: _Held,
-    ) -> None:
-        """Wait for our reserved start; a wait given up (deadline, caller gone, a turn too
-        late) gives the reservation back when it is still the last one, so it does not
-        push others out."""
-        if interval <= 0:
-            return
-        wait, give_back = await self._reserve(origin, state, interval)
-        at = time.monotonic() + wait
-        if starts_at is not None:
-            starts_at(at)
-        if wait <= 0:
-            return
-        try:
-            if parking is not None and at > parking.deadline:
-                await _wait_parked(wait, at, parking, held)
-            else:
-                await asyncio.sleep(wait)
-        except BaseException:
-            await give_back()
-            raise
 
     async def _reserve(
         self, origin: str, state: _OriginState, interval: float
-    ) -> tuple[float, Callable[[], Awaitable[None]]]:
-        """Our start (seconds from now) and how to give it back: shared across instances
-        when the store is reachable, else in this process."""
+    ) -> Reservation | None:
+        """Our start and how to give it back: shared across instances when the store is
+        reachable, else in this process (None: no interval, no start to wait for)."""
+        if interval <= 0:
+            return None
         if self._shared is not None:
             try:
                 wait, start = await asyncio.to_thread(self._shared, origin, interval)
             except Exception as exc:  # the database is away: keep pacing in this process
                 log.warning("shared pacing failed origin=%s error=%s", origin, type(exc).__name__)
             else:
-                return wait, functools.partial(self._give_back, origin, interval, start)
+                shared = functools.partial(self._give_back, origin, interval, start)
+                return Reservation(time.monotonic() + wait, shared)
         async with state.lock:
             ours = max(state.next_start, time.monotonic())
             state.next_start = ours + interval
@@ -193,7 +131,7 @@ class Politeness:
             if state.next_start == ours + interval:  # still the last: give it back
                 state.next_start = ours
 
-        return ours - time.monotonic(), give_back
+        return Reservation(ours, give_back)
 
     async def _give_back(self, origin: str, interval: float, start: float) -> None:
         if self._release is None:
@@ -210,3 +148,26 @@ class Politeness:
         for key, state in list(self._origins.items()):
             if state.users == 0 and state.next_start <= now:
                 del self._origins[key]
+
+
+async def _wait_for(
+    start: Reservation | None,
+    starts_at: Callable[[float], None] | None,
+    late_after: float | None,
+) -> None:
+    """Wait for our reserved start; a wait given up (deadline, caller gone) gives the
+    reservation back. A start after `late_after` is not waited for: `TurnLate`."""
+    if start is None:
+        return
+    if starts_at is not None:
+        starts_at(start.at)
+    wait = start.at - time.monotonic()
+    if wait <= 0:
+        return
+    if late_after is not None and start.at > late_after:
+        raise TurnLate(start)
+    try:
+        await asyncio.sleep(wait)
+    except BaseException:
+        await start.give_back()
+        raise

@@ -8,12 +8,14 @@ network condition; every condition is a contract reason code).
 from __future__ import annotations
 
 import ipaddress
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
 from sosoapi.contract.vocabulary import Cause, Reason
+from sosoapi.egress.politeness import Reservation
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -113,6 +115,27 @@ class Hop:
 
 
 @dataclass(frozen=True, slots=True)
+class LateTurn:
+    """The origin's turn for a fetch's next hop comes after the fetch's deadline.
+
+    The gate does not decide whether the read may wait that long: it stops before the hop,
+    keeps the start it reserved (`start`), and answers `rate_limited` with this value.
+    The caller either waits and calls `Egress.resume` at the turn (the hop then runs with
+    a whole deadline of its own), or `Egress.forgo`, which gives the start back.
+    """
+
+    url: str  # the hop to fetch at the turn, the redirects before it in `hops`
+    accept: tuple[str, ...]
+    start: Reservation
+    hops: tuple[Hop, ...] = ()
+
+    @property
+    def seconds(self) -> float:
+        """How long until the turn, from now."""
+        return max(0.0, self.start.at - time.monotonic())
+
+
+@dataclass(frozen=True, slots=True)
 class FetchOutcome:
     """The result of one bounded fetch, redirects included.
 
@@ -132,6 +155,7 @@ class FetchOutcome:
     first 64 KiB of the error page, so the reader can tell a challenge page from a real
     refusal or outage; for any other reason it is empty. `hops` are the exchanges as they
     arrived (the capture an archive keeps): each redirect's response, then the final one.
+    `late_turn` is set (with `rate_limited`) only for a caller that asked for late turns.
     """
 
     reason: Reason | None
@@ -146,6 +170,7 @@ class FetchOutcome:
     cause: Cause | None = None
     headers: ResponseHeaders = field(default_factory=ResponseHeaders)
     hops: tuple[Hop, ...] = ()  # every response of this fetch, redirects first, as received
+    late_turn: LateTurn | None = None
 
     @property
     def content_type(self) -> str | None:

@@ -1,20 +1,45 @@
-"""Main text through trafilatura, shaped like our own extractor's output."""
+"""Main text through trafilatura, shaped like our own extractor's output.
+
+trafilatura is the hybrid's fallback on the pages where ours is unsure (about one in ten)
+and an optional extra (`pip install 'sosoapi[trafilatura]'`): with lxml, babel and
+dateparser it is 64 MiB of a 277 MiB install and a third of a second of every start.
+It is imported at its first use; without it the hybrid keeps our own text (README.md and
+bench/README.md give what that costs in F1).
+"""
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import logging
+from types import ModuleType
 
-import trafilatura
 
-logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
+@functools.cache
+def _trafilatura() -> ModuleType | None:
+    """The trafilatura module, imported once, or None when the extra is not installed."""
+    try:
+        import trafilatura
+    except ImportError:
+        return None
+    logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
+    return trafilatura
+
+
+def trafilatura_available() -> bool:
+    """Whether the extra is installed (asked without importing it)."""
+    return importlib.util.find_spec("trafilatura") is not None
 
 
 def trafilatura_text(markup: str, *, url: str | None = None, fast: bool = False) -> str:
     """trafilatura's main text, one paragraph per blank-line-separated block.
 
     trafilatura raises or returns None on markup lxml cannot build (for example very deep
-    nesting); that is an empty text here, never an error.
+    nesting); that is an empty text here, never an error. Without the extra it is empty.
     """
+    trafilatura = _trafilatura()
+    if trafilatura is None:
+        return ""
     try:
         out = trafilatura.extract(
             markup,

@@ -14,13 +14,8 @@ from typing import Any
 import mcp.types as types
 
 from sosoapi.contract.errors import ServiceError
-from sosoapi.contract.models import (
-    CorporaListOutput,
-    EvidenceGetOutput,
-    EvidenceListOutput,
-    ProjectListOutput,
-    WhoamiOutput,
-)
+from sosoapi.contract.models import EvidenceGetOutput, EvidenceListOutput
+from sosoapi.contract.projects import CorporaListOutput, ProjectListOutput, WhoamiOutput
 from sosoapi.research.operation import Outcome
 
 MAX_VALUES = 100  # the MCP specification's cap on one completion

@@ -12,16 +12,14 @@ from typing import Any
 from sosoapi.contract.documents import RECEIPT_OUTPUTS, AnyResult, DocumentResult, ReceiptOutput
 from sosoapi.contract.evidence_tools import DiffOutput, PageRef, QuoteOutput, SearchOutput
 from sosoapi.contract.guidance import advice
-from sosoapi.contract.models import (
+from sosoapi.contract.models import EvidenceGetOutput, EvidenceListOutput, Wire
+from sosoapi.contract.projects import (
     CorporaGetOutput,
     CorporaListOutput,
-    EvidenceGetOutput,
-    EvidenceListOutput,
     ProjectListOutput,
     ProjectOutput,
     SealOutput,
     WhoamiOutput,
-    Wire,
 )
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.language import LanguageMatch

@@ -20,15 +20,9 @@ from mcp.shared.exceptions import MCPError
 from sosoapi.contract.documents import RECEIPT_OUTPUTS
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.evidence_tools import QuoteOutput, SearchOutput
-from sosoapi.contract.models import (
-    CorporaGetOutput,
-    EvidenceGetOutput,
-    EvidenceRef,
-    SealOutput,
-    WindowPage,
-    Wire,
-)
+from sosoapi.contract.models import EvidenceGetOutput, EvidenceRef, WindowPage, Wire
 from sosoapi.contract.numbers import not_a_number, whole_number
+from sosoapi.contract.projects import CorporaGetOutput, SealOutput
 from sosoapi.mcp.framing import content_text
 from sosoapi.mcp.presenters import printed, render
 from sosoapi.research.operation import Outcome

@@ -33,7 +33,13 @@ from sosoapi.research.retrieval.settings import ParseBounds
 
 T = TypeVar("T")
 log = logging.getLogger("sosoapi.offload")
-PRELOAD = ["sosoapi.research.retrieval.reading", "sosoapi.research.documents.reading"]
+# trafilatura (an optional extra, imported at its first use) too: each worker forked from
+# the forkserver then has it without importing it; the preload skips a module not installed.
+PRELOAD = [
+    "sosoapi.research.retrieval.reading",
+    "sosoapi.research.documents.reading",
+    "trafilatura",
+]
 ANSWERED = (parse_worker.OK, parse_worker.FAILED)
 
 
@@ -183,17 +189,3 @@ class Offload:
         name = getattr(getattr(call, "func", call), "__name__", "parse")
         log.warning("parse abandoned: past its deadline fn=%s (a thread runs on)", name)
         raise ParseOverBound(Cause.PARSE_DEADLINE, f"{name} passed the parse deadline")
-
-
-_current = Offload()
-
-
-def install(offload: Offload) -> None:
-    """Make `offload` the one every reader of this process uses (the composition root)."""
-    global _current
-    _current = offload
-
-
-async def off_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run CPU-bound parsing away from the event loop (see the module docstring)."""
-    return await _current.run(fn, *args, **kwargs)

@@ -23,18 +23,20 @@ from sosoapi.contract.documents import DOCUMENT_KIND, DocumentRetrieveInput, Rec
 from sosoapi.contract.errors import not_found
 from sosoapi.contract.evidence_tools import DiffInput, QuoteInput, SearchInput
 from sosoapi.contract.models import (
-    CorporaGetInput,
-    CorporaSealInput,
     EvidenceGetInput,
     EvidenceListInput,
     PageInput,
+    RetrieveInput,
+    UploadInput,
+)
+from sosoapi.contract.projects import (
+    CorporaGetInput,
+    CorporaSealInput,
     ProjectCreateInput,
     ProjectGetInput,
     ProjectRemoveSourcesInput,
     ProjectSourcesInput,
     ProjectUpdateInput,
-    RetrieveInput,
-    UploadInput,
     WhoamiInput,
     WhoamiOutput,
     WhoamiWorkspace,
@@ -52,6 +54,7 @@ from sosoapi.research.evidence.reader import EvidenceReader
 from sosoapi.research.evidence.search import EvidenceSearch
 from sosoapi.research.faults import answering_store_faults
 from sosoapi.research.heavy import HeavyReads, never
+from sosoapi.research.offload import Offload
 from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.ports import Storage
 from sosoapi.research.retrieval.captures import Captured
@@ -75,9 +78,11 @@ class ResearchService:
         upload_roots: Sequence[Path] = (),
         clock: Callable[[], datetime] = utcnow,
         heavy: HeavyReads | None = None,
+        parse_pool: Offload | None = None,
     ) -> None:
         self.store = store
         self.heavy = heavy or HeavyReads()  # the diff, quote and search pool
+        self.parse_pool = parse_pool or Offload()  # an upload's parsing (threads: none given)
         self.guard = guard
         self.receipts = receipts
         self.max_upload_bytes = max_upload_bytes
@@ -234,7 +239,7 @@ class ResearchService:
 
         settings = self.receipts.settings
 
-        async def reader(kind: str, path: str, language: str | None) -> Captured:
+        async def reader(kind: str, path: str, language: str | None, _: object) -> Captured:
             document = kind == DOCUMENT_KIND  # a PDF: the document tool's byte bound
             return await read_upload(
                 path,
@@ -245,6 +250,7 @@ class ResearchService:
                 whole_max=settings.evidence_text_max,
                 max_pages=settings.document_max_pages,
                 capture_max_bytes=self.max_upload_bytes,  # a PDF's capture: a page's bound
+                pool=self.parse_pool,
             )
 
         output = await self.receipts.upload(

@@ -12,7 +12,9 @@ clients" failed (docs/deploy.md, "Connections").
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine, event, make_url
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -106,6 +108,24 @@ def exposed_files(url: str) -> list[tuple[Path, int]]:
     return exposed
 
 
+_REVISION = re.compile(r'^(down_)?revision = "(\w+)"$', re.MULTILINE)
+
+
+@functools.cache
+def head_revision() -> str:
+    """The newest migration's revision: the one no other migration comes down from
+    (read from the scripts' text, as Alembic would, without importing it)."""
+    revisions: set[str] = set()
+    downs: set[str] = set()
+    folder = resources.files("sosoapi.store") / "migrations" / "versions"
+    for script in folder.iterdir():
+        if script.name.endswith(".py"):
+            for down, revision in _REVISION.findall(script.read_text("utf-8")):
+                (downs if down else revisions).add(revision)
+    (head,) = revisions - downs
+    return head
+
+
 class Database:
     """One engine, its dialect's transaction rules, and the schema migrations."""
 
@@ -138,8 +158,12 @@ class Database:
     def migrate(self, target: str = "head") -> None:
         """Bring the schema to `target`, the newest revision by default (run on every start).
 
-        Alembic is imported here, not at module level: a command that opens no store
-        (`sosoapi --help`, `connect`) does not pay its ~0.1 s import."""
+        A schema already at the newest revision is left alone without Alembic: importing it
+        and loading every migration script cost most of a second of CPU on each start of a
+        server or a one-shot command (bench/README.md, "Process start-up"). Alembic is
+        imported only when there is something to run."""
+        if target == "head" and self._revision() == head_revision():
+            return
         from alembic import command
         from alembic.config import Config
 
@@ -151,6 +175,14 @@ class Database:
                 conn.exec_driver_sql("SELECT pg_advisory_xact_lock(7301955004)")
             config.attributes["connection"] = conn
             command.upgrade(config, target)
+
+    def _revision(self) -> str | None:
+        """The schema's Alembic revision, None for a database not migrated yet."""
+        with self.read() as conn:
+            if not inspect(conn).has_table("alembic_version"):
+                return None
+            row = conn.exec_driver_sql("SELECT version_num FROM alembic_version").first()
+        return None if row is None else str(row[0])
 
     @contextmanager
     def read(self) -> Iterator[Connection]:

@@ -16,12 +16,8 @@ from starlette.responses import Response
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.errors import ErrorCode, ServiceError, invalid_input
 from sosoapi.contract.evidence_tools import SearchOutput
-from sosoapi.contract.models import (
-    CorporaGetOutput,
-    CorporaListOutput,
-    ProjectOutput,
-)
 from sosoapi.contract.numbers import not_a_number, whole_number
+from sosoapi.contract.projects import CorporaGetOutput, CorporaListOutput, ProjectOutput
 from sosoapi.research.evidence.search import QUERY_RULES, parse_query
 from sosoapi.research.operation import Outcome
 from sosoapi.research.review.views import FILTERS, Review

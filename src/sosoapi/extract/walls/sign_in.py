@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from sosoapi.extract.html_main import in_furniture
+from sosoapi.extract.html_container import in_furniture
 from sosoapi.extract.walls.signals.sign_in import PASSWORD_INPUT, SIGN_IN_PATH, SIGN_IN_PHRASES
 from sosoapi.extract.walls.text import says_only
 from sosoapi.extract.walls.view import PageView
@@ -27,7 +27,7 @@ def sign_in_page(view: PageView, text: str) -> bool:
     sign-in path; or the page is named for signing in (its URL or title, with under
     1,500 characters of text: 11 of 13 real sign-in pages of the wild set were `ready`
     without this); or it asks outside the page's furniture (a sidebar login widget, a
-    modal, the mobile menu: `html_main.in_furniture`) and has little else to read, none
+    modal, the mobile menu: `html_container.in_furniture`) and has little else to read, none
     of it an article's paragraph. Five real articles of extraction-dev with such a
     widget and a short text were taken for sign-in pages by the rule without the last
     two conditions (bench/README.md, "Sign-in pages")."""

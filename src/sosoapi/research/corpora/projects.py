@@ -15,8 +15,8 @@ from typing import Any
 import anyio
 
 from sosoapi.contract.errors import not_found
-from sosoapi.contract.models import (
-    PageInput,
+from sosoapi.contract.models import PageInput
+from sosoapi.contract.projects import (
     Project,
     ProjectCreateInput,
     ProjectGetInput,

@@ -18,14 +18,13 @@ from datetime import datetime
 import anyio
 
 from sosoapi.contract.errors import invalid_input, not_found
-from sosoapi.contract.models import (
+from sosoapi.contract.models import EvidenceRef, PageInput
+from sosoapi.contract.projects import (
     CorporaGetInput,
     CorporaGetOutput,
     CorporaListOutput,
     CorporaSealInput,
     CorpusItem,
-    EvidenceRef,
-    PageInput,
     SealOutput,
     Snapshot,
 )

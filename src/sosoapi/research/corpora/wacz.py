@@ -34,7 +34,7 @@ from typing import IO, Any
 from warcio.statusandheaders import StatusAndHeaders  # type: ignore[import-untyped]
 from warcio.warcwriter import WARCWriter  # type: ignore[import-untyped]
 
-from sosoapi.contract.models import Snapshot
+from sosoapi.contract.projects import Snapshot
 from sosoapi.research.corpora.citations import bibtex_entry, bibtex_key, csl_item, iso
 from sosoapi.research.corpora.wacz_package import (
     WARC_NAME,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sosoapi import __version__
-from sosoapi.contract.models import Snapshot
+from sosoapi.contract.projects import Snapshot
 from sosoapi.research.corpora.citations import iso
 
 WACZ_VERSION = "1.1.1"

@@ -30,7 +30,7 @@ from sosoapi.extract.pdf import read_pdf
 from sosoapi.progress import report
 from sosoapi.research.documents.result import DocumentDraft, fill_from_pdf
 from sosoapi.research.evidence.passages import CutPassages, cut_passages
-from sosoapi.research.offload import ParseOverBound, off_loop
+from sosoapi.research.offload import Offload, ParseOverBound
 from sosoapi.research.retrieval.captures import Captured, spooled_captures
 from sosoapi.research.retrieval.reading import Fetch, fetch_failed, fetch_judged
 from sosoapi.store.records import CaptureWrite
@@ -101,16 +101,18 @@ async def read_document(
     max_pages: int,
     whole_max: int = WHOLE_TEXT_DEFAULT,
     capture_max_bytes: int = 0,
+    pool: Offload,
 ) -> Captured:
-    """Read the PDF at `url` into a document result; every outcome typed, none raised. A
-    parse over its deadline or memory cap is `unsupported_content` (research/offload.py).
+    """Read the PDF at `url` into a document result, parsing in `pool`; every outcome typed,
+    none raised. A parse over its deadline or memory cap is `unsupported_content`
+    (research/offload.py).
     The exchange is kept as captures, with at most `capture_max_bytes` of the PDF."""
     draft = DocumentDraft()
     captures: tuple[CaptureWrite, ...] = ()
     try:
         with private_file() as (path, sink):
             spooled = partial(fetch, spool=Spool(sink, max_bytes))
-            outcome = await fetch_judged(spooled, url, PDF_ACCEPT)
+            outcome = await fetch_judged(spooled, url, PDF_ACCEPT, pool)
             if fetch_failed(draft, outcome):
                 return Captured(draft.finish(utcnow()))
             sink.handle.flush()
@@ -118,7 +120,7 @@ async def read_document(
             if not sink.is_pdf:
                 return Captured(_not_a_pdf(draft, outcome.headers.media_type).finish(utcnow()))
             report("parsing")
-            draft, passages = await off_loop(
+            draft, passages = await pool.run(
                 parse_document, draft, str(path), max_pages=max_pages, language=language,
                 truncated=outcome.truncated, whole_max=whole_max,
             )  # fmt: skip

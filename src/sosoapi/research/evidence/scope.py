@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from sosoapi.contract.documents import AnyResult, DocumentPage, DocumentResult, result_model
 from sosoapi.contract.errors import invalid_input, not_found
-from sosoapi.contract.models import Segment, Snapshot
+from sosoapi.contract.models import Segment
+from sosoapi.contract.projects import Snapshot
 from sosoapi.research.corpora.sealing import corpus_not_found
 from sosoapi.research.heavy import ShouldStop, checkpoint
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo

@@ -29,7 +29,7 @@ from sosoapi.extract.walls import WALL_REASONS
 from sosoapi.progress import report
 from sosoapi.research.documents.result import DocumentDraft
 from sosoapi.research.evidence.passages import CutPassages, cut_passages
-from sosoapi.research.offload import ParseOverBound, off_loop
+from sosoapi.research.offload import Offload, ParseOverBound
 from sosoapi.research.retrieval.captures import Captured, Recorder
 from sosoapi.research.retrieval.draft import Draft
 
@@ -39,7 +39,9 @@ CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | {"text/plain"}))
 PAGE_OR_CAPTION_ACCEPT = tuple(sorted(CAPTION_TYPES | TEXT_TYPES))
 
 
-async def fetch_judged(fetch: Fetch, url: str, accept: tuple[str, ...]) -> FetchOutcome:
+async def fetch_judged(
+    fetch: Fetch, url: str, accept: tuple[str, ...], pool: Offload
+) -> FetchOutcome:
     """Fetch `url`; an error answer whose page is a bot-defence challenge (a 503 or 429
     Cloudflare challenge, a 405 AWS WAF CAPTCHA) is `access_denied`: retrying will not
     help. Any other error keeps the reason its status gave."""
@@ -49,7 +51,7 @@ async def fetch_judged(fetch: Fetch, url: str, accept: tuple[str, ...]) -> Fetch
     if outcome.reason == Reason.ACCESS_DENIED:
         return outcome
     headers = outcome.headers
-    document = await off_loop(
+    document = await pool.run(
         extract_text_document,
         outcome.body,
         media_type=headers.media_type,
@@ -100,15 +102,15 @@ def _read_body(draft: Draft, outcome: FetchOutcome) -> None:
 
 
 async def read_url_text(
-    draft: Draft, fetch: Fetch, url: str, language: str | None, whole_max: int
+    draft: Draft, fetch: Fetch, url: str, language: str | None, whole_max: int, pool: Offload
 ) -> Draft:
-    outcome = await fetch_judged(fetch, url, tuple(sorted(TEXT_TYPES)))
+    outcome = await fetch_judged(fetch, url, tuple(sorted(TEXT_TYPES)), pool)
     if fetch_failed(draft, outcome):
         return draft
     report("parsing")
     _read_body(draft, outcome)
     headers = outcome.headers
-    page, passages = await off_loop(
+    page, passages = await pool.run(
         read_page_and_passages,
         outcome.body,
         media_type=headers.media_type,
@@ -165,10 +167,10 @@ def _classify_text(draft: Draft) -> None:
 
 
 async def read_captions(
-    draft: Draft, fetch: Fetch, url: str, language: str | None, whole_max: int
+    draft: Draft, fetch: Fetch, url: str, language: str | None, whole_max: int, pool: Offload
 ) -> Draft:
     """A caption file, read directly or through the chosen `<track>` of an HTML page."""
-    outcome = await fetch_judged(fetch, url, PAGE_OR_CAPTION_ACCEPT)
+    outcome = await fetch_judged(fetch, url, PAGE_OR_CAPTION_ACCEPT, pool)
     if fetch_failed(draft, outcome):
         return draft
     report("parsing")
@@ -176,13 +178,13 @@ async def read_captions(
     declared = None
     if media in HTML_TYPES or (media is None and _looks_like_html(outcome.body)):
         page = outcome
-        track_outcome, declared = await _follow_track(fetch, draft, page, language)
+        track_outcome, declared = await _follow_track(fetch, draft, page, language, pool)
         if track_outcome is None:
             return _no_track(draft, page)
         if fetch_failed(draft, track_outcome):
             return draft
         outcome = track_outcome
-    return await off_loop(_read_caption_file, draft, outcome, language, declared, whole_max)
+    return await pool.run(_read_caption_file, draft, outcome, language, declared, whole_max)
 
 
 def _read_caption_file(
@@ -237,21 +239,22 @@ def _fill_segments(draft: Draft, parsed: CaptionFile, whole_max: int) -> None:
 
 
 async def _follow_track(
-    fetch: Fetch, draft: Draft, page: FetchOutcome, language: str | None
+    fetch: Fetch, draft: Draft, page: FetchOutcome, language: str | None, pool: Offload
 ) -> tuple[FetchOutcome | None, str | None]:
     """Find the page's caption track for `language` and fetch it through the gate.
 
     Returns (None, None) when no track fits; the page's title, description and declared
     language are kept on `draft` either way.
     """
-    found = await off_loop(_tracks_of, page.body, page.headers.charset, page.final_url or "")
+    found = await pool.run(_tracks_of, page.body, page.headers.charset, page.final_url or "")
     draft.title, draft.description, draft.language = found.title, found.description, found.language
     track = track_extract.choose_track(found.tracks, language)
     if track is None:
         if found.tracks:
             draft.add(Reason.LANGUAGE_MISMATCH)
         return None, None
-    return await fetch_judged(fetch, track.src, CAPTION_ACCEPT), normalize_language(track.srclang)
+    outcome = await fetch_judged(fetch, track.src, CAPTION_ACCEPT, pool)
+    return outcome, normalize_language(track.srclang)
 
 
 def _tracks_of(body: bytes, charset: str | None, base_url: str) -> PageTracks:
@@ -282,15 +285,22 @@ def _looks_like_html(body: bytes) -> bool:
 
 
 async def read_draft(
-    fetch: Fetch, kind: str, url: str, language: str | None, whole_max: int = WHOLE_TEXT_DEFAULT
+    fetch: Fetch,
+    kind: str,
+    url: str,
+    language: str | None,
+    whole_max: int = WHOLE_TEXT_DEFAULT,
+    *,
+    pool: Offload,
 ) -> Draft:
-    """Read one source of `kind` into a draft. A parse over its bounds (research/offload.py)
-    makes the read `unsupported_content`: the bytes cannot be read as offered, and reading
-    them again would end the same way (docs/product.md)."""
+    """Read one source of `kind` into a draft, parsing in `pool` (the composition root's).
+    A parse over its bounds (research/offload.py) makes the read `unsupported_content`:
+    the bytes cannot be read as offered, and reading them again would end the same way
+    (docs/product.md)."""
     draft = Draft(kind=kind)
     reader = read_url_text if kind == "url_text" else read_captions
     try:
-        return await reader(draft, fetch, url, language, whole_max)
+        return await reader(draft, fetch, url, language, whole_max, pool)
     except ParseOverBound as over:
         bounded = Draft(kind=kind, retrieved_at=draft.retrieved_at, cause=over.cause)
         return bounded.add(Reason.UNSUPPORTED_CONTENT)
@@ -303,19 +313,27 @@ async def read_source(
     language: str | None,
     settled_at: Callable[[], datetime] = utcnow,
     whole_max: int = WHOLE_TEXT_DEFAULT,
+    *,
+    pool: Offload,
 ) -> RetrieveResult:
     """Read one source into a receipt's result, carrying the whole text (up to
     `whole_max` code points) for its evidence revision."""
-    draft = await read_draft(fetch, kind, url, language, whole_max)
+    draft = await read_draft(fetch, kind, url, language, whole_max, pool=pool)
     return draft.finish(settled_at())
 
 
 async def read_captured(
-    fetch: Fetch, kind: str, url: str, language: str | None, whole_max: int = WHOLE_TEXT_DEFAULT
+    fetch: Fetch,
+    kind: str,
+    url: str,
+    language: str | None,
+    whole_max: int = WHOLE_TEXT_DEFAULT,
+    *,
+    pool: Offload,
 ) -> Captured:
     """`read_source`, keeping the exchanges it read as captures (uploads: the file) and
     the citation fields the page declared."""
     recorder = Recorder(fetch)
-    draft = await read_draft(recorder, kind, url, language, whole_max)
+    draft = await read_draft(recorder, kind, url, language, whole_max, pool=pool)
     result = draft.finish(utcnow())
     return Captured(result, recorder.captures(url), draft.citation, draft.passages)

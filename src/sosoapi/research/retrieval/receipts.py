@@ -132,7 +132,7 @@ class ReceiptService:
             if record.state in OPEN_STATES:
                 record = await self._judge_on_replay(record)
         try:
-            with self.workers.progress.watching(record.id, progress):
+            with self.workers.watchers.watching(record.id, progress):
                 if progress is not None and record.state == State.PENDING:
                     progress(Step("queued"))
                 record, parsed = await self.workers.wait(record)

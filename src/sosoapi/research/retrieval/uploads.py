@@ -22,6 +22,7 @@ from sosoapi.egress.types import FetchOutcome, ResponseHeaders, Spool
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
 from sosoapi.extract.pdf import PAGES_MAX
 from sosoapi.research.documents.reading import read_document
+from sosoapi.research.offload import Offload
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.reading import read_captured
 
@@ -162,9 +163,12 @@ async def read_upload(
     whole_max: int = WHOLE_TEXT_DEFAULT,
     max_pages: int = PAGES_MAX,
     capture_max_bytes: int = 0,
+    *,
+    pool: Offload,
 ) -> Captured:
-    """Read the file through the page pipeline (a PDF through the document tool's, copied
-    to its private file, never whole in memory); gone or swapped since the check: not_found."""
+    """Read the file through the page pipeline, parsing in `pool` (a PDF through the
+    document tool's, copied to its private file, never whole in memory); gone or swapped
+    since the check: not_found."""
     try:
         fd, media = await anyio.to_thread.run_sync(open_upload, path_text, kind, roots)
     except (Unreadable, ServiceError):
@@ -173,6 +177,7 @@ async def read_upload(
         return await read_document(
             _document_fetch(fd, media), UPLOAD_URL, language, max_bytes=max_bytes,
             max_pages=max_pages, whole_max=whole_max, capture_max_bytes=capture_max_bytes,
+            pool=pool,
         )  # fmt: skip
     body, truncated = (b"", False)
     if fd >= 0:
@@ -194,7 +199,7 @@ async def read_upload(
             retrieved_at=read_at,
         )
 
-    return await read_captured(fetch, kind, UPLOAD_URL, language, whole_max=whole_max)
+    return await read_captured(fetch, kind, UPLOAD_URL, language, whole_max=whole_max, pool=pool)
 
 
 def _document_fetch(fd: int, media: str) -> Callable[..., Awaitable[FetchOutcome]]:

@@ -25,16 +25,16 @@ from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.draft import unread
 from sosoapi.research.retrieval.fairness import FairSlots
-from sosoapi.research.retrieval.parking import LeaseLost, ParkedTurn
+from sosoapi.research.retrieval.pending_turns import LeaseLost, PendingUntilTurn
 from sosoapi.research.retrieval.quota import within_limit
 from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.store.records import EvidenceWrite as Evidence
 from sosoapi.store.records import RetrievalRecord, Settled, StoreUnavailable
-from sosoapi.turns import keeping
 
 log = logging.getLogger("sosoapi.receipts")
-# A reader answers a result, or a result with the captures of what it read.
-Reader = Callable[[str, str, str | None], Awaitable[AnyResult | Captured]]
+# A reader of (kind, url, language) answers a result, or one with the captures of what it
+# read; the receipt's `PendingUntilTurn` says whether it may wait for a late turn.
+Reader = Callable[[str, str, str | None, PendingUntilTurn], Awaitable[AnyResult | Captured]]
 T = TypeVar("T")
 
 
@@ -76,7 +76,7 @@ class ReceiptWorkers:
         self._handed_back: set[str] = set()
         self._settled: dict[str, _Settling] = {}
         self._changed = anyio.Event()  # set when a worker ends, parks or resumes
-        self.progress = Board()  # the callers waiting here on each receipt's steps
+        self.watchers = Board()  # the callers waiting here on each receipt's steps
 
     def open(self, tg: TaskGroup) -> None:
         self._tg, self._accepting = tg, True
@@ -117,7 +117,7 @@ class ReceiptWorkers:
         return released
 
     def _watch_turn(self, retrieval_id: str, parked: bool) -> None:
-        """A read parked for its origin's turn, or resumed at it (`ParkedTurn`'s watch)."""
+        """A read parked for its origin's turn, or resumed at it (`PendingUntilTurn`'s watch)."""
         if parked:
             self._parked.add(retrieval_id)
         else:
@@ -240,10 +240,10 @@ class ReceiptWorkers:
 
     async def _run(self, record: RetrievalRecord, reader: Reader) -> None:
         """Read a receipt this instance holds the lease of, renewing it, then settle; an
-        origin's turn after the read's deadline is waited for `pending` (parking.py)."""
+        origin's turn after the read's deadline is waited for `pending` (pending_turns.py)."""
         log.info("retrieval running id=%s kind=%s", record.id, record.kind)
         results: list[Captured] = []
-        turn = ParkedTurn(
+        turn = PendingUntilTurn(
             self.retrievals,
             record,
             self.owner,
@@ -253,16 +253,18 @@ class ReceiptWorkers:
         )
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._renew, record.id, tg.cancel_scope)
-            with listening(self.progress.send(record.id)), keeping(turn):
-                results.append(await self._read(record, reader))
+            with listening(self.watchers.send(record.id)):
+                results.append(await self._read(record, reader, turn))
             tg.cancel_scope.cancel()
         if results:
             await self._settle(record, results[0])
 
-    async def _read(self, record: RetrievalRecord, reader: Reader) -> Captured:
+    async def _read(
+        self, record: RetrievalRecord, reader: Reader, turn: PendingUntilTurn
+    ) -> Captured:
         """Read the source; an unexpected failure settles as `unavailable`, never as success."""
         try:
-            read = await reader(record.kind, record.url, record.language)
+            read = await reader(record.kind, record.url, record.language, turn)
         except LeaseLost:
             raise
         except Exception:
@@ -313,7 +315,7 @@ class ReceiptWorkers:
             settled is not None,
         )
         if settled is not None:
-            self.progress.send(record.id)(Step("stored"))
+            self.watchers.send(record.id)(Step("stored"))
         settling = self._settled.get(record.id)
         if settled is not None and settling is not None:
             settling.record = replace(
