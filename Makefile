@@ -1,5 +1,6 @@
 # SosoAPI Research. Every target creates .venv and installs what it needs, no more:
-# `make install` the product's own dependencies (what `pipx install .` gives a user);
+# `make install` the product as a deployment runs it: its own dependencies with the
+# extractor's fallback and PostgreSQL's driver (`pipx install '.[trafilatura,postgres]'`);
 # `make demo` adds the `demo` extra (trustme, for its loopback HTTPS origin), `make test`
 # and `make lint` the `test` extra, `make bench` the `bench` extra.
 PYTHON ?= python3
@@ -17,7 +18,7 @@ PYWB := .venv-pywb/.installed-stamp
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e .
+	$(BIN)/python -m pip install -q -e '.[trafilatura,postgres]'
 	touch $(STAMP)
 
 $(DEMO_STAMP): $(STAMP)
