@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from sosoapi.application import Application
 from sosoapi.config import Settings
 from sosoapi.contract.errors import ServiceError
+from sosoapi.research.offload import Offload
 from sosoapi.research.retrieval.uploads import read_upload
 from sosoapi.store.tables import retrievals
 from tests.support.contract import assert_valid_output
@@ -27,6 +28,7 @@ UPLOAD = "sosoapi_research_evidence_upload"
 SECRET = "OUTSIDE-SECRET"
 INSIDE = "Inside words"
 MAX = 1 << 20
+THREADS = Offload()  # parsing in threads, as the tests' applications do
 
 
 async def count_receipts(app: Application) -> int:
@@ -100,7 +102,9 @@ async def test_a_swapped_link_never_reads_outside_the_roots(
     # inside, reads refused while the link pointed out), so the race really ran.
     while len(texts) < 300 or not (INSIDE in texts and any(t != INSIDE for t in texts)):
         assert len(texts) < 5000, "the swapper never raced the reads"
-        read = await read_upload(str(swapping.link), "url_text", None, MAX, (tmp_path,))
+        read = await read_upload(
+            str(swapping.link), "url_text", None, MAX, (tmp_path,), pool=THREADS
+        )
         texts.append(read.result.text)
         assert all(SECRET.encode() not in c.body for c in read.captures)
     assert not [t for t in texts if SECRET in t]
@@ -192,7 +196,7 @@ async def test_a_link_swapped_to_a_fifo_is_never_read(
     with Releaser(fifo), Swapper(tmp_path / "link.txt", inside, fifo):
         for _ in range(200):
             results.append((await read_upload(str(tmp_path / "link.txt"), "url_text", None,
-                                              MAX, (tmp_path,))).result)  # fmt: skip
+                                              MAX, (tmp_path,), pool=THREADS)).result)  # fmt: skip
         for _ in range(20):
             try:
                 results.append(await upload(application, token, ws, tmp_path / "link.txt"))

@@ -175,7 +175,7 @@ class Egress:
         """Give a late turn's start back (the read will not wait for it): `rate_limited`,
         retry at the turn."""
         await turn.start.give_back()
-        return replace(_too_late(turn), late_turn=None)
+        return replace(turn.answer(), late_turn=None)
 
     async def _bounded(
         self,
@@ -251,7 +251,7 @@ class Egress:
             answer = await self._hop(judged, accept, where, crawl_delay, start)
             start = None
             if isinstance(answer, FetchOutcome) and answer.late_turn is not None:
-                return _too_late(replace(answer.late_turn, hops=tuple(hops)))
+                return replace(answer.late_turn, hops=tuple(hops)).answer()
             if isinstance(answer, FetchOutcome):
                 return replace(answer, hops=(*hops, *answer.hops)) if hops else answer
             hops.append(answer.hop)
@@ -283,7 +283,7 @@ class Egress:
                 with pinned(Pin(target.host, target.port, admitted)):
                     return await self._request(target, accept, admitted, where.spool)
         except TurnLate as late:  # the caller decides whether the read waits that long
-            return _too_late(LateTurn(target.url, accept, late.start))
+            return LateTurn(target.url, accept, late.start).answer()
         except Exception as exc:
             reason = reason_for_error(exc)
             if reason is None:
@@ -383,18 +383,6 @@ class Egress:
         return FetchOutcome(
             None, body=body.body, truncated=body.truncated, short_body=short, **common
         )
-
-
-def _too_late(turn: LateTurn) -> FetchOutcome:
-    """The answer of a fetch stopped before a late turn: `rate_limited` until the turn."""
-    retry = clamp_retry_after(turn.seconds)
-    return FetchOutcome(
-        Reason.RATE_LIMITED,
-        final_url=turn.url,
-        retry_after_seconds=retry,
-        hops=turn.hops,
-        late_turn=turn,
-    )
 
 
 def _unreported(step: Step) -> None:

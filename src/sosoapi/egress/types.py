@@ -16,6 +16,7 @@ from typing import Protocol
 
 from sosoapi.contract.vocabulary import Cause, Reason
 from sosoapi.egress.politeness import Reservation
+from sosoapi.egress.statuses import clamp_retry_after
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -133,6 +134,18 @@ class LateTurn:
     def seconds(self) -> float:
         """How long until the turn, from now."""
         return max(0.0, self.start.at - time.monotonic())
+
+    def answer(self) -> FetchOutcome:
+        """The answer of a fetch stopped before this turn: `rate_limited` until the turn,
+        carrying the turn for its caller to `resume` or `forgo`."""
+        retry = clamp_retry_after(self.seconds)
+        return FetchOutcome(
+            Reason.RATE_LIMITED,
+            final_url=self.url,
+            retry_after_seconds=retry,
+            hops=self.hops,
+            late_turn=self,
+        )
 
 
 @dataclass(frozen=True, slots=True)
