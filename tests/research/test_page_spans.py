@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sosoapi.contract.documents import LABEL_MAX, PAGES_CEILING, DocumentPage
+from sosoapi.contract.document_bounds import LABEL_MAX, PAGES_CEILING
+from sosoapi.contract.documents import DocumentPage
 from sosoapi.contract.evidence_tools import QuoteMatch, QuoteOutput
 from sosoapi.contract.models import PAGE_LABEL_MAX, PAGES_MAX, WindowPage
 from sosoapi.research.evidence.anchors import anchor, page_ref

@@ -12,6 +12,14 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Field, PrivateAttr
 
+from sosoapi.contract.document_bounds import (
+    AUTHOR_MAX,
+    AUTHORS_MAX,
+    DATE_MAX,
+    LABEL_MAX,
+    PAGES_CEILING,
+    SUBJECT_MAX,
+)
 from sosoapi.contract.models import (
     TEXT_CEILING,
     EvidenceRef,
@@ -31,12 +39,6 @@ DOCUMENT_KIND: Final = "pdf_text"
 PDF_MIME: Final = "application/pdf"
 DOCUMENT_PARSER_VERSION: Final = "research-document-retrieval/v1"
 DocumentContentKind = Literal["document_text", "metadata_only", "none"]
-PAGES_CEILING = 10_000  # the furthest SOSOAPI_DOCUMENT_MAX_PAGES may be raised
-LABEL_MAX = 100
-AUTHORS_MAX = 50
-AUTHOR_MAX = 500
-SUBJECT_MAX = 2_000
-DATE_MAX = 40
 
 PageNumber = Annotated[int, Field(ge=1, le=MAX_SAFE_INT)]
 Offset = Annotated[int, Field(ge=0, le=TEXT_CEILING)]

@@ -12,17 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sosoapi.contract.documents import (
+from sosoapi.contract.document_bounds import (
     AUTHOR_MAX,
     AUTHORS_MAX,
     DATE_MAX,
     LABEL_MAX,
-    PDF_MIME,
     SUBJECT_MAX,
-    DocumentPage,
-    DocumentProvenance,
-    DocumentResult,
 )
+from sosoapi.contract.documents import PDF_MIME, DocumentPage, DocumentProvenance, DocumentResult
 from sosoapi.contract.guidance import cause_of
 from sosoapi.contract.vocabulary import Cause, Reason, Status
 from sosoapi.extract.language import language_matches, normalize_language

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sosoapi.contract.documents import PAGES_CEILING
+from sosoapi.contract.document_bounds import PAGES_CEILING
 from sosoapi.extract.limits import TEXT_MAX, WHOLE_TEXT_CEILING, WHOLE_TEXT_DEFAULT
 
 # The evidence text bounds config.py checks SOSOAPI_EVIDENCE_TEXT_MAX against; their one
