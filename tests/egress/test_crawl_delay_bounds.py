@@ -6,6 +6,7 @@ real next start."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 import pytest
@@ -48,6 +49,31 @@ async def test_a_given_up_wait_gives_its_start_back_in_process() -> None:
         async with asyncio.timeout(0.2), politeness.slot("o:443", 5, heard.append):
             pass
     assert heard and heard[0] - time.monotonic() < 5.0  # not pushed 25 s out
+
+
+async def test_a_read_given_up_while_the_store_reserves_gives_that_start_back() -> None:
+    """A loaded machine: the shared reserve is still running when the read's deadline
+    passes. The start it made is given back once known, not left to push the next read."""
+    reserved = threading.Event()
+    proceed = threading.Event()
+    released: list[tuple[str, float, float]] = []
+
+    def reserve(origin: str, interval: float) -> tuple[float, float]:
+        reserved.set()
+        proceed.wait(10)
+        return 3.0, 1234.5  # (seconds to wait, the start the table holds for us)
+
+    def release(origin: str, interval: float, start: float) -> None:
+        released.append((origin, interval, start))
+
+    politeness = Politeness(4, 0.0, reserve, release=release)
+    reading = asyncio.ensure_future(_abandon(politeness, "slow.test:443", 3))
+    await asyncio.to_thread(reserved.wait, 10)  # the reserve is running in its thread
+    await asyncio.sleep(0.3)  # the read's 0.2 s deadline passes during it
+    assert not reading.done()  # it waits for the reserve's answer to give it back
+    proceed.set()
+    await reading
+    assert released == [("slow.test:443", 3, 1234.5)]
 
 
 async def test_a_given_up_wait_gives_its_start_back_across_instances(database_url: str) -> None:

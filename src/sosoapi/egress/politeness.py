@@ -116,8 +116,12 @@ class Politeness:
         if interval <= 0:
             return None
         if self._shared is not None:
+            reserving = asyncio.ensure_future(asyncio.to_thread(self._shared, origin, interval))
             try:
-                wait, start = await asyncio.to_thread(self._shared, origin, interval)
+                wait, start = await asyncio.shield(reserving)
+            except asyncio.CancelledError:  # given up while the store reserved: give it back
+                await self._abandoned(reserving, origin, interval)
+                raise
             except Exception as exc:  # the database is away: keep pacing in this process
                 log.warning("shared pacing failed origin=%s error=%s", origin, type(exc).__name__)
             else:
@@ -132,6 +136,18 @@ class Politeness:
                 state.next_start = ours
 
         return Reservation(ours, give_back)
+
+    async def _abandoned(
+        self, reserving: asyncio.Future[tuple[float, float]], origin: str, interval: float
+    ) -> None:
+        """A read given up (its deadline, its client gone) while the store was reserving
+        its start: once the reservation is known it is given back, so a loaded machine's
+        slow reserve never pushes the origin's next start out by a read that is not there."""
+        try:
+            _, start = await asyncio.shield(reserving)
+        except Exception:  # nothing was reserved
+            return
+        await self._give_back(origin, interval, start)
 
     async def _give_back(self, origin: str, interval: float, start: float) -> None:
         if self._release is None:
