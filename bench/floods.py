@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import random
 import shutil
 import statistics
@@ -118,14 +120,24 @@ class Watch:
 
     def __init__(self, pid: int, tmp: Path) -> None:
         self.process, self.tmp = psutil.Process(pid), tmp
-        self.rss_peak = self.tmp_peak = 0
+        self.rss_peak = self.tmp_peak = self.children_peak = 0
 
     def rss(self) -> int:
         return int(self.process.memory_info().rss)
 
+    def children(self) -> int:
+        """RSS of the server's child processes (parsing workers, their forkserver, export
+        processes), added up: shared pages count in each."""
+        total = 0
+        for child in self.process.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                total += child.memory_info().rss
+        return total
+
     async def run(self) -> None:
         while True:
             self.rss_peak = max(self.rss_peak, self.rss())
+            self.children_peak = max(self.children_peak, self.children())
             used = sum(p.stat().st_size for p in self.tmp.rglob("*") if p.is_file())
             self.tmp_peak = max(self.tmp_peak, used)
             await asyncio.sleep(0.02)
@@ -166,7 +178,7 @@ async def flood(server: ServeProcess, seeded: dict, watch: Watch, kind: str, cou
             return time.perf_counter() - start
 
         alone = [await quick() for _ in range(10)]
-        watch.rss_peak, watch.tmp_peak = watch.rss(), 0
+        watch.rss_peak, watch.tmp_peak, watch.children_peak = watch.rss(), 0, watch.children()
         sampler = asyncio.create_task(watch.run())
         started = time.perf_counter()
         burst = asyncio.gather(*(one() for _ in range(count)))
@@ -176,9 +188,13 @@ async def flood(server: ServeProcess, seeded: dict, watch: Watch, kind: str, cou
         statuses = await burst
         seconds = time.perf_counter() - started
         sampler.cancel()
+    during.sort()
     return {"alone_p50": statistics.median(alone), "during_p50": statistics.median(during),
-            "during_max": max(during), "seconds": seconds, "ok": statuses.count(200),
-            "rss_peak": watch.rss_peak, "tmp_peak": watch.tmp_peak}  # fmt: skip
+            "during_p99": during[int(len(during) * 0.99)], "during_max": during[-1],
+            "seconds": seconds, "ok": statuses.count(200), "rss_peak": watch.rss_peak,
+            "tmp_peak": watch.tmp_peak, "children_peak": watch.children_peak,
+            "over": sum(d >= 0.5 for d in during), "samples": len(during),
+            "load": os.getloadavg()[0]}  # fmt: skip
 
 
 def row(label: str, src: Path | None, home: Path, seeded: dict, args: argparse.Namespace) -> dict:
@@ -230,6 +246,13 @@ def report(rows: list[dict], args: argparse.Namespace) -> None:
                   f"{(f['rss_peak'] - r['start']) / mb:+.0f} | {after / mb:.0f} | "
                   f"{(after - r['start']) / mb:+.0f} | {f['alone_p50'] * 1000:.1f} | "
                   f"{f['during_p50'] * 1000:.1f} | {f['during_max'] * 1000:.0f} |")  # fmt: skip
+    print("\n| row | flood | B samples | B p99 ms | B >= 0.5 s | children peak MB | load |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        for kind in ("quotes", "exports"):
+            f = r[kind]
+            print(f"| {r['row']} | {kind} | {f['samples']} | {f['during_p99'] * 1000:.0f} | "
+                  f"{f['over']} | {f['children_peak'] / mb:.0f} | {f['load']:.1f} |")  # fmt: skip
     print("\n| row | archive MB | peak TMPDIR MB during the export flood | / archive |")
     print("|---|---:|---:|---:|")
     for r in rows:

@@ -20,6 +20,7 @@ from sosoapi.clock import utcnow
 from sosoapi.config import Settings
 from sosoapi.egress.gate import Egress
 from sosoapi.oauth.grants import OAuthGrants
+from sosoapi.research.corpora.export_process import ExportProcesses
 from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.offload import Offload, install
 from sosoapi.research.retrieval.captures import Captured
@@ -31,6 +32,14 @@ from sosoapi.store.records import StoreUnavailable
 from sosoapi.store.store import Store
 
 log = logging.getLogger("sosoapi")
+
+
+def _exports(settings: Settings) -> ExportProcesses | None:
+    """Served exports in processes of their own wherever parsing runs in processes (a
+    server's default); each opens the store on one connection of its own."""
+    if settings.parse_workers <= 0:
+        return None
+    return ExportProcesses(partial(Store, settings.database_url, migrate=False, pool_size=1))
 
 
 class Application:
@@ -60,6 +69,7 @@ class Application:
             max_upload_bytes=settings.egress.max_body_bytes,
             upload_roots=settings.upload_roots,
             heavy=HeavyReads(settings.heavy_reads),
+            exports=_exports(settings),
         )
 
     @asynccontextmanager

@@ -33,8 +33,22 @@ from sosoapi.research.retrieval.settings import ParseBounds
 
 T = TypeVar("T")
 log = logging.getLogger("sosoapi.offload")
-PRELOAD = ["sosoapi.research.retrieval.reading"]
+# What the forkserver imports once for every worker it forks: the parsers, and a corpus
+# export's writers with the store it opens (named only: research never imports the store).
+PRELOAD = [
+    "sosoapi.research.retrieval.reading",
+    "sosoapi.research.corpora.export_worker",
+    "sosoapi.store.store",
+]
 ANSWERED = (parse_worker.OK, parse_worker.FAILED)
+
+
+def process_context() -> Any:
+    """The forkserver context every worker process comes from, its preload set: a worker
+    costs a fork, not an import."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
 
 
 class ParseOverBound(Exception):
@@ -90,8 +104,7 @@ class Offload:
     def start(self) -> None:
         if self.workers <= 0 or self._context is not None:
             return
-        self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(PRELOAD)
+        self._context = process_context()
         forkserver.ensure_running()  # its preload overlaps the first fetch
         log.info(
             "parsing pool started workers=%d deadline_s=%s memory_mb=%d",
