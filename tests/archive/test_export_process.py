@@ -16,6 +16,7 @@ import os
 import time
 import zipfile
 from functools import partial
+from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from sosoapi.application import Application
 from sosoapi.research.corpora.export_process import ExportProcesses
 from sosoapi.research.corpora.export_worker import NICENESS
 from sosoapi.research.corpora.wacz import build_package
+from sosoapi.research.offload import process_context
 from sosoapi.store.records import StoreUnavailable
 from sosoapi.store.store import Store
 from tests.archive.test_export import corpus
@@ -79,6 +81,14 @@ def _ended(pid: int) -> bool:
 def _separate(application: Application, database_url: str, build: Any, marks: Path) -> None:
     opener = partial(Store, database_url, migrate=False, pool_size=1)
     application.research.exports = ExportProcesses(opener, partial(build, str(marks)))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forkserver() -> None:
+    """Started before `private_tmp` moves the temporary folder: its socket lives there,
+    and a test's folder makes too long a path for a Unix socket."""
+    process_context()
+    forkserver.ensure_running()
 
 
 @pytest.fixture
