@@ -19,13 +19,16 @@ worktree (this tree runs from its own `src`).
 
     .venv/bin/python bench/floods.py [--revisions 55] [--chars 500000] [--quotes 64]
         [--exports 44] [--baseline 00f031f] [--before-trim REV] [--only-this-tree]
+        [--floods quotes,exports]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import random
 import shutil
 import statistics
@@ -118,14 +121,24 @@ class Watch:
 
     def __init__(self, pid: int, tmp: Path) -> None:
         self.process, self.tmp = psutil.Process(pid), tmp
-        self.rss_peak = self.tmp_peak = 0
+        self.rss_peak = self.tmp_peak = self.children_peak = 0
 
     def rss(self) -> int:
         return int(self.process.memory_info().rss)
 
+    def children(self) -> int:
+        """RSS of the server's child processes (parsing workers, their forkserver, export
+        processes), added up: shared pages count in each."""
+        total = 0
+        for child in self.process.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                total += child.memory_info().rss
+        return total
+
     async def run(self) -> None:
         while True:
             self.rss_peak = max(self.rss_peak, self.rss())
+            self.children_peak = max(self.children_peak, self.children())
             used = sum(p.stat().st_size for p in self.tmp.rglob("*") if p.is_file())
             self.tmp_peak = max(self.tmp_peak, used)
             await asyncio.sleep(0.02)
@@ -143,7 +156,7 @@ async def flood(server: ServeProcess, seeded: dict, watch: Watch, kind: str, cou
     viewer = {"Authorization": f"Bearer {seeded['viewer']}"}
     b = {"Authorization": f"Bearer {seeded['b_token']}"}
     limits = httpx.Limits(max_connections=count + 8)
-    async with httpx.AsyncClient(base_url=server.base, timeout=900, limits=limits) as http:
+    async with httpx.AsyncClient(base_url=server.base, timeout=3600, limits=limits) as http:
 
         async def one() -> int:
             if kind == "quotes":
@@ -166,7 +179,7 @@ async def flood(server: ServeProcess, seeded: dict, watch: Watch, kind: str, cou
             return time.perf_counter() - start
 
         alone = [await quick() for _ in range(10)]
-        watch.rss_peak, watch.tmp_peak = watch.rss(), 0
+        watch.rss_peak, watch.tmp_peak, watch.children_peak = watch.rss(), 0, watch.children()
         sampler = asyncio.create_task(watch.run())
         started = time.perf_counter()
         burst = asyncio.gather(*(one() for _ in range(count)))
@@ -176,9 +189,13 @@ async def flood(server: ServeProcess, seeded: dict, watch: Watch, kind: str, cou
         statuses = await burst
         seconds = time.perf_counter() - started
         sampler.cancel()
+    during.sort()
     return {"alone_p50": statistics.median(alone), "during_p50": statistics.median(during),
-            "during_max": max(during), "seconds": seconds, "ok": statuses.count(200),
-            "rss_peak": watch.rss_peak, "tmp_peak": watch.tmp_peak}  # fmt: skip
+            "during_p99": during[int(len(during) * 0.99)], "during_max": during[-1],
+            "seconds": seconds, "ok": statuses.count(200), "rss_peak": watch.rss_peak,
+            "tmp_peak": watch.tmp_peak, "children_peak": watch.children_peak,
+            "over": sum(d >= 0.5 for d in during), "samples": len(during),
+            "load": os.getloadavg()[0]}  # fmt: skip
 
 
 def row(label: str, src: Path | None, home: Path, seeded: dict, args: argparse.Namespace) -> dict:
@@ -192,14 +209,13 @@ def row(label: str, src: Path | None, home: Path, seeded: dict, args: argparse.N
         with ServeProcess(env) as server:
             assert server.proc is not None
             watch = Watch(server.proc.pid, tmp)
-            start = watch.settled()
-            quotes = asyncio.run(flood(server, seeded, watch, "quotes", args.quotes))
-            after_quotes = watch.settled()
-            exports = asyncio.run(flood(server, seeded, watch, "exports", args.exports))
-            after_exports = watch.settled()
-        archive = _archive_size(home, seeded)
-    return {"row": label, "start": start, "quotes": quotes, "after_quotes": after_quotes,
-            "exports": exports, "after_exports": after_exports, "archive": archive}  # fmt: skip
+            found: dict = {"row": label, "start": watch.settled()}
+            for kind in args.floods:
+                count = args.quotes if kind == "quotes" else args.exports
+                found[kind] = asyncio.run(flood(server, seeded, watch, kind, count))
+                found[f"after_{kind}"] = watch.settled()
+        found["archive"] = _archive_size(home, seeded)
+    return found
 
 
 def _archive_size(home: Path, seeded: dict) -> int:
@@ -222,17 +238,24 @@ def report(rows: list[dict], args: argparse.Namespace) -> None:
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        for kind, count, after in (("quotes", args.quotes, r["after_quotes"]),
-                                   ("exports", args.exports, r["after_exports"])):  # fmt: skip
-            f = r[kind]
+        for kind in args.floods:
+            f, after = r[kind], r[f"after_{kind}"]
+            count = args.quotes if kind == "quotes" else args.exports
             print(f"| {r['row']} | {count} {kind} | {f['ok']} | {f['seconds']:.1f} | "
                   f"{r['start'] / mb:.0f} | {f['rss_peak'] / mb:.0f} | "
                   f"{(f['rss_peak'] - r['start']) / mb:+.0f} | {after / mb:.0f} | "
                   f"{(after - r['start']) / mb:+.0f} | {f['alone_p50'] * 1000:.1f} | "
                   f"{f['during_p50'] * 1000:.1f} | {f['during_max'] * 1000:.0f} |")  # fmt: skip
+    print("\n| row | flood | B samples | B p99 ms | B >= 0.5 s | children peak MB | load |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        for kind in args.floods:
+            f = r[kind]
+            print(f"| {r['row']} | {kind} | {f['samples']} | {f['during_p99'] * 1000:.0f} | "
+                  f"{f['over']} | {f['children_peak'] / mb:.0f} | {f['load']:.1f} |")  # fmt: skip
     print("\n| row | archive MB | peak TMPDIR MB during the export flood | / archive |")
     print("|---|---:|---:|---:|")
-    for r in rows:
+    for r in rows if "exports" in args.floods else ():
         peak = r["exports"]["tmp_peak"]
         print(f"| {r['row']} | {r['archive'] / mb:.1f} | {peak / mb:.1f} | "
               f"{peak / r['archive']:.2f} |")  # fmt: skip
@@ -247,7 +270,9 @@ def main() -> None:
     parser.add_argument("--baseline", default=BASELINE)
     parser.add_argument("--before-trim", default="")
     parser.add_argument("--only-this-tree", action="store_true", help="no peer rows")
+    parser.add_argument("--floods", default="quotes,exports", help="which, in this order")
     args = parser.parse_args()
+    args.floods = [k for k in args.floods.split(",") if k in ("quotes", "exports")]
     rows = []
     with tempfile.TemporaryDirectory(prefix="sosoapi-flood-seed-") as folder:
         home = Path(folder)

@@ -22,6 +22,7 @@ from sosoapi.contract.documents import DOCUMENT_KIND
 from sosoapi.egress.gate import Egress
 from sosoapi.extract.html_trafilatura import trafilatura_available
 from sosoapi.oauth.grants import OAuthGrants
+from sosoapi.research.corpora.export_process import ExportProcesses
 from sosoapi.research.documents.reading import read_document
 from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.offload import Offload
@@ -36,6 +37,14 @@ from sosoapi.store.records import StoreUnavailable
 from sosoapi.store.store import Store
 
 log = logging.getLogger("sosoapi")
+
+
+def _exports(settings: Settings) -> ExportProcesses | None:
+    """Served exports in processes of their own wherever parsing runs in processes (a
+    server's default); each opens the store on one connection of its own."""
+    if settings.parse_workers <= 0:
+        return None
+    return ExportProcesses(partial(Store, settings.database_url, migrate=False, pool_size=1))
 
 
 class Application:
@@ -68,6 +77,7 @@ class Application:
             upload_roots=settings.upload_roots,
             heavy=HeavyReads(settings.heavy_reads),
             parse_pool=self.offload,
+            exports=_exports(settings),
         )
 
     @asynccontextmanager

@@ -31,7 +31,7 @@ from sosoapi.contract.errors import ErrorCode, ServiceError, invalid_input
 from sosoapi.contract.numbers import not_a_number, whole_number
 from sosoapi.disconnects import unless_gone
 from sosoapi.incidents import incident
-from sosoapi.research.corpora.wacz_package import WaczPackage
+from sosoapi.research.corpora.wacz_package import Package
 from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.api")
@@ -155,7 +155,7 @@ def _export_route(
     return endpoint
 
 
-async def _streamed(package: WaczPackage) -> AsyncIterator[bytes]:
+async def _streamed(package: Package) -> AsyncIterator[bytes]:
     """The package's chunks, each made off the event loop; its scratch is removed when the
     last is sent or the client goes away (the response stops asking)."""
     chunks = package.chunks()

@@ -33,14 +33,26 @@ from sosoapi.research.retrieval.settings import ParseBounds
 
 T = TypeVar("T")
 log = logging.getLogger("sosoapi.offload")
-# trafilatura (an optional extra, imported at its first use) too: each worker forked from
-# the forkserver then has it without importing it; the preload skips a module not installed.
+# What the forkserver imports once for every worker it forks: the parsers (trafilatura, an
+# optional extra imported at its first use, too: the preload skips a module not installed),
+# and a corpus export's writers with the store it opens (named only: research never imports
+# the store).
 PRELOAD = [
     "sosoapi.research.retrieval.reading",
     "sosoapi.research.documents.reading",
     "trafilatura",
+    "sosoapi.research.corpora.export_worker",
+    "sosoapi.store.store",
 ]
 ANSWERED = (parse_worker.OK, parse_worker.FAILED)
+
+
+def process_context() -> Any:
+    """The forkserver context every worker process comes from, its preload set: a worker
+    costs a fork, not an import."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
 
 
 class ParseOverBound(Exception):
@@ -96,8 +108,7 @@ class Offload:
     def start(self) -> None:
         if self.workers <= 0 or self._context is not None:
             return
-        self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(PRELOAD)
+        self._context = process_context()
         forkserver.ensure_running()  # its preload overlaps the first fetch
         log.info(
             "parsing pool started workers=%d deadline_s=%s memory_mb=%d",

@@ -44,10 +44,11 @@ from sosoapi.contract.projects import (
 from sosoapi.contract.schemas import validate_input
 from sosoapi.contract.vocabulary import OPEN_STATES
 from sosoapi.progress import Listener
+from sosoapi.research.corpora.export_process import ExportProcesses
 from sosoapi.research.corpora.projects import ProjectService
 from sosoapi.research.corpora.sealing import CorpusService
 from sosoapi.research.corpora.wacz import build_package
-from sosoapi.research.corpora.wacz_package import ExportSummary, WaczPackage
+from sosoapi.research.corpora.wacz_package import ExportSummary, Package
 from sosoapi.research.evidence.diffs import RevisionDiff
 from sosoapi.research.evidence.quotes import QuoteCheck
 from sosoapi.research.evidence.reader import EvidenceReader
@@ -79,10 +80,14 @@ class ResearchService:
         clock: Callable[[], datetime] = utcnow,
         heavy: HeavyReads | None = None,
         parse_pool: Offload | None = None,
+        exports: ExportProcesses | None = None,
     ) -> None:
+        """`exports`: where a served export is built (None: in the heavy-read pool's
+        threads, as a one-shot command and the in-process tests do)."""
         self.store = store
         self.heavy = heavy or HeavyReads()  # the diff, quote and search pool
         self.parse_pool = parse_pool or Offload()  # an upload's parsing (threads: none given)
+        self.exports = exports
         self.guard = guard
         self.receipts = receipts
         self.max_upload_bytes = max_upload_bytes
@@ -272,10 +277,12 @@ class ResearchService:
         transport: Transport = "http",
         fixes: Fixes | None = None,
     ) -> ExportSummary:
-        """Write a sealed corpus as WACZ to `out` (`open_export`, then its package)."""
+        """Write a sealed corpus as WACZ to `out` (`open_export`, then its package), built
+        in this process: a one-shot command has no other reader to keep waiting."""
         package = await self.open_export(
-            token, workspace_id, corpus_id, revision, transport=transport, fixes=fixes
-        )
+            token, workspace_id, corpus_id, revision, transport=transport, fixes=fixes,
+            separate=False,
+        )  # fmt: skip
         try:
             await anyio.to_thread.run_sync(package.write_to, out)
         finally:
@@ -291,13 +298,16 @@ class ResearchService:
         *,
         transport: Transport = "http",
         fixes: Fixes | None = None,
-    ) -> WaczPackage:
+        separate: bool = True,
+    ) -> Package:
         """A sealed corpus's WACZ parts, built in the heavy-read pool in the workspace's turn
         (a burst of exports waits there, or is refused `busy`, instead of holding the
-        event loop's threads); the caller reads its chunks and closes it. The corpus is read
-        through `sosoapi_research_corpora_get` first, so authentication, the permission
-        check, the input validation and a missing corpus's refusal are that tool's, word
-        for word. Cancelling the awaiting task (the client gone) stops the build."""
+        event loop's threads) and, `separate` on a server, in a process of its own
+        (`export_process.py`); the caller reads its chunks and closes it. The corpus is
+        read through `sosoapi_research_corpora_get` first, so authentication, the
+        permission check, the input validation and a missing corpus's refusal are that
+        tool's, word for word. Cancelling the awaiting task (the client gone) stops the
+        build."""
         arguments: dict[str, Any] = {"workspace_id": workspace_id, "id": corpus_id}
         if revision is not None:
             arguments["revision"] = revision
@@ -305,16 +315,16 @@ class ResearchService:
             f"{CORPORA}_get", token, arguments, transport=transport, fixes=fixes
         )
         snapshot = outcome.output.snapshot  # type: ignore[attr-defined]
+        workspace, corpus_revision = str(snapshot.workspace_id), outcome.corpus_revision or 1
         with answering_store_faults():
+            if separate and self.exports is not None:
+                return await self.heavy.run_for(
+                    workspace, never, self.exports.build, snapshot, corpus_revision
+                )
             return await self.heavy.run_for(
-                str(snapshot.workspace_id),
-                never,
-                build_package,
-                self.store.evidence,
-                self.store.captures,
-                snapshot,
-                outcome.corpus_revision or 1,
-            )
+                workspace, never, build_package, self.store.evidence, self.store.captures,
+                snapshot, corpus_revision,
+            )  # fmt: skip
 
     async def _whoami(self, call: Call[WhoamiInput]) -> Outcome:
         principal = call.principal

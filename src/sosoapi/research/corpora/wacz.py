@@ -259,10 +259,11 @@ def build_package(
     snapshot: Snapshot,
     corpus_revision: int,
     should_stop: ShouldStop = never,
+    scratch: Path | None = None,
 ) -> WaczPackage:
-    """Spool the corpus's parts into a new scratch directory (blocking: a heavy-read job);
-    nothing is left behind if it fails or its caller goes away."""
-    scratch = Path(tempfile.mkdtemp(prefix="sosoapi-export-"))
+    """Spool the corpus's parts into `scratch`, or a new scratch directory (blocking: a
+    heavy-read job); nothing is left behind if it fails or its caller goes away."""
+    scratch = scratch or Path(tempfile.mkdtemp(prefix="sosoapi-export-"))
     try:
         counts = _write_parts(evidence, captures, snapshot, corpus_revision, scratch, should_stop)
         checkpoint(should_stop)

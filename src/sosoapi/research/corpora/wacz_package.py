@@ -15,7 +15,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from sosoapi import __version__
 from sosoapi.contract.projects import Snapshot
@@ -42,6 +42,19 @@ class ExportSummary:
     warc_records: int
     revisits: int
     bytes: int
+
+
+class Package(Protocol):
+    """A WACZ ready to be read: built in this process (`WaczPackage`) or in a process of
+    its own (`export_process.ProcessPackage`). `close` removes its scratch."""
+
+    counts: Counts
+
+    @property
+    def summary(self) -> ExportSummary: ...
+    def chunks(self) -> Generator[bytes, None, None]: ...
+    def write_to(self, out: IO[bytes]) -> None: ...
+    def close(self) -> None: ...
 
 
 class _Drain:
