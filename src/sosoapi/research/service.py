@@ -82,12 +82,10 @@ class ResearchService:
         parse_pool: Offload | None = None,
         exports: ExportProcesses | None = None,
     ) -> None:
-        """`exports`: where a served export is built (None: in the heavy-read pool's
-        threads, as a one-shot command and the in-process tests do)."""
         self.store = store
         self.heavy = heavy or HeavyReads()  # the diff, quote and search pool
         self.parse_pool = parse_pool or Offload()  # an upload's parsing (threads: none given)
-        self.exports = exports
+        self.exports = exports  # where a served export is built (None: the heavy pool's threads)
         self.guard = guard
         self.receipts = receipts
         self.max_upload_bytes = max_upload_bytes
