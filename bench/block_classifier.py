@@ -30,12 +30,9 @@ import logging
 import math
 import os
 import re
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
 
 from extraction import Case, Score, collapse, load_cases, ours, score_page  # noqa: E402
 

@@ -91,14 +91,11 @@ import math
 import os
 import random
 import re
-import sys
 import unicodedata
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
 
 from dom_blocks import Page, RBlock, confident, join, record_page  # noqa: E402
 from extraction import Case, Score, collapse, load_cases  # noqa: E402

@@ -11,12 +11,10 @@ would score, so decisions can be varied without parsing the page again.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode  # noqa: E402
 
