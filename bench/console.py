@@ -22,10 +22,10 @@ import httpx
 import sqlalchemy as sa
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # tests.support.console: its seeding is not in sosoapi.testing yet
 
-from bench.common import latency_args, percentiles, print_table  # noqa: E402
-from bench.search import bulk_evidence  # noqa: E402
+from common import latency_args, percentiles, print_table  # noqa: E402
+from search import bulk_evidence  # noqa: E402
 from sosoapi.application import Application  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
 from sosoapi.store.settings import sqlite_url  # noqa: E402

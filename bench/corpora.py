@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import tempfile
 import time
 import uuid
@@ -22,9 +21,8 @@ import httpx
 import sqlalchemy as sa
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
-from bench.common import latency_args, percentiles, print_table  # noqa: E402
+from common import latency_args, percentiles, print_table  # noqa: E402
 from sosoapi.application import Application, freeze_startup_heap  # noqa: E402
 from sosoapi.auth.admin import Admin  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402

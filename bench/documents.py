@@ -50,7 +50,6 @@ from typing import Any
 from rapidfuzz.distance import LCSseq
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
 DATA = Path(os.environ.get("SOSOAPI_BENCH_DATA", ROOT.parent / "shared" / "data")) / "pdf-dev"
 READERS = (
     "ours",

@@ -20,7 +20,6 @@ import dataclasses
 import multiprocessing
 import ssl
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,7 +27,6 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 
 from sosoapi.config import egress_from_env  # noqa: E402
 from sosoapi.egress.gate import Egress  # noqa: E402
@@ -48,8 +46,8 @@ def page_100kb() -> bytes:
 
 def serve(queue: multiprocessing.Queue, stop: multiprocessing.Event) -> None:  # type: ignore[type-arg]
     """Child process: run the loopback origin until told to stop."""
+    from sosoapi.testing.hostile_routes import encoded_body, endless_body, gzip_zeros
     from sosoapi.testing.origin import HTTPSOrigin, Route
-    from tests.support.hostile import encoded_body, endless_body, gzip_zeros
 
     routes = {
         "/page": Route(page_100kb()),

@@ -24,9 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
-from bench.corpora import ITEMS  # noqa: E402
+from corpora import ITEMS  # noqa: E402
 from sosoapi.application import Application  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
 from sosoapi.research.evidence.identity import canonical_json, sha256_hex  # noqa: E402

@@ -50,7 +50,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
 
 from sosoapi.extract import html as html_document  # noqa: E402
 from sosoapi.extract.charset import decode_bytes  # noqa: E402

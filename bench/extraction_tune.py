@@ -25,13 +25,10 @@ import dataclasses
 import json
 import logging
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "bench"))
 
 from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 

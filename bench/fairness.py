@@ -18,7 +18,6 @@ import argparse
 import asyncio
 import json
 import statistics
-import sys
 import tempfile
 import time
 import uuid
@@ -27,12 +26,11 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from bench.load import checkout  # noqa: E402
+from load import checkout  # noqa: E402
 from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
+from sosoapi.testing.pages import article_html as html  # noqa: E402
 from sosoapi.testing.processes import ServeProcess, cli  # noqa: E402
-from tests.support.evidence_tools import html  # noqa: E402
 
 API = "/research-api/evidence/"
 BASELINE = "14710bb"  # main the day issue 23's fairness half was taken up

@@ -33,7 +33,6 @@ import random
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -43,9 +42,8 @@ import httpx
 import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from bench.load import checkout  # noqa: E402
+from load import checkout  # noqa: E402
 from sosoapi.application import Application  # noqa: E402
 from sosoapi.auth.admin import Admin  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
@@ -53,8 +51,8 @@ from sosoapi.research.evidence.identity import canonical_json, evidence_write  #
 from sosoapi.research.retrieval.draft import Draft  # noqa: E402
 from sosoapi.store.evidence_repo import record_revision  # noqa: E402
 from sosoapi.store.records import CaptureWrite  # noqa: E402
-from tests.support.memory import MIB  # noqa: E402
-from tests.support.services import SOSOAPI, ServeProcess  # noqa: E402
+from sosoapi.testing.memory import MIB  # noqa: E402
+from sosoapi.testing.processes import SOSOAPI, ServeProcess  # noqa: E402
 
 API = "/research-api/"
 BASELINE = "00f031f"

@@ -17,18 +17,31 @@ size, read the same way, taking turns. Target: at most 2x the plain page.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests" / "data" / "hostile" / "amplification"))
-
-from make_pages import page, plain_page  # noqa: E402
+MAKE_PAGES = ROOT / "tests" / "data" / "hostile" / "amplification" / "make_pages.py"
 
 from sosoapi.extract.html import extract_text_document  # noqa: E402
+
+
+def _make_pages() -> ModuleType:
+    """The amplification pages' one recipe (tests/data/hostile/amplification), loaded from
+    its file: it is data's generator, not a module of a package."""
+    spec = importlib.util.spec_from_file_location("make_pages", MAKE_PAGES)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_recipe = _make_pages()
+page, plain_page = _recipe.page, _recipe.plain_page
 
 SIZES = (1_000, 2_000, 4_000, 6_000, 15_000, 30_000, 60_000)
 _WORDS = "the council met again on tuesday to talk about the budget"

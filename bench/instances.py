@@ -1,7 +1,7 @@
 """Several `sosoapi serve` instances on one PostgreSQL under many concurrent REST clients.
 
 Each mutation is sent to every instance at the same instant, then replayed round-robin
-until its receipt settles (tests/support/instances.py). Prints answers by status, settled
+until its receipt settles (sosoapi.testing.instances). Prints answers by status, settled
 states, fetches per mutation (the origin counts them), call latencies, every failure, the
 servers' log lines naming an incident or a store fault, and the peak number of database
 connections the instances held. `--kill` kills the last instance halfway through;
@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -25,14 +24,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from bench.common import add_postgres_argument  # noqa: E402
+from common import add_postgres_argument  # noqa: E402
+from sosoapi.testing.cluster import ThrowawayCluster  # noqa: E402
+from sosoapi.testing.instances import Load, client, logged_trouble  # noqa: E402
 from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
 from sosoapi.testing.postgres import ConnectionPeak, private_schema, tagged  # noqa: E402
 from sosoapi.testing.processes import ServeProcess, cli  # noqa: E402
-from tests.support.cluster import ThrowawayCluster  # noqa: E402
-from tests.support.instances import Load, client, logged_trouble  # noqa: E402
 
 PAGE = b"<html><head><title>T</title></head><body><p>" + b"Plain words here. " * 40 + b"</p>"
 

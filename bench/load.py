@@ -38,7 +38,6 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -53,9 +52,8 @@ import psutil
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
-from bench.common import add_postgres_argument, percentiles  # noqa: E402
+from common import add_postgres_argument, percentiles  # noqa: E402
 from sosoapi.config import default_workers  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
 from sosoapi.extract.walls import WALL_REASONS  # noqa: E402

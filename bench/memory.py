@@ -22,9 +22,8 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
-from bench.load import hostnames, many_hosts_env, mcp_load, urls_for  # noqa: E402
+from load import hostnames, many_hosts_env, mcp_load, urls_for  # noqa: E402
 from sosoapi.testing.memory import MIB, PeakRSS  # noqa: E402
 from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
 from sosoapi.testing.pages import pages_dir, real_pages  # noqa: E402

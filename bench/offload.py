@@ -19,7 +19,6 @@ import functools
 import multiprocessing
 import os
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -29,11 +28,10 @@ from typing import Any
 import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from sosoapi.extract.page import read_page  # noqa: E402
 from sosoapi.research.offload import PRELOAD, Offload  # noqa: E402
-from tests.support.pages import real_pages  # noqa: E402
+from sosoapi.testing.pages import pages_dir, real_pages  # noqa: E402
 
 Run = Callable[..., Any]
 
@@ -88,7 +86,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    pages = real_pages()
+    pages = real_pages(pages_dir(ROOT))
     kinds = {
         "trip": [(os.getpid, (), {})] * args.parses,
         "page": [

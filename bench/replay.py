@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import tempfile
 import time
 import uuid
@@ -23,9 +22,8 @@ import mcp
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
-from bench.common import latency_args, percentiles, print_table  # noqa: E402
+from common import latency_args, percentiles, print_table  # noqa: E402
 from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
 from sosoapi.testing.pages import pages_dir, real_pages  # noqa: E402
 from sosoapi.testing.postgres import private_schema  # noqa: E402

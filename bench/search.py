@@ -25,7 +25,6 @@ import asyncio
 import json
 import os
 import random
-import sys
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -34,9 +33,8 @@ from pathlib import Path
 import sqlalchemy as sa
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # for bench.* when run as `python bench/X.py`
 
-from bench.common import latency_args, percentiles, print_table  # noqa: E402
+from common import latency_args, percentiles, print_table  # noqa: E402
 from sosoapi.application import Application  # noqa: E402
 from sosoapi.auth.admin import Admin  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402

@@ -24,7 +24,6 @@ import gzip
 import json
 import logging
 import os
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
 
 from sosoapi.egress.statuses import (  # noqa: E402
     CHALLENGE_STATUSES,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.exclusive
+pytestmark = pytest.mark.slow(reason="runs scripts/demo.py: a server and a whole research session")
 
 ROOT = Path(__file__).resolve().parent.parent
 

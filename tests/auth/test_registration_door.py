@@ -58,6 +58,8 @@ def test_a_large_registration_is_refused_before_it_is_parsed(served: ServeProces
         assert streamed.status_code == 413, streamed.text
 
 
+# /authorize refills a token a second: 32 requests must land within about 2 s (timing)
+@pytest.mark.exclusive
 def test_one_address_is_rate_limited(served: ServeProcess) -> None:
     with httpx.Client(base_url=served.base, timeout=30) as http:
         answers = [

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from sosoapi.testing.pages import article_html
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
 
@@ -83,10 +84,7 @@ CUES = [
 ]
 
 
-def html(language: str, title: str, paragraphs: list[str]) -> bytes:
-    body = "".join(f"<p>{p}</p>" for p in paragraphs * 3)
-    head = f"<html lang='{language}'><head><meta charset='utf-8'><title>{title}</title></head>"
-    return f"{head}<body><article>{body}</article></body></html>".encode()
+html = article_html  # the page the scenario serves (bench/fairness.py serves it too)
 
 
 def vtt(cues: list[tuple[str, str]]) -> bytes:

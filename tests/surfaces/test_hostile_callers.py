@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import select
 import socket
+import threading
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import ExitStack, closing
 
 import httpx
@@ -19,7 +21,7 @@ from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess, cli
 
 pytestmark = [
-    pytest.mark.exclusive,
+    pytest.mark.slow(reason="real servers of its own, 512 MiB bodies sent at them"),
     pytest.mark.own_server(reason="it measures the server process's own memory under a flood"),
 ]
 
@@ -292,15 +294,27 @@ def check_a_revoked_tokens_sessions_close_at_its_next_request(
 
 
 @pytest.fixture
-def slow_origin(origin: HTTPSOrigin, pages: dict[str, bytes]) -> HTTPSOrigin:
+def held() -> Iterator[threading.Event]:
+    """Set to let the origin answer the held reads; set at the end whatever happened."""
+    gate = threading.Event()
+    yield gate
+    gate.set()
+
+
+@pytest.fixture
+def slow_origin(origin: HTTPSOrigin, pages: dict[str, bytes], held: threading.Event) -> HTTPSOrigin:
+    """Reads of /slow0.. hold their slots until the test sets `held` (no delay to outlast)."""
     html = next(iter(pages.values()))
-    for n in range(4):
-        origin.routes[f"/slow{n}"] = Route(html, delay=4.0)
+    for n in range(3):
+        origin.routes[f"/slow{n}"] = Route(html, gate=held)
     return origin
 
 
 def check_a_workspace_past_its_queue_bound_gets_429_and_retries_later(
-    narrow: ServeProcess, initialised: dict[str, str], slow_origin: HTTPSOrigin
+    narrow: ServeProcess,
+    initialised: dict[str, str],
+    slow_origin: HTTPSOrigin,
+    held: threading.Event,
 ) -> None:
     """Two slots, so one each per workspace; one call may wait; the third is refused."""
     headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
@@ -327,6 +341,7 @@ def check_a_workspace_past_its_queue_bound_gets_429_and_retries_later(
     assert "SOSOAPI_MAX_QUEUED_PER_WORKSPACE" in problem["detail"]
     assert retrieve(0, keys[0]).status_code == 200  # a replay is never refused
     assert slow_origin.hits["/slow2"] == 0
+    held.set()  # the held read completes, the queued one runs
     wait_until(lambda: retrieve(1, keys[1]).json()["retrieval"]["state"] == "completed")
     later = retrieve(2, keys[2])
     assert later.status_code == 200
@@ -351,7 +366,7 @@ def test_the_default_server_holds_against_hostile_callers(
 
 
 def test_a_narrow_server_shares_fairly(
-    initialised: dict[str, str], slow_origin: HTTPSOrigin
+    initialised: dict[str, str], slow_origin: HTTPSOrigin, held: threading.Event
 ) -> None:
     env = {
         **initialised,
@@ -364,5 +379,5 @@ def test_a_narrow_server_shares_fairly(
     with ServeProcess(env) as server:
         check_sessions_per_user_evict_the_oldest_idle(server, initialised)
         check_a_workspace_past_its_queue_bound_gets_429_and_retries_later(
-            server, initialised, slow_origin
+            server, initialised, slow_origin, held
         )

@@ -101,8 +101,7 @@ def test_backup_refuses_postgres_and_points_to_the_docs(
     assert not (tmp_path / "copy.sqlite3").exists()
 
 
-@pytest.mark.slow
-@pytest.mark.exclusive
+@pytest.mark.slow(reason="a server of its own written to while the backup runs")
 @pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
 def test_backup_while_writing_holds_every_committed_receipt(
     initialised: dict[str, str], origin: HTTPSOrigin, pages: dict, tmp_path: Path

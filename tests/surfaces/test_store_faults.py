@@ -36,7 +36,6 @@ from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import ServeProcess, cli
 
 pytestmark = [
-    pytest.mark.exclusive,
     pytest.mark.own_server(reason="it breaks the server's store and restarts the server"),
 ]
 
@@ -69,7 +68,8 @@ def _init(env: dict[str, str]) -> dict[str, str]:
     return {**env, "WORKSPACE_ID": created["workspace_id"], "SOSOAPI_TOKEN": created["token"]}
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="a PostgreSQL cluster of its own, stopped and started under load")
+@pytest.mark.exclusive  # stops a cluster under load: the load has to be the only one
 async def test_postgres_restart_under_load_is_503_then_recovers_without_loss(
     tmp_path: Path, origin: HTTPSOrigin, pages: dict
 ) -> None:
@@ -191,7 +191,7 @@ def _file_size_limit(limit: int) -> Callable[[], None]:
     return apply
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="fills a server's database up to its file size limit")
 @pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
 def test_sqlite_out_of_space_is_a_clear_503_and_nothing_half_written(
     initialised: dict[str, str], origin: HTTPSOrigin, pages: dict, tmp_path: Path
@@ -233,7 +233,7 @@ def test_sqlite_out_of_space_is_a_clear_503_and_nothing_half_written(
     assert "Traceback" not in log.read_text()
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="a server of its own (the module breaks its servers)")
 def test_a_client_that_hangs_up_mid_call_leaves_a_receipt_that_settles_and_replays(
     served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
 ) -> None:

@@ -48,6 +48,8 @@ class Route:
     content_type: str | None = "text/html; charset=utf-8"
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    gate: threading.Event | None = None  # answered once set: a held read, without a sleep
+    gate_seconds: float = 120.0  # then answered anyway, so no request hangs for ever
 
 
 class _Server(ThreadingHTTPServer):
@@ -124,6 +126,8 @@ class HTTPSOrigin:
             def _send(self, route: Route) -> None:
                 if route.delay:
                     threading.Event().wait(route.delay)
+                if route.gate is not None:
+                    route.gate.wait(route.gate_seconds)
                 self.send_response(route.status)
                 if route.content_type:
                     self.send_header("Content-Type", route.content_type)

@@ -39,3 +39,10 @@ def real_pages(folder: Path) -> list[RealPage]:
         )
         for case in cases
     ]
+
+
+def article_html(language: str, title: str, paragraphs: list[str]) -> bytes:
+    """A small article page: `paragraphs` three times over, in `language`."""
+    body = "".join(f"<p>{p}</p>" for p in paragraphs * 3)
+    head = f"<html lang='{language}'><head><meta charset='utf-8'><title>{title}</title></head>"
+    return f"{head}<body><article>{body}</article></body></html>".encode()
