@@ -37,6 +37,8 @@ from sosoapi.contract.vocabulary import Reason, State, Status
 DocumentKind = Literal["pdf_text"]
 DOCUMENT_KIND: Final = "pdf_text"
 PDF_MIME: Final = "application/pdf"
+# The media types a response that declares itself a PDF may carry.
+PDF_TYPES: Final = (PDF_MIME, "application/x-pdf")
 DOCUMENT_PARSER_VERSION: Final = "research-document-retrieval/v1"
 DocumentContentKind = Literal["document_text", "metadata_only", "none"]
 

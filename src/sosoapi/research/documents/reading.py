@@ -23,6 +23,7 @@ from typing import BinaryIO
 import anyio
 
 from sosoapi.clock import utcnow
+from sosoapi.contract.documents import PDF_MIME, PDF_TYPES
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import Spool
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
@@ -35,9 +36,8 @@ from sosoapi.research.retrieval.captures import Captured, spooled_captures
 from sosoapi.research.retrieval.reading import Fetch, fetch_failed, fetch_judged
 from sosoapi.store.records import CaptureWrite
 
-PDF_MEDIA = "application/pdf"
 # A PDF is often served as bytes of no declared type: then its header says what it is.
-PDF_ACCEPT = (PDF_MEDIA, "application/octet-stream", "application/x-pdf")
+PDF_ACCEPT = (PDF_MIME, "application/octet-stream", "application/x-pdf")
 _MAGIC = b"%PDF-"
 _HEAD = 1024  # where a PDF's header may start (ISO 32000-2, 7.5.2: within the first 1 KiB)
 _PDFIUM = threading.Lock()
@@ -146,5 +146,5 @@ def _not_a_pdf(draft: DocumentDraft, media: str | None) -> DocumentDraft:
     """Bytes that are no PDF: said to be one, `unsupported_content`; of another or no
     declared type, `unsupported_media` (read them with the seed retrieve)."""
     draft.source_url = draft.sha256 = None
-    declared = media in (PDF_MEDIA, "application/x-pdf")
+    declared = media in PDF_TYPES
     return draft.add(Reason.UNSUPPORTED_CONTENT if declared else Reason.UNSUPPORTED_MEDIA)

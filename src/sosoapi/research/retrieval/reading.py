@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from sosoapi.clock import utcnow
+from sosoapi.contract.documents import PDF_TYPES
 from sosoapi.contract.models import RetrieveResult, Segment
 from sosoapi.contract.vocabulary import Cause, Reason
 from sosoapi.egress.types import FetchOutcome
@@ -90,7 +91,7 @@ def _media_cause(draft: Draft | DocumentDraft, outcome: FetchOutcome) -> Cause |
     if isinstance(draft, DocumentDraft):
         return Cause.NOT_A_PDF
     media = outcome.headers.media_type
-    return Cause.PDF_DOCUMENT if media in ("application/pdf", "application/x-pdf") else None
+    return Cause.PDF_DOCUMENT if media in PDF_TYPES else None
 
 
 def _read_body(draft: Draft, outcome: FetchOutcome) -> None:
