@@ -89,6 +89,21 @@ def test_the_heavy_read_pool_is_read_and_checked(tmp_path: Path) -> None:
     assert "SOSOAPI_HEAVY_READ_SLOTS" in str(raised.value) and ">= 1" in str(raised.value)
 
 
+def test_the_export_slots_are_read_and_checked(tmp_path: Path) -> None:
+    default = _settings(tmp_path).exports
+    assert (default.slots, default.per_workspace, default.max_queued_per_workspace) == (4, 2, 8)
+    chosen = _settings(
+        tmp_path,
+        SOSOAPI_EXPORT_SLOTS="3",
+        SOSOAPI_EXPORT_SLOTS_PER_WORKSPACE="5",
+        SOSOAPI_EXPORT_MAX_QUEUED_PER_WORKSPACE="1",
+    ).exports
+    assert (chosen.slots, chosen.per_workspace, chosen.max_queued_per_workspace) == (3, 3, 1)
+    with pytest.raises(ValueError) as raised:
+        _settings(tmp_path, SOSOAPI_EXPORT_MAX_QUEUED_PER_WORKSPACE="0")
+    assert "SOSOAPI_EXPORT_MAX_QUEUED_PER_WORKSPACE" in str(raised.value)
+
+
 def test_a_postgresql_url_without_its_driver_names_the_extra_not_the_url(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

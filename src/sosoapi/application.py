@@ -23,6 +23,7 @@ from sosoapi.egress.gate import Egress
 from sosoapi.extract.html_trafilatura import trafilatura_available
 from sosoapi.oauth.grants import OAuthGrants
 from sosoapi.research.corpora.export_process import ExportProcesses
+from sosoapi.research.corpora.export_slots import ExportSlots
 from sosoapi.research.documents.reading import read_document
 from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.offload import Offload
@@ -78,6 +79,7 @@ class Application:
             heavy=HeavyReads(settings.heavy_reads),
             parse_pool=self.offload,
             exports=_exports(settings),
+            export_slots=ExportSlots(settings.exports),
         )
 
     @asynccontextmanager

@@ -29,6 +29,7 @@ from sosoapi.egress.settings import (
     proxy,
     user_agent_for,
 )
+from sosoapi.research.corpora.settings import ExportSettings
 from sosoapi.research.evidence.settings import HeavyReadSettings
 from sosoapi.research.retrieval.settings import (
     PAGES_CEILING,
@@ -206,6 +207,7 @@ class Settings:
     egress: EgressSettings = field(default_factory=EgressSettings)
     receipts: ReceiptSettings = field(default_factory=ReceiptSettings)
     heavy_reads: HeavyReadSettings = field(default_factory=HeavyReadSettings)
+    exports: ExportSettings = field(default_factory=ExportSettings)
     upload_roots: tuple[Path, ...] = ()
     parse_workers: int = 0  # processes for CPU-bound parsing; 0: threads (research/offload.py)
     parse_bounds: ParseBounds = field(default_factory=ParseBounds)
@@ -262,6 +264,13 @@ class Settings:
                 per_workspace=number(env, "SOSOAPI_HEAVY_READ_SLOTS_PER_WORKSPACE", 0, int, 1),
                 max_queued_per_workspace=number(
                     env, "SOSOAPI_HEAVY_READ_MAX_QUEUED_PER_WORKSPACE", 64, int, 1
+                ),
+            ),
+            exports=ExportSettings(
+                slots=number(env, "SOSOAPI_EXPORT_SLOTS", 4, int, 1),
+                per_workspace=number(env, "SOSOAPI_EXPORT_SLOTS_PER_WORKSPACE", 0, int, 1),
+                max_queued_per_workspace=number(
+                    env, "SOSOAPI_EXPORT_MAX_QUEUED_PER_WORKSPACE", 8, int, 1
                 ),
             ),
             upload_roots=_roots(env),

@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
-import anyio
 from fastapi import FastAPI, Request
 from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -31,7 +30,7 @@ from sosoapi.contract.errors import ErrorCode, ServiceError, invalid_input
 from sosoapi.contract.numbers import not_a_number, whole_number
 from sosoapi.disconnects import unless_gone
 from sosoapi.incidents import incident
-from sosoapi.research.corpora.wacz_package import Package
+from sosoapi.research.corpora.export_slots import ServedExport
 from sosoapi.research.service import ResearchService
 
 log = logging.getLogger("sosoapi.api")
@@ -110,9 +109,11 @@ WACZ_TYPE = "application/wacz"
 def _export_route(
     research: ResearchService, metadata_url: str
 ) -> Callable[[Request], Awaitable[Response]]:
-    """GET a sealed corpus as WACZ. The package's parts are built in the heavy-read pool
-    (refusals come before the first byte, as problems; a client that leaves stops the build)
-    and zipped as the client reads, never held in memory or spooled twice."""
+    """GET a sealed corpus as WACZ. The export waits for one of the server's export slots
+    and its parts are built in the heavy-read pool (refusals, `busy` past the workspace's
+    queue included, come before the first byte, as problems; a client that leaves drops
+    its queued export or stops the build), then zipped as the client reads, never held in
+    memory or spooled twice."""
 
     async def endpoint(request: Request) -> Response:
         query = request.query_params
@@ -135,37 +136,41 @@ def _export_route(
                 revision,
                 fixes=AUTH_FIXES,
             )
-            package = await unless_gone(request, run)
+            export = await unless_gone(request, run)
         except ServiceError as error:
             log.info("api refused export code=%s field=%s", error.code, error.field)
             return problem_response(error, request.url.path, metadata_url)
         except Exception:
             failure = incident(log, "surface=http export")
             return problem_response(failure, request.url.path, metadata_url)
-        if package is None:
+        if export is None:
             log.info("api caller gone tool=export")
             return Response(status_code=204)  # nobody reads it
         name = f"corpus-{query.get('corpus_id', '')}.wacz"
         headers = {
             "Content-Disposition": f'attachment; filename="{name}"',
-            "Export-Revisions": str(package.counts.revisions),
+            "Export-Revisions": str(export.counts.revisions),
         }
-        return StreamingResponse(_streamed(package), media_type=WACZ_TYPE, headers=headers)
+        return ExportResponse(export, headers=headers)
 
     return endpoint
 
 
-async def _streamed(package: Package) -> AsyncIterator[bytes]:
-    """The package's chunks, each made off the event loop; its scratch is removed when the
-    last is sent or the client goes away (the response stops asking)."""
-    chunks = package.chunks()
-    try:
-        while chunk := await anyio.to_thread.run_sync(next, chunks, b""):
-            yield chunk
-    finally:
-        with anyio.CancelScope(shield=True):  # the response was cancelled: clean up anyway
-            await anyio.to_thread.run_sync(chunks.close)
-            await anyio.to_thread.run_sync(package.close)
+class ExportResponse(StreamingResponse):
+    """The export's chunks as the client reads them. Whatever ends the answer (the last
+    chunk, the client gone, an error, the server stopping) closes the export: its process
+    and scratch end and its export slot goes to the next in turn, even when the body was
+    never started."""
+
+    def __init__(self, export: ServedExport, headers: dict[str, str]) -> None:
+        super().__init__(export.stream(), media_type=WACZ_TYPE, headers=headers)
+        self.export = export
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.export.aclose()
 
 
 def _export_openapi() -> dict[str, Any]:
@@ -197,6 +202,7 @@ def _export_openapi() -> dict[str, Any]:
                     ("401", "Authentication required"),
                     ("403", "Forbidden"),
                     ("404", "Not found"),
+                    ("429", "Too many exports waiting for the workspace; retry after Retry-After"),
                     ("503", "The database is unavailable; retry"),
                 )
             },

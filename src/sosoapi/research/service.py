@@ -7,6 +7,7 @@ permission check, idempotency) is written once and the transports only translate
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -37,6 +38,7 @@ from sosoapi.contract.projects import (
     ProjectRemoveSourcesInput,
     ProjectSourcesInput,
     ProjectUpdateInput,
+    Snapshot,
     WhoamiInput,
     WhoamiOutput,
     WhoamiWorkspace,
@@ -45,6 +47,7 @@ from sosoapi.contract.schemas import validate_input
 from sosoapi.contract.vocabulary import OPEN_STATES
 from sosoapi.progress import Listener
 from sosoapi.research.corpora.export_process import ExportProcesses
+from sosoapi.research.corpora.export_slots import ExportSlots, ServedExport
 from sosoapi.research.corpora.projects import ProjectService
 from sosoapi.research.corpora.sealing import CorpusService
 from sosoapi.research.corpora.wacz import build_package
@@ -81,11 +84,13 @@ class ResearchService:
         heavy: HeavyReads | None = None,
         parse_pool: Offload | None = None,
         exports: ExportProcesses | None = None,
+        export_slots: ExportSlots | None = None,
     ) -> None:
         self.store = store
         self.heavy = heavy or HeavyReads()  # the diff, quote and search pool
         self.parse_pool = parse_pool or Offload()  # an upload's parsing (threads: none given)
         self.exports = exports  # where a served export is built (None: the heavy pool's threads)
+        self.export_slots = export_slots or ExportSlots()  # how many are open at once
         self.guard = guard
         self.receipts = receipts
         self.max_upload_bytes = max_upload_bytes
@@ -239,7 +244,6 @@ class ResearchService:
 
     async def _upload(self, call: Call[UploadInput]) -> Outcome:
         request = call.input
-
         settings = self.receipts.settings
 
         async def reader(kind: str, path: str, language: str | None, _: object) -> Captured:
@@ -277,15 +281,15 @@ class ResearchService:
     ) -> ExportSummary:
         """Write a sealed corpus as WACZ to `out` (`open_export`, then its package), built
         in this process: a one-shot command has no other reader to keep waiting."""
-        package = await self.open_export(
+        export = await self.open_export(
             token, workspace_id, corpus_id, revision, transport=transport, fixes=fixes,
             separate=False,
         )  # fmt: skip
         try:
-            await anyio.to_thread.run_sync(package.write_to, out)
+            await anyio.to_thread.run_sync(export.package.write_to, out)
         finally:
-            await anyio.to_thread.run_sync(package.close)
-        return package.summary
+            await export.aclose()
+        return export.summary
 
     async def open_export(
         self,
@@ -297,15 +301,13 @@ class ResearchService:
         transport: Transport = "http",
         fixes: Fixes | None = None,
         separate: bool = True,
-    ) -> Package:
-        """A sealed corpus's WACZ parts, built in the heavy-read pool in the workspace's turn
-        (a burst of exports waits there, or is refused `busy`, instead of holding the
-        event loop's threads) and, `separate` on a server, in a process of its own
-        (`export_process.py`); the caller reads its chunks and closes it. The corpus is
-        read through `sosoapi_research_corpora_get` first, so authentication, the
-        permission check, the input validation and a missing corpus's refusal are that
-        tool's, word for word. Cancelling the awaiting task (the client gone) stops the
-        build."""
+    ) -> ServedExport:
+        """A sealed corpus's WACZ, holding an export slot (in the workspace's turn, `busy`
+        past its queue) until the caller's `aclose` (`export_slots.py`); its parts built
+        in the heavy-read pool and, `separate` on a server, in a process of its own. The
+        corpus is read through `sosoapi_research_corpora_get` first: authentication,
+        permission, validation and not-found are that tool's, word for word. Cancelling
+        the awaiting task (the client gone) leaves the queue or stops the build."""
         arguments: dict[str, Any] = {"workspace_id": workspace_id, "id": corpus_id}
         if revision is not None:
             arguments["revision"] = revision
@@ -314,15 +316,17 @@ class ResearchService:
         )
         snapshot = outcome.output.snapshot  # type: ignore[attr-defined]
         workspace, corpus_revision = str(snapshot.workspace_id), outcome.corpus_revision or 1
+        build = functools.partial(self._build, workspace, snapshot, corpus_revision, separate)
         with answering_store_faults():
-            if separate and self.exports is not None:
-                return await self.heavy.run_for(
-                    workspace, never, self.exports.build, snapshot, corpus_revision
-                )
-            return await self.heavy.run_for(
-                workspace, never, build_package, self.store.evidence, self.store.captures,
-                snapshot, corpus_revision,
-            )  # fmt: skip
+            return await self.export_slots.serve(workspace, build)
+
+    async def _build(self, ws: str, snapshot: Snapshot, corpus_rev: int, separate: bool) -> Package:
+        if separate and self.exports is not None:
+            return await self.heavy.run_for(ws, never, self.exports.build, snapshot, corpus_rev)
+        return await self.heavy.run_for(
+            ws, never, build_package, self.store.evidence, self.store.captures, snapshot,
+            corpus_rev,
+        )  # fmt: skip
 
     async def _whoami(self, call: Call[WhoamiInput]) -> Outcome:
         principal = call.principal
@@ -331,19 +335,13 @@ class ResearchService:
             name = self.store.auth.user_name(principal.user_id) or ""
             workspaces = [
                 WhoamiWorkspace(
-                    id=w.id,
-                    name=w.name,
-                    role=role,
-                    research_enabled=w.research_enabled,
+                    id=w.id, name=w.name, role=role, research_enabled=w.research_enabled
                 )
                 for w, role in self.store.auth.memberships_of(principal.user_id)
             ]
             return WhoamiOutput(
-                user_id=principal.user_id,
-                user_name=name,
-                token_id=principal.token_id,
-                scopes=sorted(principal.scopes),
-                workspaces=workspaces,
-            )
+                user_id=principal.user_id, user_name=name, token_id=principal.token_id,
+                scopes=sorted(principal.scopes), workspaces=workspaces,
+            )  # fmt: skip
 
         return Outcome(await anyio.to_thread.run_sync(load))

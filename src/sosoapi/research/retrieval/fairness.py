@@ -89,12 +89,22 @@ class FairSlots:
         return True
 
     def release(self, workspace_id: str) -> None:
-        """Give back a slot taken with `hold_now`."""
+        """Give back a slot taken with `hold_now` or `take`."""
         self._release(workspace_id)
 
     @asynccontextmanager
     async def slot(self, workspace_id: str, *, reserved: bool = False) -> AsyncIterator[None]:
         """Hold one slot for `workspace_id` while the block runs."""
+        await self.take(workspace_id, reserved=reserved)
+        try:
+            yield
+        finally:
+            self._release(workspace_id)
+
+    async def take(self, workspace_id: str, *, reserved: bool = False) -> None:
+        """Wait in `workspace_id`'s queue for one slot, held until `release` (for a hold
+        that outlives the block that took it: an export's answer); cancelled, it leaves
+        the queue and holds nothing."""
         lane = self._lanes.setdefault(workspace_id, _Lane())
         if not reserved:
             lane.waiting += 1
@@ -114,10 +124,6 @@ class FairSlots:
                     self._turns.pop(workspace_id, None)
                 self._forget(workspace_id, lane)
             raise
-        try:
-            yield
-        finally:
-            self._release(workspace_id)
 
     def _hand_out(self) -> None:
         """Give free slots to the waiting lanes in turn, skipping lanes at their share."""
