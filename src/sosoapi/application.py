@@ -31,13 +31,23 @@ from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.pending_turns import PendingUntilTurn, fetch_in_turn
 from sosoapi.research.retrieval.reading import read_captured
 from sosoapi.research.retrieval.receipts import ReceiptService
-from sosoapi.research.retrieval.settings import ReceiptSettings
+from sosoapi.research.retrieval.settings import ParseBounds, ReceiptSettings
 from sosoapi.research.service import ResearchService
 from sosoapi.store.database import exposed_files
 from sosoapi.store.records import StoreUnavailable
 from sosoapi.store.store import Store
 
 log = logging.getLogger("sosoapi")
+HEAVY_JOB_SECONDS = 120.0
+
+
+def _heavy_processes(settings: Settings) -> Offload:
+    """Where heavy reads' text work runs: one process per heavy slot wherever parsing runs
+    in processes (a server's default), none (the job's thread) otherwise. Their deadline
+    is one revision's (or one diff's) work, far past what 1,000,000 characters take."""
+    workers = settings.heavy_reads.slots if settings.parse_workers > 0 else 0
+    bounds = ParseBounds(HEAVY_JOB_SECONDS, settings.parse_bounds.memory_mb)
+    return Offload(workers, bounds)
 
 
 def _exports(settings: Settings) -> ExportProcesses | None:
@@ -66,6 +76,7 @@ class Application:
             release=self.store.pacing.release,
         )
         self.offload = Offload(settings.parse_workers, settings.parse_bounds)
+        self.heavy_processes = _heavy_processes(settings)
         reader = partial(
             _read, self.egress, self.offload, settings.receipts, settings.egress.max_body_bytes
         )
@@ -76,7 +87,7 @@ class Application:
             self.receipts,
             max_upload_bytes=settings.egress.max_body_bytes,
             upload_roots=settings.upload_roots,
-            heavy=HeavyReads(settings.heavy_reads),
+            heavy=HeavyReads(settings.heavy_reads, self.heavy_processes),
             parse_pool=self.offload,
             exports=_exports(settings),
             export_slots=ExportSlots(settings.exports),
@@ -90,6 +101,7 @@ class Application:
             log.info("trafilatura not installed: unsure pages keep our own main text "
                      "(pip install 'sosoapi[trafilatura]' adds the fallback)")  # fmt: skip
         self.offload.start()
+        self.heavy_processes.start()
         try:
             async with self.receipts.running(), anyio.create_task_group() as sweepers:
                 sweepers.start_soon(self._sweep_oauth)
@@ -99,6 +111,7 @@ class Application:
         finally:
             await self.egress.aclose()
             self.offload.close()
+            self.heavy_processes.close()
 
     async def _sweep_oauth(self) -> None:
         """Every sweep interval: what open registration leaves behind (oauth/grants.py)."""

@@ -25,7 +25,7 @@ from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.evidence_tools import DiffInput, QuoteInput, SearchInput
 from sosoapi.contract.models import EvidenceRef, RetrieveResult, Wire
 from sosoapi.contract.projects import Snapshot
-from sosoapi.research.evidence import scope
+from sosoapi.research.evidence import quotes
 from sosoapi.research.evidence.diffs import RevisionDiff
 from sosoapi.research.evidence.identity import evidence_write
 from sosoapi.research.evidence.quotes import QuoteCheck
@@ -160,8 +160,9 @@ async def test_a_queued_call_reads_nothing_and_a_refused_one_never_does(tool: st
 async def test_a_corpus_quote_holds_a_few_revisions_at_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Every revision read back is tracked while it lives: the most alive at once is a
-    small constant, not the corpus's 30, whichever revision the quote names."""
+    """Every revision read (as stored, and read back) is tracked while it lives: the most
+    alive at once is a small constant, not the corpus's 30, whichever revision the quote
+    names."""
     storage, ids, corpus = _seed()
     port = Counting(storage, corpus)
     live, most, lock = [0], [0], threading.Lock()
@@ -169,30 +170,44 @@ async def test_a_corpus_quote_holds_a_few_revisions_at_once(
     class Tracked(StoredRevision):
         pass
 
+    class TrackedRecord(EvidenceRevisionRecord):
+        pass
+
     def gone() -> None:
         with lock:
             live[0] -= 1
 
-    def tracked(record: EvidenceRevisionRecord) -> StoredRevision:
-        plain = stored_revision(record)
-        kept = Tracked(*(getattr(plain, f) for f in StoredRevision.__slots__))
+    def track(kept: Any) -> Any:
         with lock:
             live[0] += 1
             most[0] = max(most[0], live[0])
         weakref.finalize(kept, gone)
         return kept
 
-    stored_revision = scope.stored_revision
-    monkeypatch.setattr(scope, "stored_revision", tracked)
+    def tracked(record: EvidenceRevisionRecord) -> StoredRevision:
+        plain = stored_revision(record)
+        return track(Tracked(*(getattr(plain, f) for f in StoredRevision.__slots__)))
+
+    def read(ws: str, evidence_id: str, revision: int | None) -> Any:
+        record = Counting.revision(port, ws, evidence_id, revision)
+        if record is None:
+            return None
+        return track(TrackedRecord(*(getattr(record, f) for f in EvidenceRevisionRecord.__slots__)))
+
+    stored_revision = quotes.stored_revision
+    monkeypatch.setattr(quotes, "stored_revision", tracked)
+    monkeypatch.setattr(port, "revision", read)
     check = QuoteCheck(port, port, HeavyReads())
     quote = "Survey 29 version 2 measured the glacier radar echo"
     found = (await check.quote(_call(QuoteInput, corpus_id=str(corpus.id), quote=quote))).output
     assert found.verdict == "exact" and {str(m.evidence_id) for m in found.matches} == {ids[29]}
-    assert most[0] <= 2, most[0]
+    print("MOST1", most[0])
+    assert 0 < most[0] <= 3, most[0]
     most[0] = 0
     named = _call(QuoteInput, evidence_id=ids[0], corpus_id=str(corpus.id), quote=quote)
     elsewhere = (await check.quote(named)).output
     assert elsewhere.verdict == "absent"
     assert {str(m.evidence_id) for m in elsewhere.found_elsewhere} == {ids[29]}
-    assert most[0] <= 3, most[0]
+    print("MOST2", most[0])
+    assert 0 < most[0] <= 4, most[0]
     assert live[0] == 0

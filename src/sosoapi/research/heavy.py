@@ -14,14 +14,25 @@ A caller that goes away stops its work. Its task is cancelled (MCP `notification
 an HTTP client disconnecting: `api/http.py`): a queued job leaves the queue unrun, and a
 running one sees `should_stop()` turn true at its next checkpoint (between revisions,
 between steps) and ends with `Stopped`.
+
+The text work itself (a revision's quote check, a diff, a search hit's snippets) goes to
+`processes` when the server has them (`compute`): in the job's thread it held the
+interpreter's lock for tens of milliseconds a revision, and another workspace's quick
+read, whose event loop needs that lock at every step, took up to 1.4 s during a flood of
+quote checks (bench/README.md, "Floods"). There the job's thread only reads the store and
+waits on a pipe, and the work runs in a process of its own at a lower priority, killed at
+once when its caller goes away.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import ctypes
 import functools
 import logging
+import os
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -30,13 +41,17 @@ import anyio
 import anyio.lowlevel
 
 from sosoapi.contract.errors import ErrorCode, ServiceError, SosoapiError
+from sosoapi.contract.vocabulary import Cause
 from sosoapi.research.evidence.settings import HeavyReadSettings
+from sosoapi.research.offload import Offload, ParseOverBound, ParseStopped
 from sosoapi.research.operation import Call
 from sosoapi.research.retrieval.fairness import RETRY_AFTER_SECONDS, FairSlots
+from sosoapi.research.retrieval.settings import ParseBounds
 
 T = TypeVar("T")
 ShouldStop = Callable[[], bool]
 log = logging.getLogger("sosoapi.heavy")
+NICENESS = 10  # a heavy-read process runs after the server's quick reads, as exports do
 
 
 class Stopped(SosoapiError):
@@ -96,10 +111,40 @@ def _gone(cancel_requested: Callable[[], bool]) -> bool:
     return False
 
 
-class HeavyReads:
-    """`slots` heavy jobs at once across workspaces, each workspace's queue FIFO."""
+@functools.cache
+def _lower_priority() -> None:
+    """Once per heavy-read process (it serves nothing else): below the server's reads."""
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
 
-    def __init__(self, settings: HeavyReadSettings | None = None) -> None:
+
+def heavy_read(fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` in a heavy-read process, its priority lowered first (the pool's logs
+    name this function)."""
+    _lower_priority()
+    return fn(*args)
+
+
+def too_large(over: ParseOverBound, bounds: ParseBounds) -> ServiceError:
+    if over.cause == Cause.PARSE_DEADLINE:
+        what = f"took longer than {bounds.deadline_seconds:g} s"
+    else:
+        what = f"needed more than {bounds.memory_mb} MiB"
+    return ServiceError(
+        ErrorCode.TOO_LARGE,
+        f"Checking one revision (or one pair) {what}, the heavy-read bound, and was stopped. "
+        "Ask about shorter texts, or fewer revisions at once (one evidence, not a corpus).",
+    )
+
+
+class HeavyReads:
+    """`slots` heavy jobs at once across workspaces, each workspace's queue FIFO; their
+    text work in `processes` (one per slot) when given, else in the job's thread."""
+
+    def __init__(
+        self, settings: HeavyReadSettings | None = None, processes: Offload | None = None
+    ) -> None:
+        self.processes = processes
         chosen = settings or HeavyReadSettings()
         self.slots = FairSlots(
             chosen.slots, chosen.per_workspace, chosen.max_queued_per_workspace, refuse=busy
@@ -138,6 +183,27 @@ class HeavyReads:
                 log.info("heavy read stopped: caller gone workspace=%s", workspace_id)
                 await anyio.lowlevel.checkpoint_if_cancelled()  # the cancellation, if any
                 raise
+
+    @property
+    def separate(self) -> bool:
+        """Whether the text work runs in processes of its own."""
+        return self.processes is not None and self.processes.workers > 0
+
+    def compute(self, fn: Callable[..., T], *args: Any, should_stop: ShouldStop | None = None) -> T:
+        """`fn(*args)` from a job's thread: in a heavy-read process (`fn` a module-level
+        function of plain data), or here without processes, where `fn` is also handed
+        `should_stop` if given (its checkpoints between steps). A caller gone meanwhile
+        ends the process at once (`Stopped`); past the pool's deadline or memory cap,
+        `too_large`."""
+        if self.processes is None or not self.separate:
+            return fn(*args) if should_stop is None else fn(*args, should_stop=should_stop)
+        try:
+            answer: T = anyio.from_thread.run(self.processes.run, heavy_read, fn, *args)
+        except (asyncio.CancelledError, concurrent.futures.CancelledError, ParseStopped):
+            raise Stopped("the caller went away; the job stopped") from None
+        except ParseOverBound as over:
+            raise too_large(over, self.processes.bounds) from None
+        return answer
 
     def _then_trim(self, work: Callable[[], T]) -> T:
         """`work()` in a pool thread; the last job to end gives the freed memory back."""

@@ -2,7 +2,8 @@
 
 The comparing is `word_diff` (pure); this module reads both revisions from the
 workspace and shapes the contract's answer, reading and comparing in the heavy-read
-pool (`research/heavy.py`), so a queued or refused diff holds no text.
+pool (`research/heavy.py`), so a queued or refused diff holds no text; the comparing
+itself runs in a heavy-read process when the server has them.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from sosoapi.contract.evidence_tools import (
 )
 from sosoapi.research.algorithms.word_diff import Change, diff_segments, diff_text
 from sosoapi.research.evidence.anchors import anchor, page_ref
-from sosoapi.research.evidence.scope import StoredRevision, read_revision
+from sosoapi.research.evidence.scope import StoredRevision, read_record, stored_revision
 from sosoapi.research.heavy import HeavyReads, ShouldStop, checkpoint, never
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import EvidenceRepo
+from sosoapi.store.records import EvidenceRevisionRecord
 
 
 def _field(old: str | None, new: str | None) -> FieldChange | None:
@@ -105,6 +107,13 @@ def compare(
     )
 
 
+def compare_records(
+    old: EvidenceRevisionRecord, new: EvidenceRevisionRecord, should_stop: ShouldStop = never
+) -> DiffOutput:
+    """`compare` of two revisions as stored (in a heavy-read process: `HeavyReads.compute`)."""
+    return compare(stored_revision(old), stored_revision(new), should_stop)
+
+
 class RevisionDiff:
     def __init__(self, evidence: EvidenceRepo, heavy: HeavyReads) -> None:
         self.evidence = evidence
@@ -114,9 +123,11 @@ class RevisionDiff:
         return Outcome(await self.heavy.run(call, self._compare, call.workspace_id, call.input))
 
     def _compare(self, ws: str, request: DiffInput, should_stop: ShouldStop) -> DiffOutput:
-        """Both revisions read in the pool's thread, once the slot is held."""
+        """Both revisions read in the pool's thread, once the slot is held, and compared
+        in a heavy-read process when the server has them."""
         evidence_id = str(request.evidence_id)
-        old = read_revision(self.evidence, ws, evidence_id, request.from_revision)
+        old = read_record(self.evidence, ws, evidence_id, request.from_revision)
         checkpoint(should_stop)
-        new = read_revision(self.evidence, ws, evidence_id, request.to_revision)
-        return compare(old, new, should_stop)
+        new = read_record(self.evidence, ws, evidence_id, request.to_revision)
+        checkpoint(should_stop)
+        return self.heavy.compute(compare_records, old, new, should_stop=should_stop)

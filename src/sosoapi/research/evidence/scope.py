@@ -79,14 +79,21 @@ def corpus_pins(
     return [(str(ref.evidence_id), ref.revision) for ref in snapshot.evidence]
 
 
-def read_revision(
+def read_record(
     evidence: EvidenceRepo, workspace_id: str, evidence_id: str, revision: int | None
-) -> StoredRevision:
-    """One revision (latest by default) inside the workspace, or `not_found`."""
+) -> EvidenceRevisionRecord:
+    """One revision (latest by default) inside the workspace as stored, or `not_found`."""
     record = evidence.revision(workspace_id, evidence_id, revision)
     if record is None:
         raise evidence_not_found(evidence_id, workspace_id, revision)
-    return stored_revision(record)
+    return record
+
+
+def read_revision(
+    evidence: EvidenceRepo, workspace_id: str, evidence_id: str, revision: int | None
+) -> StoredRevision:
+    """`read_record`, read back."""
+    return stored_revision(read_record(evidence, workspace_id, evidence_id, revision))
 
 
 def each_pinned(
@@ -94,12 +101,14 @@ def each_pinned(
     workspace_id: str,
     pins: Iterable[tuple[str, int]],
     should_stop: ShouldStop,
-) -> Iterator[StoredRevision]:
-    """The pinned revisions in the corpus's order, read one at a time as the caller asks
-    for the next: a corpus of 500 revisions of 500,000 characters never sits in memory
-    whole. `should_stop` is checked before each read."""
+) -> Iterator[EvidenceRevisionRecord]:
+    """The pinned revisions in the corpus's order as stored, read one at a time as the
+    caller asks for the next: a corpus of 500 revisions of 500,000 characters never sits
+    in memory whole. `should_stop` is checked before each read. They are read back
+    (`stored_revision`) where they are judged: in a heavy-read process when the server
+    has them, so the server's thread never parses a whole text."""
     for evidence_id, revision in pins:
         checkpoint(should_stop)
         record = evidence.revision(workspace_id, evidence_id, revision)
         if record is not None:
-            yield stored_revision(record)
+            yield record

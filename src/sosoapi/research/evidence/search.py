@@ -5,7 +5,8 @@ occur as phrases, and nothing else is syntax (no operators a model could trip ov
 Ranking and matching happen in the store (`store.search_repo`); this module parses the
 query, chooses the revisions (latest, or a corpus's pins), pages, and cuts snippets, the
 pins, the store's search and the snippets as one job of the heavy-read pool
-(`research/heavy.py`), so nothing is read before its slot is reserved.
+(`research/heavy.py`), so nothing is read before its slot is reserved; each hit's snippets
+are cut in a heavy-read process when the server has them.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from sosoapi.research.heavy import HeavyReads, ShouldStop, checkpoint
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.ports import CorporaRepo, EvidenceRepo, SearchIndex
 from sosoapi.store.cursors import MAX_SEARCH_OFFSET, BadCursor, decode_search, encode_search
-from sosoapi.store.records import SearchHit
+from sosoapi.store.records import EvidenceRevisionRecord, SearchHit
 
 MAX_PHRASES = 32
 # What a query means, said once for people: the console shows it under the search box and
@@ -101,6 +102,14 @@ def description_snippet(description: str | None, phrases: list[str]) -> Snippet 
     )
 
 
+def hit_result(
+    hit: SearchHit, phrases: list[str], record: EvidenceRevisionRecord | None
+) -> SearchResult:
+    """`_result` of a hit and its revision as stored (in a heavy-read process:
+    `HeavyReads.compute`), read back there: the whole text is parsed off the server."""
+    return _result(hit, phrases, stored_revision(record) if record is not None else None)
+
+
 def _result(hit: SearchHit, phrases: list[str], stored: StoredRevision | None) -> SearchResult:
     """A hit shaped for the contract; `stored` is its revision as stored (snippet offsets
     point into its whole text, and a PDF's pages are spans of it), None to read the text
@@ -146,12 +155,6 @@ class EvidenceSearch:
         self.corpora = corpora
         self.evidence = evidence
         self.heavy = heavy
-
-    def _stored(self, workspace_id: str, hit: SearchHit) -> StoredRevision | None:
-        """A hit's revision as stored: its whole text (snippets past the receipt's bound are
-        cut from it) and a PDF's pages."""
-        record = self.evidence.revision(workspace_id, hit.evidence_id, hit.revision)
-        return stored_revision(record) if record is not None else None
 
     async def search(self, call: Call[SearchInput]) -> Outcome:
         request = call.input
@@ -201,7 +204,8 @@ class EvidenceSearch:
             limit=request.limit,
         )
         results = []
-        for hit in hits:
+        for hit in hits:  # its whole text: snippets past the receipt's bound are cut from it
             checkpoint(should_stop)
-            results.append(_result(hit, phrases, self._stored(workspace_id, hit)))
+            record = self.evidence.revision(workspace_id, hit.evidence_id, hit.revision)
+            results.append(self.heavy.compute(hit_result, hit, phrases, record))
         return results, more
