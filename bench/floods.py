@@ -19,7 +19,10 @@ worktree (this tree runs from its own `src`).
 
     .venv/bin/python bench/floods.py [--revisions 55] [--chars 500000] [--quotes 64]
         [--exports 44] [--baseline 00f031f] [--before-trim REV] [--only-this-tree]
-        [--floods quotes,exports]
+        [--floods quotes,exports] [--schedstat 8]
+
+`--schedstat K` also prints, per row and flood, B's K slowest requests with what each of
+the server's threads (and its child processes) did meanwhile (`bench/schedstat.py`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 
 from load import checkout  # noqa: E402
+from schedstat import Sched  # noqa: E402
 from sosoapi.application import Application  # noqa: E402
 from sosoapi.auth.admin import Admin  # noqa: E402
 from sosoapi.config import Settings  # noqa: E402
@@ -150,7 +154,9 @@ class Watch:
         return self.rss()
 
 
-async def flood(server: ServeProcess, seeded: dict, watch: Watch, kind: str, count: int) -> dict:
+async def flood(
+    server: ServeProcess, seeded: dict, watch: Watch, kind: str, count: int, sched: Sched | None
+) -> dict:
     viewer = {"Authorization": f"Bearer {seeded['viewer']}"}
     b = {"Authorization": f"Bearer {seeded['b_token']}"}
     limits = httpx.Limits(max_connections=count + 8)
@@ -169,12 +175,16 @@ async def flood(server: ServeProcess, seeded: dict, watch: Watch, kind: str, cou
                     pass
                 return answer.status_code
 
-        async def quick() -> float:
+        async def quick(traced: Sched | None = None) -> float:
             body = {"workspace_id": seeded["b"], "evidence_id": seeded["b_evidence"]}
+            before = traced.snapshot() if traced else None
             start = time.perf_counter()
             answer = await http.post(API + "evidence/get", json=body, headers=b)
+            took = time.perf_counter() - start
             assert answer.status_code == 200, answer.text[:200]
-            return time.perf_counter() - start
+            if traced and before is not None:
+                traced.record(before, traced.snapshot(), took)
+            return took
 
         alone = [await quick() for _ in range(10)]
         watch.rss_peak, watch.tmp_peak, watch.children_peak = watch.rss(), 0, watch.children()
@@ -183,7 +193,7 @@ async def flood(server: ServeProcess, seeded: dict, watch: Watch, kind: str, cou
         burst = asyncio.gather(*(one() for _ in range(count)))
         during: list[float] = []
         while not burst.done():
-            during.append(await quick())
+            during.append(await quick(sched))
         statuses = await burst
         seconds = time.perf_counter() - started
         sampler.cancel()
@@ -210,8 +220,11 @@ def row(label: str, src: Path | None, home: Path, seeded: dict, args: argparse.N
             found: dict = {"row": label, "start": watch.settled()}
             for kind in args.floods:
                 count = args.quotes if kind == "quotes" else args.exports
-                found[kind] = asyncio.run(flood(server, seeded, watch, kind, count))
+                sched = Sched(server.proc.pid, args.schedstat) if args.schedstat else None
+                found[kind] = asyncio.run(flood(server, seeded, watch, kind, count, sched))
                 found[f"after_{kind}"] = watch.settled()
+                if sched is not None:
+                    sched.report(f"{label}, {count} {kind}")
         found["archive"] = _archive_size(home, seeded)
     return found
 
@@ -269,6 +282,7 @@ def main() -> None:
     parser.add_argument("--before-trim", default="")
     parser.add_argument("--only-this-tree", action="store_true", help="no peer rows")
     parser.add_argument("--floods", default="quotes,exports", help="which, in this order")
+    parser.add_argument("--schedstat", type=int, default=0, help="B's K slowest, per thread")
     args = parser.parse_args()
     args.floods = [k for k in args.floods.split(",") if k in ("quotes", "exports")]
     rows = []
