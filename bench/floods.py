@@ -190,6 +190,8 @@ async def flood(
         watch.rss_peak, watch.tmp_peak, watch.children_peak = watch.rss(), 0, watch.children()
         sampler = asyncio.create_task(watch.run())
         started = time.perf_counter()
+        if sched is not None:
+            sched.began = time.monotonic()
         burst = asyncio.gather(*(one() for _ in range(count)))
         during: list[float] = []
         while not burst.done():

@@ -41,6 +41,7 @@ class Sample:
     """One request: its wall time and each thread's CPU and run-queue wait meanwhile (ms)."""
 
     seconds: float
+    at: float  # seconds into the flood when it began
     loop_run: float
     loop_wait: float
     others: list[tuple[str, float, float]]  # (thread or child, run ms, wait ms), busiest first
@@ -56,6 +57,7 @@ class Sched:
     _children: list[int] = field(default_factory=list)
     _nice: dict[int, int] = field(default_factory=dict)
     _listed: float = 0.0
+    began: float = field(default_factory=time.monotonic)  # the flood's start
 
     def snapshot(self) -> Snapshot:
         if time.monotonic() - self._listed > 1.0:  # new workers appear on demand
@@ -72,6 +74,8 @@ class Sched:
         return found
 
     def record(self, before: Snapshot, after: Snapshot, seconds: float) -> None:
+        """Keep this request if it is among the slowest (it ended just now)."""
+        at = time.monotonic() - seconds - self.began
         if len(self.slowest) >= self.keep and seconds <= self.slowest[-1].seconds:
             return
         deltas: dict[tuple[int, int], tuple[str, float, float]] = {}
@@ -87,7 +91,7 @@ class Sched:
             ),
             key=lambda o: -(o[1] + o[2]),
         )
-        self.slowest.append(Sample(seconds, loop_run, loop_wait, others[:6]))
+        self.slowest.append(Sample(seconds, at, loop_run, loop_wait, others[:6]))
         self.slowest.sort(key=lambda s: -s.seconds)
         del self.slowest[self.keep :]
 
@@ -99,10 +103,10 @@ class Sched:
 
     def report(self, label: str) -> None:
         print(f"\n{label}: B's slowest requests, per thread CPU (run) and run-queue wait, ms")
-        print("| B ms | loop run | loop wait | loop asleep | busiest other threads (run/wait) |")
-        print("|---:|---:|---:|---:|---|")
+        print("| B ms | at s | loop run | loop wait | loop asleep | busiest others (run/wait) |")
+        print("|---:|---:|---:|---:|---:|---|")
         for s in self.slowest:
             asleep = s.seconds * 1000 - s.loop_run - s.loop_wait
             others = ", ".join(f"{n} {r:.0f}/{w:.0f}" for n, r, w in s.others)
-            print(f"| {s.seconds * 1000:.0f} | {s.loop_run:.0f} | {s.loop_wait:.0f} | "
+            print(f"| {s.seconds * 1000:.0f} | {s.at:.1f} | {s.loop_run:.0f} | {s.loop_wait:.0f} | "
                   f"{asleep:.0f} | {others} |")  # fmt: skip
