@@ -18,7 +18,7 @@ between steps) and ends with `Stopped`.
 The text work itself (a revision's quote check, a diff, a search hit's snippets) goes to
 `processes` when the server has them (`compute`): in the job's thread it held the
 interpreter's lock for tens of milliseconds a revision, and another workspace's quick
-read, whose event loop needs that lock at every step, took up to 1.4 s during a flood of
+read, whose event loop needs that lock at every step, took up to 683 ms during a flood of
 quote checks (bench/README.md, "Floods"). There the job's thread only reads the store and
 waits on a pipe, and the work runs in a process of its own at a lower priority, killed at
 once when its caller goes away.
