@@ -104,6 +104,33 @@ def test_the_export_slots_are_read_and_checked(tmp_path: Path) -> None:
     assert "SOSOAPI_EXPORT_MAX_QUEUED_PER_WORKSPACE" in str(raised.value)
 
 
+def test_the_oauth_rate_limits_are_read_and_checked(tmp_path: Path) -> None:
+    def rates(settings: Settings) -> tuple[int, ...]:
+        return (
+            settings.oauth_register_burst,
+            settings.oauth_register_per_minute,
+            settings.oauth_authorize_burst,
+            settings.oauth_authorize_per_minute,
+        )
+
+    assert rates(_settings(tmp_path)) == (10, 10, 30, 60)
+    chosen = _settings(
+        tmp_path,
+        SOSOAPI_OAUTH_REGISTER_BURST="100",
+        SOSOAPI_OAUTH_REGISTER_PER_MINUTE="120",
+        SOSOAPI_OAUTH_AUTHORIZE_BURST="300",
+        SOSOAPI_OAUTH_AUTHORIZE_PER_MINUTE="600",
+    )
+    assert rates(chosen) == (100, 120, 300, 600)
+    names = ("REGISTER_BURST", "REGISTER_PER_MINUTE", "AUTHORIZE_BURST", "AUTHORIZE_PER_MINUTE")
+    for name in names:
+        for value in ("0", "-3", "2.5", "many"):
+            with pytest.raises(ValueError) as raised:
+                _settings(tmp_path, **{f"SOSOAPI_OAUTH_{name}": value})
+            said = str(raised.value)
+            assert f"SOSOAPI_OAUTH_{name}={value!r}" in said and "use a number >= 1" in said
+
+
 def test_a_postgresql_url_without_its_driver_names_the_extra_not_the_url(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -16,7 +16,7 @@ from sosoapi.config import Settings
 from sosoapi.mcp.http import McpAuth, McpLimits, mcp_http
 from sosoapi.mcp.stdio import serve_stdio
 from sosoapi.oauth.client_secrets import ClientSecretHasher
-from sosoapi.oauth.registration import RegistrationGate
+from sosoapi.oauth.registration import RateLimit, RegistrationGate
 from sosoapi.oauth.server import oauth_server
 from sosoapi.research.review.sessions import ConsoleSessions
 from sosoapi.research.review.views import Review
@@ -32,10 +32,14 @@ def http_app(settings: Settings, *, host: str, port: int, public_url: str | None
     application = Application(settings)
     base = public_base(host, port, public_url or settings.public_url)
     oauth = oauth_server(application.oauth, base)
+    register = RateLimit(settings.oauth_register_burst, settings.oauth_register_per_minute)
+    authorize = RateLimit(settings.oauth_authorize_burst, settings.oauth_authorize_per_minute)
     mcp = mcp_http(
         application.research,
         McpAuth(
-            oauth.settings, oauth.provider, lambda sdk: RegistrationGate(ClientSecretHasher(sdk))
+            oauth.settings,
+            oauth.provider,
+            lambda sdk: RegistrationGate(ClientSecretHasher(sdk), register, authorize),
         ),
         host=host,
         base=base,

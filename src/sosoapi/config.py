@@ -214,6 +214,12 @@ class Settings:
     max_request_bytes: int = 1 << 20
     mcp_sessions_per_user: int = 100
     mcp_session_idle_seconds: float = 600.0
+    # OAuth /register and /authorize per client address: at once, then a minute
+    # (oauth/registration.py; behind a proxy every caller shares the proxy's address)
+    oauth_register_burst: int = 10
+    oauth_register_per_minute: int = 10
+    oauth_authorize_burst: int = 30
+    oauth_authorize_per_minute: int = 60
 
     @classmethod
     def from_env(
@@ -282,7 +288,20 @@ class Settings:
             max_request_bytes=number(env, "SOSOAPI_MAX_REQUEST_BYTES", 1 << 20, int, 1),
             mcp_sessions_per_user=number(env, "SOSOAPI_MCP_SESSIONS_PER_USER", 100, int, 1),
             mcp_session_idle_seconds=seconds(env, "SOSOAPI_MCP_SESSION_IDLE_SECONDS", 600),
+            **_oauth_rates(env),
         )
+
+
+def _oauth_rates(environ: Environ) -> dict[str, int]:
+    """SOSOAPI_OAUTH_{REGISTER,AUTHORIZE}_{BURST,PER_MINUTE}, each at least 1; unset, the
+    defaults `Settings` declares."""
+    fields = ("register_burst", "register_per_minute", "authorize_burst", "authorize_per_minute")
+    rates: dict[str, int] = {}
+    for name in fields:
+        default: int = getattr(Settings, f"oauth_{name}")
+        variable = f"SOSOAPI_OAUTH_{name.upper()}"
+        rates[f"oauth_{name}"] = number(environ, variable, default, int, 1)
+    return rates
 
 
 def _evidence_text_max(environ: Environ) -> int:

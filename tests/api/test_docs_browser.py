@@ -13,13 +13,9 @@ import pytest
 from tests.support.browser import browser_page
 from tests.support.services import ServeProcess
 
-pytestmark = pytest.mark.slow
+# SQLite only: the pages are the subject. The module's tests share its server.
+pytestmark = [pytest.mark.slow, pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)]
 ASSET = re.compile(r'(?:src|href)="([^"]+)"')
-
-
-@pytest.fixture
-def process_env(tmp_path) -> dict[str, str]:  # SQLite only: the pages are the subject
-    return {"SOSOAPI_HOME": str(tmp_path / "home"), "SOSOAPI_LOG_LEVEL": "WARNING"}
 
 
 def test_openapi_declares_security_on_every_operation(served: ServeProcess) -> None:

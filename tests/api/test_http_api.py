@@ -16,6 +16,7 @@ from tests.support.calls import RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
 from tests.support.loop import research_loop
 from tests.support.origin import HTTPSOrigin, Route
+from tests.support.serve_app import BASE, serve_app
 from tests.support.services import ServeProcess, api_caller, cli
 
 
@@ -255,15 +256,14 @@ def test_a_client_that_disconnects_does_not_cancel_the_read(
     assert origin.hits["/slow"] == 1
 
 
-@pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
-def test_public_url_names_the_protected_resource(initialised: dict[str, str]) -> None:
-    with ServeProcess(
-        {**initialised, "SOSOAPI_PUBLIC_URL": "https://research.example.org/"}
-    ) as server:
-        challenge = httpx.post(server.base + "/mcp", json={}, timeout=10).headers[
-            "www-authenticate"
-        ]
-        metadata = httpx.get(server.base + "/.well-known/oauth-protected-resource/mcp", timeout=10)
+async def test_public_url_names_the_protected_resource(tmp_path: Path) -> None:
+    """SOSOAPI_PUBLIC_URL, in the app `sosoapi serve` runs (in process: no socket involved)."""
+    env = {"SOSOAPI_HOME": str(tmp_path), "SOSOAPI_PUBLIC_URL": "https://research.example.org/"}
+    async with serve_app(env) as app:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
+            challenge = (await http.post("/mcp", json={})).headers["www-authenticate"]
+            metadata = await http.get("/.well-known/oauth-protected-resource/mcp")
     assert (
         'resource_metadata="https://research.example.org/.well-known/oauth-protected-resource/mcp"'
         in challenge

@@ -9,16 +9,17 @@ import httpx
 import pytest
 
 from sosoapi.auth.tokens import hash_token
+from tests.support.oauth import ROOMY_RATES
 from tests.support.services import ServeProcess
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.own_server(
-        reason="its OAuth registrations count against the server's per-address rate limit"
-    ),
-]
+pytestmark = pytest.mark.slow
 REDIRECT = "http://127.0.0.1:9/callback"
 REFUSED = {"invalid_client", "unauthorized_client"}  # /token says the first, /revoke the second
+
+
+@pytest.fixture
+def server_env() -> dict[str, str]:
+    return ROOMY_RATES  # the module's sign-ins share its server, one address
 
 
 def register(http: httpx.Client, method: str) -> tuple[str, str]:

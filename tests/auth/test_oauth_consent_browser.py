@@ -21,16 +21,17 @@ import pytest
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.support.browser import browser_page
-from tests.support.oauth import exchange_code, mcp_status
+from tests.support.oauth import ROOMY_RATES, exchange_code, mcp_status
 from tests.support.services import ServeProcess, cli
 
-pytestmark = pytest.mark.slow
+# SQLite only: the page is the subject. The module's tests share its server.
+pytestmark = [pytest.mark.slow, pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)]
 REDIRECT = "http://127.0.0.1:9/callback"
 
 
 @pytest.fixture
-def process_env(tmp_path, origin) -> dict[str, str]:  # SQLite only: the page is the subject
-    return {"SOSOAPI_HOME": str(tmp_path / "home"), "SOSOAPI_LOG_LEVEL": "WARNING"}
+def server_env() -> dict[str, str]:
+    return ROOMY_RATES  # the module's sign-ins share its server, one address
 
 
 def register(base: str) -> str:
@@ -75,9 +76,10 @@ async def sign_in(page, url: str, token: str, decision: str) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlsplit((await sent.value).url).query).items()}
 
 
-def oauth_tokens(env: dict[str, str]) -> list[dict]:
+def oauth_tokens(env: dict[str, str], client_id: str) -> list[dict]:
+    """The tokens issued to `client_id` (the module's other tests sign in on its server)."""
     rows = json.loads(cli(["tokens", "list", "--json"], env).stdout)
-    return [t for t in rows if t["kind"] != "personal"]
+    return [t for t in rows if t["client_id"] == client_id]
 
 
 async def test_approve_in_browser_then_the_client_calls_tools(
@@ -117,18 +119,20 @@ async def test_approve_in_browser_then_the_client_calls_tools(
 async def test_deny_in_browser_redirects_access_denied_and_issues_nothing(
     served: ServeProcess, initialised: dict[str, str]
 ) -> None:
-    url, _, state = authorize_url(served.base, register(served.base))
+    client_id = register(served.base)
+    url, _, state = authorize_url(served.base, client_id)
     async with browser_page() as page:
         returned = await sign_in(page, url, "", "deny")
     assert returned["error"] == "access_denied" and returned["state"] == state
     assert "code" not in returned
-    assert oauth_tokens(initialised) == []
+    assert oauth_tokens(initialised, client_id) == []
 
 
 async def test_wrong_token_reshows_the_form_with_an_error(
     served: ServeProcess, initialised: dict[str, str]
 ) -> None:
-    url, _, _ = authorize_url(served.base, register(served.base))
+    client_id = register(served.base)
+    url, _, _ = authorize_url(served.base, client_id)
     async with browser_page() as page:
         await page.goto(url)
         await page.fill("input[name=token]", "sosoapi_not-a-real-token")
@@ -143,13 +147,14 @@ async def test_wrong_token_reshows_the_form_with_an_error(
         async with page.expect_request(f"{REDIRECT}**") as sent:
             await page.click("button[name=decision][value=approve]")
         assert "code=" in (await sent.value).url
-    assert oauth_tokens(initialised) == []  # nothing issued until the code is exchanged
+    assert oauth_tokens(initialised, client_id) == []  # nothing issued until the code is exchanged
 
 
 def test_consent_refuses_cross_site_posts_and_framing(
     served: ServeProcess, initialised: dict[str, str]
 ) -> None:
-    url, _, _ = authorize_url(served.base, register(served.base))
+    client_id = register(served.base)
+    url, _, _ = authorize_url(served.base, client_id)
     with httpx.Client(follow_redirects=False) as browser:
         consent = browser.get(browser.get(url).headers["location"])
         assert consent.headers["x-frame-options"] == "DENY"
@@ -174,4 +179,4 @@ def test_consent_refuses_cross_site_posts_and_framing(
             str(consent.url), data=form, headers={"Origin": "https://evil.example"}
         )
         assert wrong_origin.status_code == 403
-    assert oauth_tokens(initialised) == []
+    assert oauth_tokens(initialised, client_id) == []

@@ -19,16 +19,16 @@ from mcp.shared.auth import (
 )
 
 from tests.support.contract import assert_valid_output
-from tests.support.oauth import ConsentAnswer, answer_consent, mcp_status
+from tests.support.oauth import ROOMY_RATES, ConsentAnswer, answer_consent, mcp_status
 from tests.support.services import ServeProcess, cli
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.own_server(
-        reason="its OAuth registrations count against the server's per-address rate limit"
-    ),
-]
+pytestmark = pytest.mark.slow
 REDIRECT = "http://127.0.0.1:9/callback"  # never fetched: the test reads the redirect itself
+
+
+@pytest.fixture
+def server_env() -> dict[str, str]:
+    return ROOMY_RATES  # the module's sign-ins share its server, one address
 
 
 class MemoryStorage:
@@ -108,8 +108,7 @@ async def test_sdk_oauth_client_signs_in_calls_and_refreshes(
     first = storage.tokens
     assert first is not None and first.refresh_token and first.scope == "agent:research"
 
-    rows = json.loads(cli(["tokens", "list", "--json"], initialised).stdout)
-    oauth_rows = [t for t in rows if t["kind"] != "personal"]
+    oauth_rows = issued(initialised, storage)
     assert sorted(t["kind"] for t in oauth_rows) == ["oauth_access", "oauth_refresh"]
     assert {t["client_name"] for t in oauth_rows} == {"SDK test client"}
     assert {t["resource"] for t in oauth_rows} == {f"{served.base}/mcp"}
@@ -140,13 +139,20 @@ async def test_cli_revokes_an_oauth_grant(
     )
     await signed_in_whoami(served.base, provider, initialised["WORKSPACE_ID"])
     assert storage.tokens is not None
-    rows = json.loads(cli(["tokens", "list", "--json"], initialised).stdout)
-    access = next(t for t in rows if t["kind"] == "oauth_access")
+    access = next(t for t in issued(initialised, storage) if t["kind"] == "oauth_access")
     done = cli(["tokens", "revoke", access["id"]], initialised)
     assert done.returncode == 0, done.stderr
     assert await mcp_status(served.base, storage.tokens.access_token) == (401, "revoked")
     refreshed = await refresh(served.base, storage)  # its refresh token went with it
     assert refreshed.status_code == 400 and refreshed.json()["error"] == "invalid_grant"
+
+
+def issued(env: dict[str, str], storage: MemoryStorage) -> list[dict]:
+    """`sosoapi tokens list`'s rows of the tokens issued to this test's client (the
+    module's other tests sign in on the same server)."""
+    assert storage.client is not None
+    rows = json.loads(cli(["tokens", "list", "--json"], env).stdout)
+    return [t for t in rows if t["client_id"] == storage.client.client_id]
 
 
 async def refresh(base: str, storage: MemoryStorage) -> httpx.Response:

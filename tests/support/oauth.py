@@ -82,3 +82,12 @@ async def exchange_code(
     }
     async with httpx.AsyncClient(timeout=30) as http:
         return await http.post(f"{base}/token", data=form)
+
+
+# A module's `server_env` (tests/support/served.py) when its OAuth sign-ins share one server:
+# room for all of them from one address. The default limits are
+# tests/auth/test_registration_door.py's subject, on a server of its own.
+ROOMY_RATES = {
+    f"SOSOAPI_OAUTH_{name}": "100"
+    for name in ("REGISTER_BURST", "REGISTER_PER_MINUTE", "AUTHORIZE_BURST", "AUTHORIZE_PER_MINUTE")
+}

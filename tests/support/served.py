@@ -7,6 +7,8 @@ reach them.
 owner and token of its own in it. A test that must own its server (it restarts or kills
 it, counts the server's own state such as a rate limit, or works on the local workspace
 through the CLI) is marked `own_server` and gets one started for it alone, as before.
+A module that needs its server configured otherwise overrides `server_env` (servers are
+keyed by their environment, so each setting gets a server of its own).
 """
 
 from __future__ import annotations
@@ -74,17 +76,25 @@ def _shared(request: pytest.FixtureRequest) -> bool:
     return "served" in request.fixturenames and not request.node.get_closest_marker("own_server")
 
 
+@pytest.fixture
+def server_env() -> dict[str, str]:
+    """Settings a module gives its `sosoapi` beyond the home, database and egress (none by
+    default); a module overrides this fixture to set them."""
+    return {}
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def process_env(
-    request: pytest.FixtureRequest, tmp_path: Path, origin: HTTPSOrigin
+    request: pytest.FixtureRequest, tmp_path: Path, origin: HTTPSOrigin, server_env: dict[str, str]
 ) -> dict[str, str]:
     """The environment `sosoapi` runs with on each store: the module's shared one for a
-    test of the shared `served`, else a home (and PostgreSQL schema) of the test's own."""
+    test of the shared `served`, else a home (and PostgreSQL schema) of the test's own;
+    `server_env` on top."""
     postgres = request.param == "postgres"
     if _shared(request):
         pool = request.getfixturevalue("postgres_databases") if postgres else None
         shared: SharedServers = request.getfixturevalue("shared_servers")
-        return dict(shared.env(request.param, origin.egress_env(), pool))
+        return {**shared.env(request.param, origin.egress_env(), pool), **server_env}
     env = {
         "SOSOAPI_HOME": str(tmp_path / "home"),
         "SOSOAPI_LOG_LEVEL": "WARNING",
@@ -93,7 +103,7 @@ def process_env(
     if postgres:
         env["SOSOAPI_DATABASE_URL"] = request.getfixturevalue("postgres_url")
         env["SOSOAPI_DATABASE_POOL_SIZE"] = str(TEST_POOL_SIZE)
-    return env
+    return {**env, **server_env}
 
 
 @pytest.fixture

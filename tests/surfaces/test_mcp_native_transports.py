@@ -1,7 +1,10 @@
 """The MCP-native surface over a real `sosoapi mcp` (stdio) and `sosoapi serve` (HTTP).
 
 Resource templates and reads, links in results, completions, prompts, the icon, and
-progress during a slow read, with the Python SDK client in legacy and auto modes.
+progress during a slow read, with the Python SDK client in legacy and auto modes (each
+mode once over stdio: legacy here, auto with tasks; tests/mcp/test_native.py crosses them
+in process). Tasks over HTTP run in `sosoapi serve`'s app in process: polling and
+cancelling a task are requests of their own, nothing streamed.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from tests.mcp.test_tasks import CreatedTask, TasksClient, slow_call, task_call
 from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin
+from tests.support.serve_app import BASE, serve_app
 from tests.support.services import SOSOAPI, ServeProcess
 
 pytestmark = pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
@@ -70,13 +74,10 @@ async def native(client: mcp.Client, ws: str, origin: HTTPSOrigin) -> None:
     assert_progress(heard, time.monotonic() - started)
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_native_features_over_stdio(
-    initialised: dict[str, str], origin: HTTPSOrigin, mode: str
-) -> None:
+async def test_native_features_over_stdio(initialised: dict[str, str], origin: HTTPSOrigin) -> None:
     env = {**os.environ, **initialised}
     params = StdioServerParameters(command=SOSOAPI, args=["mcp"], env=env)
-    async with mcp.Client(params, mode=mode) as client:
+    async with mcp.Client(params, mode="legacy") as client:
         await native(client, initialised["WORKSPACE_ID"], origin)
 
 
@@ -120,9 +121,16 @@ async def test_tasks_over_stdio(initialised: dict[str, str], origin: HTTPSOrigin
 
 
 async def test_tasks_over_streamable_http(initialised: dict[str, str], origin: HTTPSOrigin) -> None:
-    with ServeProcess({**initialised, "SOSOAPI_WAIT_BUDGET_SECONDS": "0.5"}) as server:
-        headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
-        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
-            transport = streamable_http_client(server.base + "/mcp", http_client=http)
-            async with mcp.Client(transport, mode="auto", extensions=[TasksClient()]) as client:
-                await task_to_result(client, initialised["WORKSPACE_ID"], origin)
+    headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
+    async with (
+        serve_app({**initialised, "SOSOAPI_WAIT_BUDGET_SECONDS": "0.5"}) as app,
+        httpx2.AsyncClient(
+            transport=httpx2.ASGITransport(app=app), headers=headers, timeout=30
+        ) as http,
+        mcp.Client(
+            streamable_http_client(BASE + "/mcp", http_client=http),
+            mode="auto",
+            extensions=[TasksClient()],
+        ) as client,
+    ):
+        await task_to_result(client, initialised["WORKSPACE_ID"], origin)

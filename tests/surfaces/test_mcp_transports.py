@@ -1,4 +1,8 @@
-"""MCP over a real `sosoapi mcp` subprocess and over real streamable HTTP to `sosoapi serve`."""
+"""MCP over a real `sosoapi mcp` subprocess and over real streamable HTTP to `sosoapi serve`.
+
+A smoke set: each store, each client mode and each output-schemas setting once per
+transport (tests/mcp/test_inprocess.py crosses modes and schemas on both stores in
+process); a setting that needs no socket is checked in `sosoapi serve`'s app in process."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from tests.support.calls import RETRIEVE
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.receipts import database_of, settled_state
+from tests.support.serve_app import BASE, serve_app
 from tests.support.services import SOSOAPI, ServeProcess
 
 
@@ -68,8 +73,11 @@ async def exercise(
     assert refused.is_error is True and "mutation_id" in refused.content[0].text
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
-@pytest.mark.parametrize("schemas", [False, True])
+@pytest.mark.parametrize(
+    ("process_env", "mode", "schemas"),
+    [("sqlite", "legacy", False), ("postgres", "auto", True)],
+    indirect=["process_env"],
+)
 async def test_stdio_subprocess(
     initialised: dict[str, str], origin: HTTPSOrigin, pages: dict, mode: str, schemas: bool
 ) -> None:
@@ -94,12 +102,15 @@ async def test_streamable_http(
 async def test_streamable_http_with_output_schemas(
     initialised: dict[str, str], origin: HTTPSOrigin, pages: dict
 ) -> None:
-    with ServeProcess({**initialised, "SOSOAPI_OUTPUT_SCHEMAS": "1"}) as server:
-        headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
-        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
-            transport = streamable_http_client(server.base + "/mcp", http_client=http)
-            async with mcp.Client(transport) as client:
-                await exercise(client, initialised, origin, next(iter(pages)), True, "http")
+    headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
+    async with (
+        serve_app({**initialised, "SOSOAPI_OUTPUT_SCHEMAS": "1"}) as app,
+        httpx2.AsyncClient(
+            transport=httpx2.ASGITransport(app=app), headers=headers, timeout=30
+        ) as http,
+        mcp.Client(streamable_http_client(BASE + "/mcp", http_client=http)) as client,
+    ):
+        await exercise(client, initialised, origin, next(iter(pages)), True, "http")
 
 
 @pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)

@@ -126,19 +126,12 @@ class RateLimit:
 
 
 class RegistrationGate:
-    """Before the SDK's /register and /authorize: rate limits, and /register's body cap."""
+    """Before the SDK's /register and /authorize: rate limits (the operator's, from
+    SOSOAPI_OAUTH_*_BURST and *_PER_MINUTE), and /register's body cap."""
 
-    def __init__(
-        self,
-        app: ASGIApp,
-        register: RateLimit | None = None,
-        authorize: RateLimit | None = None,
-    ) -> None:
+    def __init__(self, app: ASGIApp, register: RateLimit, authorize: RateLimit) -> None:
         self.app = app
-        self.limits = {
-            "/register": register or RateLimit(burst=10, per_minute=10),
-            "/authorize": authorize or RateLimit(burst=30, per_minute=60),
-        }
+        self.limits = {"/register": register, "/authorize": authorize}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         limit = self.limits.get(scope["path"]) if scope["type"] == "http" else None
