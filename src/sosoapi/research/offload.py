@@ -106,16 +106,27 @@ class Offload:
         self.parsing = 0  # parses running in workers now (an operator's and a test's view)
 
     def start(self) -> None:
+        """Parse in worker processes from now on. Their forkserver starts at the first
+        parse or export, not here: its preload (PRELOAD) costs about 0.55 s of CPU, and
+        most servers (the test suite's, a server that only answers reads) never parse.
+        What that trades: a fresh server's first parse waits for the preload (about
+        0.5 s on a quiet machine; bench/README.md, "Process start-up"). `warm` starts it
+        now, for a command about to parse."""
         if self.workers <= 0 or self._context is not None:
             return
         self._context = process_context()
-        forkserver.ensure_running()  # its preload overlaps the first fetch
         log.info(
             "parsing pool started workers=%d deadline_s=%s memory_mb=%d",
             self.workers,
             self.bounds.deadline_seconds,
             self.bounds.memory_mb,
         )
+
+    def warm(self) -> None:
+        """Start the forkserver now (when the pool is on), so its preload overlaps what
+        comes before the first parse: a one-shot `sosoapi retrieve`'s fetch."""
+        if self._context is not None:
+            forkserver.ensure_running()
 
     def close(self) -> None:
         """Kill every worker, idle or parsing: a running parse is not waited for (its read
