@@ -108,10 +108,11 @@ class Offload:
     def start(self) -> None:
         """Parse in worker processes from now on. Their forkserver starts at the first
         parse or export, not here: its preload (PRELOAD) costs about half a second of CPU,
-        and many servers never parse (most of the test suite's hundred, one that only
-        answers reads). What that trades: a fresh server's first parse waits for the
-        preload, about 0.7 s here against 25 ms once it is done (bench/first_parse.py),
-        before its deadline starts. `warm` starts it now, for a command about to parse."""
+        which a server that never parses (one that only answers reads, many a test's)
+        need not pay. What that trades: a fresh server's first parse waits for the
+        preload (0.8 s against 50 ms once it is done, at a load of 7 on two cores:
+        bench/README.md, "Process start-up"), before its deadline starts. `warm` starts
+        it now, for a command about to parse."""
         if self.workers <= 0 or self._context is not None:
             return
         self._context = process_context()
