@@ -8,7 +8,9 @@ first), so both are measured side by side in one run:
 - `sosoapi --help` (a shell's first touch: click and the CLI's words, nothing else),
 - `import sosoapi.app` (what `sosoapi serve` loads),
 - `sosoapi projects list --json` on an initialised SQLite home (a one-shot operation),
-- `sosoapi serve` until /healthz answers (then stopped).
+- `sosoapi serve` until /healthz answers (then stopped),
+- `sosoapi serve` until /healthz answers, then one MCP `initialize` over /mcp (the first
+  MCP client's wait: a server builds /mcp at its first request, mcp/mount.py).
 
 Prints the median wall time and the median CPU (user + system, the process and its
 children) of each, and the ratio to `--against`.
@@ -29,7 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -64,23 +67,56 @@ def _projects_list(env: dict[str, str]) -> None:
     )
 
 
-def _serve_until_healthy(env: dict[str, str]) -> None:
+@contextmanager
+def _served(env: dict[str, str]) -> Iterator[str]:
+    """A `sosoapi serve` that answers /healthz, and its base URL; stopped on leaving."""
     port = _free_port()
     server = subprocess.Popen(
         [SOSOAPI, "serve", "--port", str(port)], env=env, stderr=subprocess.DEVNULL
     )
+    base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                    return
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
             except httpx.HTTPError:
                 time.sleep(0.02)
-        raise RuntimeError("sosoapi serve did not become healthy in 60 s")
+        else:
+            raise RuntimeError("sosoapi serve did not become healthy in 60 s")
+        yield base
     finally:
         server.terminate()
         server.wait(30)
+
+
+def _serve_until_healthy(env: dict[str, str]) -> None:
+    with _served(env):
+        pass
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "bench-startup", "version": "1"},
+    },
+}
+
+
+def _serve_until_mcp(env: dict[str, str]) -> None:
+    with _served(env) as base:
+        headers = {
+            "Authorization": f"Bearer {env['SOSOAPI_TOKEN']}",
+            "Accept": "application/json, text/event-stream",
+        }
+        answer = httpx.post(f"{base}/mcp", json=INITIALIZE, headers=headers, timeout=60)
+        if answer.status_code != 200 or "result" not in answer.json():
+            raise RuntimeError(f"MCP initialize answered {answer.status_code}: {answer.text}")
 
 
 STEPS: dict[str, Callable[[dict[str, str]], None]] = {
@@ -88,6 +124,7 @@ STEPS: dict[str, Callable[[dict[str, str]], None]] = {
     "import sosoapi.app": _import_app,
     "sosoapi projects list": _projects_list,
     "sosoapi serve, to healthy": _serve_until_healthy,
+    "serve, to a first MCP answer": _serve_until_mcp,
 }
 
 

@@ -11,7 +11,8 @@ import mcp
 from mcp.client.streamable_http import streamable_http_client
 
 from sosoapi.application import Application
-from sosoapi.mcp.http import McpAuth, McpHttp, mcp_http
+from sosoapi.mcp.http import McpAuth, mcp_http
+from sosoapi.mcp.mount import McpHttp
 from sosoapi.oauth.server import oauth_server
 
 

@@ -52,6 +52,17 @@ def receipt_exit(output: object) -> Exit:
     return Exit.OK if retrieval.result.status in USABLE else Exit.NOT_USABLE
 
 
+# The calls that parse what they read: their command starts the parsing pool's forkserver
+# at once, so its preload (the extractors) overlaps the fetch (research/offload.py).
+PARSING = frozenset(
+    {
+        "sosoapi_research_evidence_retrieve",
+        "sosoapi_research_document_retrieve",
+        "sosoapi_research_evidence_upload",
+    }
+)
+
+
 def call(tool: str, arguments: dict[str, Any], as_json: bool = False) -> None:
     """Call `tool` as the SOSOAPI_TOKEN user; print the result (a summary, or JSON) and
     exit with the code of `Exit` that says how it went."""
@@ -63,6 +74,8 @@ def call(tool: str, arguments: dict[str, Any], as_json: bool = False) -> None:
     async def run() -> Outcome | ServiceError:
         application = Application(settings)
         async with application.running():
+            if tool in PARSING:
+                application.offload.warm()
             try:
                 return await application.research.call(
                     tool, settings.token, arguments, transport="stdio", fixes=AUTH_FIXES

@@ -12,7 +12,7 @@ other, the command that serves (`cli/servers.py`) puts them together.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,18 +28,10 @@ from sosoapi.mcp.bearer import (
     http_token,
 )
 from sosoapi.mcp.door import McpDoor
+from sosoapi.mcp.mount import McpHttp, resource_metadata_url
 from sosoapi.mcp.server import build_server
 from sosoapi.mcp.streaming import streaming
 from sosoapi.research.service import ResearchService
-
-
-@dataclass(frozen=True, slots=True)
-class McpHttp:
-    """The /mcp app, the context that runs its sessions, and its auth metadata URL."""
-
-    app: ASGIApp
-    running: AbstractAsyncContextManager[None]
-    metadata_url: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +69,7 @@ def mcp_http(
 ) -> McpHttp:
     """MCP at `{base}/mcp`; `base` is how clients reach us (behind a proxy, say)."""
     limits = limits or McpLimits()
-    metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+    metadata_url = resource_metadata_url(base)
     server = build_server(
         research,
         transport="http",

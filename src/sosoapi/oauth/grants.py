@@ -28,6 +28,7 @@ REQUEST_TTL = timedelta(minutes=10)
 CODE_TTL = timedelta(minutes=5)
 DOCS_CLIENT_ID = "sosoapi-docs"  # the built-in public client Swagger UI at /docs signs in with
 DOCS_REDIRECT_PATH = "/docs/oauth2-redirect"  # where the consent page sends it back with a code
+CONSENT_PATH = "/oauth/consent"  # the page a consent request's handle opens (web/consent.py)
 BUILTIN_CLIENTS = frozenset({DOCS_CLIENT_ID})
 # What open registration may leave behind (docs/oauth.md, "What a flood costs"):
 UNUSED_CLIENT_TTL = timedelta(hours=24)  # a client that never completed a sign-in

@@ -25,12 +25,11 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from sosoapi.auth.tokens import RESEARCH_SCOPE, hash_token, refusal, same_resource
 from sosoapi.clock import utcnow
-from sosoapi.oauth.grants import GrantEnded, Issued, OAuthGrants
+from sosoapi.oauth.grants import CONSENT_PATH, GrantEnded, Issued, OAuthGrants
 from sosoapi.oauth.registration import check_registration
 from sosoapi.store.records import TokenRecord
 
 log = logging.getLogger("sosoapi.oauth")
-CONSENT_PATH = "/oauth/consent"
 MAX_STATE_CHARS = 1024  # bounds what one consent request stores
 
 

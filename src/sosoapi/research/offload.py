@@ -106,16 +106,28 @@ class Offload:
         self.parsing = 0  # parses running in workers now (an operator's and a test's view)
 
     def start(self) -> None:
+        """Parse in worker processes from now on. Their forkserver starts at the first
+        parse or export, not here: its preload (PRELOAD) costs about half a second of CPU,
+        which a server that never parses (one that only answers reads, many a test's)
+        need not pay. What that trades: a fresh server's first parse waits for the
+        preload (0.8 s against 50 ms once it is done, at a load of 7 on two cores:
+        bench/README.md, "Process start-up"), before its deadline starts. `warm` starts
+        it now, for a command about to parse."""
         if self.workers <= 0 or self._context is not None:
             return
         self._context = process_context()
-        forkserver.ensure_running()  # its preload overlaps the first fetch
         log.info(
             "parsing pool started workers=%d deadline_s=%s memory_mb=%d",
             self.workers,
             self.bounds.deadline_seconds,
             self.bounds.memory_mb,
         )
+
+    def warm(self) -> None:
+        """Start the forkserver now (when the pool is on), so its preload overlaps what
+        comes before the first parse: a one-shot `sosoapi retrieve`'s fetch."""
+        if self._context is not None:
+            forkserver.ensure_running()
 
     def close(self) -> None:
         """Kill every worker, idle or parsing: a running parse is not waited for (its read

@@ -15,15 +15,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
-from mcp.server.auth.provider import construct_redirect_uri
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from sosoapi.clock import utcnow
 from sosoapi.contract.errors import ServiceError
-from sosoapi.oauth.grants import ConsentRefused, OAuthGrants, Pending
-from sosoapi.oauth.provider import CONSENT_PATH
+from sosoapi.oauth.grants import CONSENT_PATH, ConsentRefused, OAuthGrants, Pending
 from sosoapi.web.page_kit import csrf_token, read_form, secured, templates
 
 log = logging.getLogger("sosoapi.oauth")
@@ -128,6 +126,10 @@ class ConsentPage:
 
     def _back(self, pending: Pending, **params: str) -> Response:
         """Send the browser back to the client with a code or an error, and its state."""
+        # The SDK builds the redirect as its /authorize does; imported here, as a server
+        # loads the SDK at its first MCP or OAuth request, not at start (app.py).
+        from mcp.server.auth.provider import construct_redirect_uri
+
         url = construct_redirect_uri(
             pending.params["redirect_uri"],
             **params,
