@@ -9,8 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from sosoapi.app import http_app
-from sosoapi.config import Settings
+from tests.support.serve_app import BASE, serve_app
 from tests.support.services import ServeProcess
 
 # The module's server takes the refusals below from one address: 7 of /register's default
@@ -90,12 +89,13 @@ def test_one_address_is_rate_limited(served: ServeProcess) -> None:
 async def test_the_operator_sets_the_limits(tmp_path: Path) -> None:
     """SOSOAPI_OAUTH_* reach the gate `sosoapi serve` builds (its app in process: the
     limit is the store's business nowhere, so SQLite alone)."""
-    env = {"SOSOAPI_HOME": str(tmp_path), "SOSOAPI_PARSE_WORKERS": "0"}
+    env = {"SOSOAPI_HOME": str(tmp_path)}
     for name, value in (("REGISTER", "2"), ("AUTHORIZE", "3")):
         env |= {f"SOSOAPI_OAUTH_{name}_BURST": value, f"SOSOAPI_OAUTH_{name}_PER_MINUTE": "1"}
-    app = http_app(Settings.from_env(env), host="127.0.0.1", port=8080)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8080") as http:
+    async with (
+        serve_app(env) as app,
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE) as http,
+    ):
         registered = [
             await http.post("/register", json=metadata(["https://a.example/cb"])) for _ in range(3)
         ]
