@@ -47,8 +47,8 @@ def modelled(markup: str) -> tuple[int, int]:
 # Each multiplies or moves elements: formatting elements cloned at each block, the adoption
 # agency (with Lexbor's list positions, which leave `strike` listed and cloned once more),
 # a second `<a>`, tables and their implied sections, the customizable `<select>`, foreign
-# content and its way out, a frameset replacing the body, and Lexbor reading a
-# `<textarea>`'s text as the body's.
+# content and its way out, a frameset replacing the body, Lexbor reading a `<textarea>`'s
+# text as the body's, and a `</form>` taking its form off the stack wherever it is.
 CONSTRUCTS = [
     "<p>" + "".join(f"<b class=c{n}><i>" for n in range(40)) + "<p>x" * 40,
     "<p><b>a<p>c<div>d</div>e",
@@ -62,6 +62,8 @@ CONSTRUCTS = [
     "<title>t</title><frameset><frame><frameset><frame></frameset><div>no</div></frameset>",
     "<p><b></p><textarea>x</textarea>y",
     "<ul><small></ul>x<form><big></form><desc><meta>",
+    "<form><b><div></b></form>x<form><i>y",
+    "<table><td><form><div></td></form><form>z",
 ]
 
 

@@ -373,7 +373,8 @@ class TreeModel(TableModes):
                 self._implied()
                 self._pop_until("form")
             return
-        at, self.form = self.form_at, False
+        at = self.form_at if self.form else -1
+        self.form = False
         if at < 0 or self.scope[-1] > at:
             return
         self._implied()

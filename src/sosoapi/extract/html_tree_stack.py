@@ -155,10 +155,10 @@ class OpenElements:
             entry.at = -1
         return name
 
-    def _rebuild(self, opened: list[tuple[str, Entry | None]]) -> None:
+    def _rebuild(self, opened: list[tuple[str, Entry | None]], form_at: int) -> None:
         """Replace the stack with (name, entry) pairs: the adoption agency and a removal
-        move elements within it. The form, being special, never moves."""
-        form = self.form_at >= 0
+        move elements within it; `form_at` is where the form element pointer's form is
+        now (-1: off the stack)."""
         nodes, depth, steps = self.nodes, self.depth, self.steps + len(opened)
         for entry in self.fmt:
             if entry is not None:
@@ -168,7 +168,7 @@ class OpenElements:
         for name, entry in opened:
             self._push(name, entry)
         self.nodes, self.depth, self.steps = nodes, depth, steps
-        self.form_at = self.where["form"][-1] if form and self.where.get("form") else -1
+        self.form_at = form_at
 
     def _opened(self, start: int = 0, end: int | None = None) -> list[tuple[str, Entry | None]]:
         return list(zip(self.stack[start:end], self.fmt[start:end], strict=True))
@@ -176,7 +176,11 @@ class OpenElements:
     def _remove(self, at: int) -> None:
         """Take the element at `at` off the stack; it stays in the document, around what
         follows, which is one level deeper than the stack says."""
-        self._rebuild(self._opened(0, at) + self._opened(at + 1))
+        form = self.form_at
+        self._rebuild(
+            self._opened(0, at) + self._opened(at + 1),
+            -1 if form == at else form - 1 if form > at else form,
+        )
         self.lift += 1
 
     def _in(self, name: str, scope: list[int]) -> bool:
@@ -327,11 +331,15 @@ class OpenElements:
                 removed.listed = False
         active.insert(min(bookmark, len(active)), clone)
         kept.reverse()
+        # the form can only be the furthest block or below or above the elements moved:
+        # those between are not special
+        form, shift = self.form_at, len(kept) + at + 1 - furthest
         self._rebuild(
             self._opened(0, at)
             + kept
             + [(self.stack[furthest], fmt[furthest]), (clone.name, clone)]
-            + self._opened(furthest + 1)
+            + self._opened(furthest + 1),
+            form if form < at else at + len(kept) if form == furthest else form + shift,
         )
 
     def _any_end(self, name: str) -> None:
