@@ -30,7 +30,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from selectolax.lexbor import LexborHTMLParser  # noqa: E402
 
 from extraction import (  # noqa: E402
     DATASETS,
@@ -59,7 +58,9 @@ def _readability_text(case: Case) -> str:
 
 
 FALLBACKS: dict[str, Callable[[Case], str]] = {
-    "trafilatura": lambda case: trafilatura_text(_bounded(case), url=case.url),
+    "trafilatura": lambda case: trafilatura_text(
+        bound_markup(close_runaway_title(case.markup)), url=case.url
+    ),
     "readability-lxml": _readability_text,
 }
 
@@ -122,7 +123,7 @@ def score(
         for index, case in enumerate(cases):
             if index % 2 != half:
                 continue
-            tree = LexborHTMLParser(_bounded(case), scripting=True)
+            tree = bound_markup(close_runaway_title(case.markup)).parse()
             main = html_main.extract_main(tree, tuning)
             ours = _final(main.text, text_max)
             chosen = ours

@@ -7,7 +7,8 @@ Part 1, the size curve: pages of 1,000 to 60,000 nodes (the node bound,
 extract/html_bounds.MAX_NODES) in several shapes, each read by the shipped pipeline
 (`extract_text_document`: bounds, parse, metadata, main text, walls), best CPU of
 `--repeat` runs. Targets (issue 35): the 60,000-node page within 12x of the 6,000-node one,
-no page at the node bound over 2 s of CPU.
+no page at the node bound over 2 s of CPU. `clones` and `selfclose` build far more
+elements, or far deeper, than their tags say: the bound cuts them.
 
 Part 2, amplification: the pages of tests/data/hostile/amplification at 1.2 MB (one
 large string, thousands of references to it) against a plain article page of the same
@@ -97,6 +98,19 @@ def _table(nodes: int) -> str:
     return f"<table>{''.join(rows)}</table>"
 
 
+def _clones(nodes: int) -> str:
+    """A paragraph holding 100 formatting elements left open, then short paragraphs: the
+    parser clones all 100 into each (the node bound counts the clones, not the tags)."""
+    opened = "".join(f"<b class=c{n}>" for n in range(100))
+    return f"<p>{_WORDS}{opened}" + "".join(f"<p>{n} {_WORDS[:20]}" for n in range(nodes - 101))
+
+
+def _self_closing(nodes: int) -> str:
+    """`<div/>` with a short text, over and over: HTML ignores `/>` on a `<div>`, so each
+    opens a level (cut at the depth bound)."""
+    return "".join(f"<div/>{n} {_WORDS[:12]}" for n in range(nodes))
+
+
 def _scripts(nodes: int) -> str:
     """A script beside each short paragraph."""
     return "".join(
@@ -114,6 +128,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "banners": _banners,
     "table": _table,
     "scripts": _scripts,
+    "clones": _clones,
+    "selfclose": _self_closing,
 }
 
 

@@ -92,6 +92,29 @@ def test_egress_never_calls_back_up() -> None:
     assert outside <= {"sosoapi.clock", "sosoapi.progress", "sosoapi.logs"}, sorted(outside)
 
 
+def test_third_party_html_and_json_are_parsed_in_their_one_home() -> None:
+    """Every parse of a page's bytes goes through the home that bounds it
+    (docs/architecture.md, "extract/"): a Lexbor tree is built only in
+    `extract/html_bounds.py`, and JSON a page holds is read only by `extract/json_data.py`."""
+    html, data = [], []
+    for path in PACKAGE.rglob("*.py"):
+        module = _module(path)
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            called = ast.unparse(node.func)
+            if called.endswith("HTMLParser") and module != "sosoapi.extract.html_bounds":
+                html.append(module)
+            json_call = called in ("json.loads", "json.load") or "JSONDecoder" in called
+            if (
+                json_call
+                and module.startswith("sosoapi.extract.")
+                and not module.endswith(".json_data")
+            ):
+                data.append(module)
+    assert html == [] and data == [], (html, data)
+
+
 def test_research_never_sees_sqlalchemy() -> None:
     assert _importers("sosoapi.research", "sqlalchemy") == []
 

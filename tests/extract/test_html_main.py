@@ -7,6 +7,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract import html as html_module
 from sosoapi.extract.html import extract_text_document
+from sosoapi.extract.html_bounds import BoundedMarkup
 from sosoapi.extract.html_main import extract_main
 
 PROSE = [
@@ -127,8 +128,8 @@ def test_hybrid_runs_trafilatura_only_when_ours_is_unsure(
 ) -> None:
     calls: list[str] = []
 
-    def fake_trafilatura(markup: str, *, url: str | None = None) -> str:
-        calls.append(markup)
+    def fake_trafilatura(page: BoundedMarkup, *, url: str | None = None) -> str:
+        calls.append(page.markup)
         return "fallback text"
 
     monkeypatch.setattr(html_module, "trafilatura_text", fake_trafilatura)

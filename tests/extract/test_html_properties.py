@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from unittest.mock import patch
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sosoapi.extract import html_bounds
 from sosoapi.extract.html import extract_text_document
-from sosoapi.extract.html_bounds import MAX_ATTRIBUTES
+from sosoapi.extract.html_bounds import MAX_NODES
 from sosoapi.extract.limits import DESCRIPTION_MAX, TEXT_MAX, TITLE_MAX
 from sosoapi.extract.types import TextDocument
 
@@ -77,31 +74,13 @@ def test_random_bytes_never_raise(body: bytes, media_type: str | None) -> None:
        st.integers(min_value=20_000, max_value=100_000))  # fmt: skip
 def test_deep_nesting_is_bounded(tag: str, depth: int) -> None:
     docs = check((f"<{tag}>" * depth + "text" + f"</{tag}>" * depth).encode())
-    assert len(docs) == 3 and all("nodes_limited" in doc.conditions for doc in docs)
+    # a `<table>` or `<a>` closes the one before (siblings, not nesting): those are cut
+    # only past the node bound, html, head and body counted
+    cut = depth + 3 > MAX_NODES if tag in ("table", "a") else True
+    assert len(docs) == 3 and all(("nodes_limited" in doc.conditions) == cut for doc in docs)
 
 
 def test_huge_attribute_list_is_bounded() -> None:
     attrs = " ".join(f"a{i}=v" for i in range(200_000))
     docs = check(f"<html><body><div {attrs}>text</div></body></html>".encode())
     assert len(docs) == 3
-
-
-BOUND_PIECES = [
-    "<div>", "</div>", "<DIV class=a>", "<p>", "<br/>", "<div/>", "<span a=1>", "</span>",
-    "<!--", "-->", "<script>", "</script>", "<SCRIPT x>", "</ScRiPt >", "<style>", "</style",
-    "<title>", "</title>", "text", "<", ">", "'", '"', "<b title='", "</", "<x-y:z>",
-    "<i " + " ".join(f"a{n}" for n in range(MAX_ATTRIBUTES + 2)) + ">",
-    "<i " + " ".join(f"a{n}='{'v' * 3}'" for n in range(MAX_ATTRIBUTES - 2)) + ">",
-]  # fmt: skip
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(BOUND_PIECES), max_size=60).map("".join),
-       st.integers(min_value=1, max_value=6), st.integers(min_value=1, max_value=30))  # fmt: skip
-def test_the_fast_bound_check_agrees_with_the_scan(markup: str, depth: int, nodes: int) -> None:
-    # Small bounds make random markup reach them; the result must be the scan's exactly.
-    with (
-        patch.object(html_bounds, "MAX_DEPTH", depth),
-        patch.object(html_bounds, "MAX_NODES", nodes),
-    ):
-        assert html_bounds.bound_markup(markup) == html_bounds.scan_bounds(markup)

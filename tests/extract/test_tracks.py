@@ -148,3 +148,21 @@ def test_without_language_default_then_first() -> None:
     assert choose_track(TRACKS[2:], None) is TRACKS[2]
     assert choose_track([], None) is None
     assert choose_track([], "en") is None
+
+
+def test_a_track_past_the_node_bound_is_not_read() -> None:
+    """A caption page is parsed within the bounds of every page (extract/html_bounds.py):
+    a formatting element left open in each of 300 paragraphs makes 90,000 elements, past
+    the node bound, and the track after them is never parsed."""
+    clones = "<p>" + "".join(f"<b class=c{n}>" for n in range(300)) + "<p>x" * 300
+    html = f"<video><track src=first.vtt></video>{clones}<video><track src=late.vtt></video>"
+    assert [t.src for t in find_tracks(html, PAGE).tracks] == [
+        "https://media.example/talks/first.vtt"
+    ]
+
+
+def test_a_track_in_noscript_is_read_as_a_browser_without_scripts_reads_it() -> None:
+    html = "<noscript><video><track src=fallback.vtt></video></noscript>"
+    assert [t.src for t in find_tracks(html, PAGE).tracks] == [
+        "https://media.example/talks/fallback.vtt"
+    ]

@@ -85,3 +85,35 @@ def test_repeated_json_ld_article_bodies_are_read_once(monkeypatch: pytest.Monke
     found = embedded.embedded_text(markup)
     assert found is not None and found[0] == "json_ld"
     assert len(readings.bodies) == 1
+
+
+# 600 tags that Lexbor makes 90,000 elements of: each `<p>` closes the 300 formatting
+# elements left open in the one before, and its text opens clones of all of them again.
+CLONES = "<p>" + "".join(f"<b class=c{n}>" for n in range(300)) + "<p>x" * 300
+PROSE = "The harbour board voted on Tuesday to extend the ferry timetable into the winter. "
+
+
+def test_an_embedded_html_body_is_parsed_within_the_page_bounds() -> None:
+    """A body the page embeds is parsed like the page (extract/html_bounds.py): read to the
+    node bound, the paragraph past its 90,000 elements never parsed."""
+    body = f"<p>{PROSE * 4}</p>{CLONES}<p>The closing paragraph, past the node bound.</p>"
+    data = json.dumps({"@type": "NewsArticle", "articleBody": body})
+    found = embedded.embedded_text(f'<script type="application/ld+json">{data}</script>')
+    assert found is not None and found[0] == "json_ld"
+    assert found[1].startswith(PROSE.strip()) and "closing paragraph" not in found[1]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        '<script type="application/ld+json">{"@type": "Article", "articleBody": %s, "x": %s}',
+        '<script>window.__INITIAL_STATE__={"article": {"body": %s}, "x": %s};',
+    ],
+)
+def test_embedded_json_nested_past_the_recursion_limit_is_read_as_data(script: str) -> None:
+    """JSON is read by extract/json_data.py, its one home: values nested deeper than it
+    reads are null, and the article beside them is read (it was lost to the whole block's
+    `RecursionError`)."""
+    deep = '{"a": ' * 5_000 + "1" + "}" * 5_000
+    found = embedded.embedded_text(script % (json.dumps(PROSE * 4), deep) + "</script>")
+    assert found is not None and found[1] == (PROSE * 4).strip()

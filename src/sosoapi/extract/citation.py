@@ -25,7 +25,7 @@ from urllib.parse import urljoin, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract.charset import decode_bytes
-from sosoapi.extract.html_bounds import bound_markup
+from sosoapi.extract.html_bounds import parse_html
 from sosoapi.extract.html_meta import meta_contents
 from sosoapi.extract.json_data import load_json
 from sosoapi.extract.limits import CITED_NAMES_MAX, CITED_VALUE_MAX
@@ -208,4 +208,4 @@ def citation_of(body: bytes, charset: str | None, url: str | None) -> dict[str, 
     text = decode_bytes(body, charset, html=True)
     if not text:
         return {}
-    return read_citation(LexborHTMLParser(bound_markup(text).markup, scripting=True), url)
+    return read_citation(parse_html(text)[0], url)

@@ -14,7 +14,7 @@ from sosoapi.contract.vocabulary import Reason
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.citation import read_citation
 from sosoapi.extract.furniture_lines import drop_furniture_lines
-from sosoapi.extract.html_bounds import bound_markup
+from sosoapi.extract.html_bounds import BoundedMarkup, bound_markup
 from sosoapi.extract.html_main import extract_main
 from sosoapi.extract.html_meta import read_metadata
 from sosoapi.extract.html_repair import close_runaway_title
@@ -99,7 +99,7 @@ def document_of(
     if not decoded.is_html:
         return _plain_document(decoded.text, content_language, whole_max)
     page = Page(
-        markup=decoded.text,
+        source=bound_markup(close_runaway_title(decoded.text)),
         status=status,
         headers=headers or {},
         redirected_to=redirected_to,
@@ -139,17 +139,16 @@ def _html_document(
     whole_max: int,
     cite: bool,
 ) -> TextDocument:
-    bounded = bound_markup(close_runaway_title(page.markup))
-    tree = LexborHTMLParser(bounded.markup, scripting=True)
+    bounded = page.source
+    tree = bounded.parse()
     meta = read_metadata(tree, content_language=content_language, url=url)
     citation = read_citation(tree, url) if cite else {}  # before main_text edits the tree
 
     def main_text() -> str:
-        return _main_text(tree, bounded.markup, url, extractor)
+        return _main_text(tree, bounded, url, extractor)
 
     if walls:
-        seen = replace(page, markup=bounded.markup, title=meta.title)
-        verdict = judge(seen, main_text)
+        verdict = judge(replace(page, title=meta.title), main_text)
         found, judged, judgement = verdict.text, verdict.conditions, verdict.kind
     else:
         found, judged, judgement = main_text(), (), "page"
@@ -175,15 +174,15 @@ def _html_document(
 
 
 def _main_text(
-    tree: LexborHTMLParser, markup: str, url: str | None, extractor: MainTextExtractor
+    tree: LexborHTMLParser, page: BoundedMarkup, url: str | None, extractor: MainTextExtractor
 ) -> str:
     """The main text by the chosen algorithm (runs after metadata: ours edits the tree)."""
     if extractor == "trafilatura":
-        return trafilatura_text(markup, url=url)
+        return trafilatura_text(page, url=url)
     ours = extract_main(tree)
-    if extractor == "lexbor" or ours.confident or markup.count("<") > _FALLBACK_MAX_TAGS:
+    if extractor == "lexbor" or ours.confident or page.markup.count("<") > _FALLBACK_MAX_TAGS:
         return drop_furniture_lines(ours.text)
-    return drop_furniture_lines(trafilatura_text(markup, url=url) or ours.text)
+    return drop_furniture_lines(trafilatura_text(page, url=url) or ours.text)
 
 
 def _looks_like_markup(body: bytes) -> bool:

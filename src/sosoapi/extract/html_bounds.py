@@ -1,143 +1,220 @@
-"""A linear pre-scan that bounds HTML before any parser sees it.
+"""The one home of HTML parsing: every page, caption page and embedded HTML body is bounded
+here before a parser sees it, and Lexbor builds its tree only here (`BoundedMarkup.parse`;
+trafilatura's lxml takes a `BoundedMarkup` too). docs/architecture.md, "extract/".
 
-HTML5 tree construction is quadratic in nesting depth (scope checks walk the stack of
-open elements) and in the number of distinct attributes on one tag (duplicate checks).
-Measured with Lexbor: 100,000 nested `<div>` take 16 s and one tag with 200,000 distinct
-attributes 150 s. This scan, linear in the input, cuts the markup before the tag that
-would pass the node or depth bound, and strips the attributes of a tag that has too many,
-so every parser downstream sees bounded input.
-
-Most pages are far inside the bounds, so a vectorised check runs first: one regex pass that
-tokenises exactly as the scan does (a tag runs to the first `>`, a comment to `-->`, raw text
-to its end tag), the depth computed with `accumulate` in C. Only a page that may pass a bound
-takes the scan, which then says where to cut.
+HTML5 tree construction is quadratic in nesting depth (scope checks walk the stack of open
+elements) and in the number of distinct attributes on one tag (duplicate checks), and it
+makes more elements than a page has tags. Measured with Lexbor: 100,000 nested `<div>`
+take 16 s, one tag with 200,000 distinct attributes 150 s, and 29 KB of unclosed
+formatting elements then paragraphs 3.8 s and 1.4 GB (4,000,000 elements). This scan
+tokenizes as the HTML tokenizer does (a quoted `>` does not end a tag; raw text ends at its
+own end tag, script data with its escapes; CDATA only in foreign content) and feeds the
+tokens to a model of the tree builder (extract/html_tree.py). It cuts the markup before
+the token that would make the tree pass `MAX_NODES` elements, `MAX_DEPTH` open elements or
+`MAX_STEPS` steps of the builder's own work, and strips the attributes of a tag that has
+more than `MAX_ATTRIBUTES`; a cut page reads `nodes_limited`. Linear in the input.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import accumulate
-from operator import sub
+
+from selectolax.lexbor import LexborHTMLParser
+
+from sosoapi.extract.html_tree import TreeModel
+from sosoapi.extract.html_tree_names import quirks
+from sosoapi.extract.html_tree_stack import ATTRIBUTE
+from sosoapi.extract.html_tree_tables import COLGROUP, ROW, SECTION, TABLE
 
 MAX_NODES = 60_000
 MAX_DEPTH = 1_000
 MAX_ATTRIBUTES = 64
+# The builder's work: tokens, elements pushed and popped, list and stack walks. A page at
+# the node bound takes about 3 per element; only a quadratic one comes near this.
+MAX_STEPS = 20 * MAX_NODES
 
-_TAG_START = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_-]*)|<!--")
-_ATTRIBUTE = re.compile(r"""[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?""")
-# Raw-text elements: their content is not markup, the parser looks only for the end tag.
-_RAW_TEXT = frozenset({"script", "style", "textarea", "title", "xmp", "iframe", "noembed"})
-_RAW_TEXT_END = {name: re.compile(f"</{name}", re.IGNORECASE) for name in _RAW_TEXT}
-# Elements that never hold children, or whose end tag the parser implies; they add no depth.
-_FLAT = frozenset(
-    {
-        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-        "source", "track", "wbr", "p", "li", "dt", "dd", "option", "optgroup", "tr", "td",
-        "th", "thead", "tbody", "tfoot", "rt", "rp", "colgroup", "caption", "frame", "keygen",
-        "basefont", "bgsound",
-    }
-)  # fmt: skip
-
-
-_RAW_TEXT_NAMES = "|".join(sorted(_RAW_TEXT))
-# One token per tag, comment or raw-text element, as the scan reads them. The last group
-# holds a tag's attribute text only when it is long enough to hold too many attributes.
-_LONG_ATTRIBUTES = rf"(?:([^>]{{{2 * MAX_ATTRIBUTES + 1},}})|[^>]*)>"
 _TOKEN = re.compile(
-    r"<!--(?:.*?-->|.*)"
-    rf"|<({_RAW_TEXT_NAMES})(?![A-Za-z0-9:_-]){_LONG_ATTRIBUTES}(?:[^<]+|<(?!/\1))*"
-    rf"|<(/?)([A-Za-z][A-Za-z0-9:_-]*){_LONG_ATTRIBUTES}",
-    re.IGNORECASE | re.DOTALL,
+    r"<(?:!--(?P<comment>-?>|.*?--!?>|.*)"
+    r"|(?P<end>/)?(?P<name>[A-Za-z][^\t\n\f\r />]*)"
+    r"(?P<attrs>(?:[\t\n\f\r ]+|/(?!>)|[^\t\n\f\r />][^\t\n\f\r />=]*"
+    r"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?>"[^"]*"?|'[^']*'?|[^\t\n\f\r >]*))?)*+)(?P<close>/?>)?"""
+    r"|(?P<cdata>!\[CDATA\[)|[!?][^>]*>?|/(?:>|[^>]+>?))",
+    re.DOTALL,
 )
+_TEXT = re.compile(r"[^\x00]")
+_NOT_BLANK = re.compile(r"[^\t\n\f\r \x00]")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_TABLE_MODES = (TABLE, SECTION, ROW, COLGROUP)  # where blank text is not text
+_ENDS_NAME = frozenset("\t\n\f\r />")
+_SCRIPT_ESCAPED = re.compile(r"-->|</script[\t\n\f\r />]|<script[\t\n\f\r />]", re.IGNORECASE)
+_SCRIPT_DOUBLE = re.compile(r"-->|</script[\t\n\f\r />]", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
 class BoundedMarkup:
-    """The markup to parse and whether the node or depth bound cut it."""
+    """Markup within the bounds, whether a bound cut it, and the scripting flag it was
+    bounded for (`<noscript>` is text with scripting, markup without)."""
 
     markup: str
     nodes_limited: bool
+    scripting: bool = True
+
+    def parse(self) -> LexborHTMLParser:
+        """The one place a page's markup becomes a tree."""
+        return LexborHTMLParser(self.markup, scripting=self.scripting)
 
 
-def bound_markup(markup: str) -> BoundedMarkup:
-    """Cut `markup` at the node or depth bound and strip oversized attribute lists."""
-    if _within_bounds(markup):
-        return BoundedMarkup(markup, False)
-    return scan_bounds(markup)
+def bound_markup(markup: str, *, scripting: bool = True) -> BoundedMarkup:
+    """`markup` cut at the node, depth or work bound, oversized attribute lists stripped."""
+    return _Scan(markup, scripting).run()
 
 
-def _within_bounds(markup: str) -> bool:
-    """True when the scan would leave `markup` as it is; False when it might not.
-
-    Conservative: every `<` counts towards the node bound and self-closing tags add depth.
-    """
-    if markup.count("<") > MAX_NODES:
-        return False
-    tokens = _TOKEN.findall(markup)
-    for _, raw_attrs, closing, _, attrs in tokens:
-        long_attrs = raw_attrs or (attrs if not closing else "")
-        if long_attrs and _too_many_attributes(long_attrs):
-            return False
-    # Comments (no name) and flat tags add no depth.
-    steps = [
-        1 if raw else 0 if not name or name.lower() in _FLAT else -1 if closing else 1
-        for raw, _, closing, name, _ in tokens
-    ]
-    if not steps:
-        return True
-    # Depth never drops below zero: the depth after a token is the running sum minus the
-    # lowest running sum (or zero) before it.
-    sums = list(accumulate(steps))
-    floors = accumulate(sums, min, initial=0)
-    next(floors)
-    return bool(max(map(sub, sums, floors)) <= MAX_DEPTH)
+def parse_html(markup: str, *, scripting: bool = True) -> tuple[LexborHTMLParser, BoundedMarkup]:
+    """The tree of `markup` within the bounds, and the bounded markup it was parsed from."""
+    bounded = bound_markup(markup, scripting=scripting)
+    return bounded.parse(), bounded
 
 
-def scan_bounds(markup: str) -> BoundedMarkup:
-    """The exact scan: cut before the tag past a bound, strip oversized attribute lists."""
-    pieces: list[str] = []
-    kept = 0
-    pos = 0
-    nodes = 0
-    depth = 0
-    length = len(markup)
-    while pos < length:
-        match = _TAG_START.search(markup, pos)
-        if match is None:
-            break
-        start = match.start()
-        if match.group(0) == "<!--":
-            end = markup.find("-->", match.end())
-            pos = length if end < 0 else end + 3
-            continue
-        closing, name = match.group(1) == "/", match.group(2).lower()
-        gt = markup.find(">", match.end())
-        if gt < 0:
-            break
-        pos = gt + 1
-        if closing:
-            if name not in _FLAT and depth > 0:
-                depth -= 1
-            continue
-        nodes += 1
-        if name not in _FLAT and markup[gt - 1] != "/":
-            depth += 1
-        if nodes > MAX_NODES or depth > MAX_DEPTH:
-            pieces.append(markup[kept:start])
-            return BoundedMarkup("".join(pieces), True)
-        body = markup[match.end() : gt]
-        if len(body) > 2 * MAX_ATTRIBUTES and _too_many_attributes(body):
-            pieces.append(markup[kept:start])
-            pieces.append(f"<{name}>")
-            kept = pos
-        if name in _RAW_TEXT:
-            closing = _RAW_TEXT_END[name].search(markup, pos)
-            pos = length if closing is None else closing.start()
-    pieces.append(markup[kept:])
-    return BoundedMarkup("".join(pieces), False)
+class _Scan:
+    """One pass over the markup: tokens to the model, pieces of markup kept."""
+
+    def __init__(self, markup: str, scripting: bool) -> None:
+        self.markup, self.scripting = markup, scripting
+        self.model = TreeModel(scripting=scripting, quirks=quirks(markup))
+        self.pieces: list[str] = []
+        self.kept = 0
+
+    def run(self) -> BoundedMarkup:
+        markup, model, length = self.markup, self.model, len(self.markup)
+        nul = "\x00" in markup
+        pos = 0
+        while pos < length:
+            resync = False
+            for found in _TOKEN.finditer(markup, pos):
+                start = found.start()
+                if start > pos and (not nul or _TEXT.search(markup, pos, start)):
+                    model.text(
+                        (model.frameset_ok or model.mode in _TABLE_MODES)
+                        and _NOT_BLANK.search(markup, pos, start) is None
+                    )
+                    if model.nodes > MAX_NODES or model.depth > MAX_DEPTH:
+                        return self._cut(pos)
+                pos = found.end()
+                end, name, attrs, close = found.group("end", "name", "attrs", "close")
+                if name is None:
+                    if found.group("cdata") is not None:
+                        pos, resync = self._cdata(pos), True
+                        break
+                    continue
+                if close is None:
+                    return self._done()  # the tag runs to the end: the tokenizer drops it
+                name = name.lower() if name.isascii() else name.translate(_ASCII_LOWER)
+                if len(attrs) > 2 * MAX_ATTRIBUTES and _too_many_attributes(attrs):
+                    attrs = self._strip(start, pos, end, name, close)
+                if end is not None:
+                    model.end(name)
+                else:
+                    raw = model.start(name, attrs, close == "/>")
+                    if raw is not None:
+                        pos, resync = self._raw_text(raw, pos), True
+                if model.nodes > MAX_NODES or model.depth > MAX_DEPTH or model.steps > MAX_STEPS:
+                    return self._cut(start)
+                if resync:
+                    break
+            if not resync:
+                if pos < length and (not nul or _TEXT.search(markup, pos)):
+                    model.text(_NOT_BLANK.search(markup, pos) is None)
+                    if model.nodes > MAX_NODES or model.depth > MAX_DEPTH:
+                        return self._cut(pos)
+                break
+        return self._done()
+
+    def _done(self) -> BoundedMarkup:
+        self.pieces.append(self.markup[self.kept :])
+        return BoundedMarkup("".join(self.pieces), False, self.scripting)
+
+    def _strip(self, start: int, pos: int, end: str | None, name: str, close: str) -> str:
+        """Write a tag without its attributes (a `/>` kept where it closes: foreign content)."""
+        slash = "/" if close == "/>" and " " in self.model.stack[-1] else ""
+        self.pieces.append(self.markup[self.kept : start])
+        self.pieces.append(f"<{end or ''}{name}{slash}>")
+        self.kept = pos
+        return ""
+
+    def _cut(self, at: int) -> BoundedMarkup:
+        self.pieces.append(self.markup[self.kept : at])
+        return BoundedMarkup("".join(self.pieces), True, self.scripting)
+
+    def _cdata(self, pos: int) -> int:
+        """After `<![CDATA[`: a CDATA section in foreign content, else a bogus comment."""
+        markup = self.markup
+        if " " not in self.model.stack[-1]:
+            end = markup.find(">", pos)
+            return len(markup) if end < 0 else end + 1
+        end = markup.find("]]>", pos)
+        end = len(markup) if end < 0 else end
+        if end > pos:
+            self.model.text(_NOT_BLANK.search(markup, pos, end) is None)
+        return end + 3
+
+    def _raw_text(self, name: str, pos: int) -> int:
+        """Where the token after a raw-text element's content starts: past its end tag."""
+        markup, length = self.markup, len(self.markup)
+        if name == "plaintext":
+            if pos < length and _TEXT.search(markup, pos):
+                self.model.text(_NOT_BLANK.search(markup, pos) is None)
+            return length
+        end = _script_end(markup, pos) if name == "script" else _end_tag(markup, name, pos)
+        if name == "textarea":  # its first newline is dropped
+            first = pos + 1 if markup.startswith("\n", pos) else pos
+            self.model.raw_end(
+                name, _TEXT.search(markup, first, length if end < 0 else end) is not None
+            )
+        if end < 0:
+            return length
+        closing = _TOKEN.match(markup, end)
+        if closing is None or closing.group("close") is None:
+            return length
+        return closing.end()
+
+
+def _end_tag(markup: str, name: str, pos: int) -> int:
+    """Where `</name` followed by a space, `/` or `>` starts, in any case (-1: none)."""
+    size = len(name) + 2
+    while True:
+        at = markup.find("</", pos)
+        if at < 0:
+            return -1
+        after = at + size
+        if after < len(markup) and markup[after] in _ENDS_NAME:
+            found = markup[at + 2 : after]
+            if found.isascii() and found.lower() == name:
+                return at
+        pos = at + 2
+
+
+def _script_end(markup: str, pos: int) -> int:
+    """Where a script's end tag starts (-1: none), through script data's escaped states:
+    after `<!--`, a `<script>` hides the next `</script>`."""
+    while True:
+        end = _end_tag(markup, "script", pos)
+        escape = markup.find("<!--", pos, len(markup) if end < 0 else end)
+        if escape < 0:
+            return end
+        state, pos = _SCRIPT_ESCAPED, escape + 2  # `<!-->` is closed by its own dashes
+        while True:
+            found = state.search(markup, pos)
+            if found is None:
+                return -1
+            mark, pos = found.group(), found.end()
+            if mark == "-->":
+                break
+            if state is _SCRIPT_ESCAPED and mark[1] == "/":
+                return found.start()
+            state = _SCRIPT_DOUBLE if state is _SCRIPT_ESCAPED else _SCRIPT_ESCAPED
 
 
 def _too_many_attributes(body: str) -> bool:
-    found = enumerate(_ATTRIBUTE.finditer(body), start=1)
+    found = enumerate(ATTRIBUTE.finditer(body), start=1)
     return any(count > MAX_ATTRIBUTES for count, _ in found)

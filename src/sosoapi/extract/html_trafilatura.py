@@ -14,6 +14,8 @@ import importlib.util
 import logging
 from types import ModuleType
 
+from sosoapi.extract.html_bounds import BoundedMarkup
+
 
 @functools.cache
 def _trafilatura() -> ModuleType | None:
@@ -31,8 +33,9 @@ def trafilatura_available() -> bool:
     return importlib.util.find_spec("trafilatura") is not None
 
 
-def trafilatura_text(markup: str, *, url: str | None = None, fast: bool = False) -> str:
-    """trafilatura's main text, one paragraph per blank-line-separated block.
+def trafilatura_text(page: BoundedMarkup, *, url: str | None = None, fast: bool = False) -> str:
+    """trafilatura's main text, one paragraph per blank-line-separated block, of markup
+    within the parse bounds (extract/html_bounds.py: lxml parses it, not Lexbor).
 
     trafilatura raises or returns None on markup lxml cannot build (for example very deep
     nesting); that is an empty text here, never an error. Without the extra it is empty.
@@ -42,7 +45,7 @@ def trafilatura_text(markup: str, *, url: str | None = None, fast: bool = False)
         return ""
     try:
         out = trafilatura.extract(
-            markup,
+            page.markup,
             url=url,
             fast=fast,
             include_comments=False,

@@ -33,6 +33,32 @@ def load_json(text: str, *, strict: bool = True) -> Any:
         return None
 
 
+def load_json_at(text: str, at: int, *, strict: bool = True) -> Any:
+    """The JSON value that starts at `at` in `text` (what follows it is not read), None
+    when none does; values nested deeper than MAX_DEPTH are null."""
+    try:
+        return json.JSONDecoder(strict=strict).raw_decode(text, at)[0]
+    except RecursionError:
+        pass
+    except ValueError:
+        return None
+    return load_json(text[at : _value_end(text, at)], strict=strict)
+
+
+def _value_end(text: str, at: int) -> int:
+    """Where the array or object opening at `at` closes (the end of `text` if it does not)."""
+    depth = 0
+    for token in _TOKEN.finditer(text, at):
+        mark = token.group()
+        if mark in ("[", "{"):
+            depth += 1
+        elif mark in ("]", "}"):
+            depth -= 1
+            if depth <= 0:
+                return token.end()
+    return len(text)
+
+
 def _pruned(text: str, depth_max: int) -> str:
     """`text` with each array or object that opens below `depth_max` levels replaced by
     null: one pass over its strings and brackets."""

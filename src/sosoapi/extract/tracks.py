@@ -14,6 +14,7 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from sosoapi.extract.html_bounds import parse_html
 from sosoapi.extract.html_repair import close_runaway_title
 from sosoapi.extract.language import MATCH_RULES, match_language, normalize_language
 from sosoapi.extract.limits import DESCRIPTION_MAX, TITLE_MAX, clean_optional
@@ -32,8 +33,11 @@ _LONE_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 def find_tracks(html: str, base_url: str) -> PageTracks:
-    """The page's caption/subtitle tracks in document order, plus title, description, lang."""
-    tree = LexborHTMLParser(close_runaway_title(html))
+    """The page's caption/subtitle tracks in document order, plus title, description, lang.
+
+    Parsed within the bounds (extract/html_bounds.py) as a browser without scripts does:
+    a `<track>` in `<noscript>` is found."""
+    tree, _ = parse_html(close_runaway_title(html), scripting=False)
     base = _document_base(tree, base_url)
     tracks = tuple(t for node in tree.css("track") if (t := _track(node, base)) is not None)
     return PageTracks(

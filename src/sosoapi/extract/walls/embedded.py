@@ -1,18 +1,19 @@
 """Reading a page's embedded data: JSON only, never a script run.
 
 The article body a page embeds as JSON-LD `articleBody`, Next.js or Nuxt data, each
-distinct body resolved once and all of them cut to `_EMBEDDED_CHARS_MAX` characters.
+distinct body resolved once and all of them cut to `_EMBEDDED_CHARS_MAX` characters. The
+JSON is read by extract/json_data.py at any depth, an HTML body within the parse bounds of
+extract/html_bounds.py, like every other third-party byte.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
-from selectolax.lexbor import LexborHTMLParser
-
+from sosoapi.extract.html_bounds import parse_html
+from sosoapi.extract.json_data import load_json, load_json_at
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
 from sosoapi.extract.schema_org import ARTICLE_BODY_TYPES
 from sosoapi.extract.text_plain import normalize_plain_text
@@ -75,23 +76,16 @@ def _handed_on(found: dict[str, str]) -> Iterator[tuple[str, str]]:
 
 
 def _loads(text: str) -> Any:
-    try:
-        return json.loads(text.strip().removeprefix("<!--").removesuffix("-->"), strict=False)
-    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
-        return None
+    return load_json(text.strip().removeprefix("<!--").removesuffix("-->"), strict=False)
 
 
 def _raw_json(markup: str, at: int) -> Any:
     """The JSON value assigned at `at` (`{...}` or `JSON.parse("...")`), None otherwise."""
-    decoder = json.JSONDecoder(strict=False)
-    try:
-        if markup.startswith("JSON.parse(", at):
-            quoted, _ = decoder.raw_decode(markup, at + len("JSON.parse("))
-            return json.loads(quoted, strict=False) if isinstance(quoted, str) else None
-        if markup.startswith("{", at):
-            return decoder.raw_decode(markup, at)[0]
-    except (ValueError, RecursionError):
-        return None
+    if markup.startswith("JSON.parse(", at):
+        quoted = load_json_at(markup, at + len("JSON.parse("), strict=False)
+        return load_json(quoted, strict=False) if isinstance(quoted, str) else None
+    if markup.startswith("{", at):
+        return load_json_at(markup, at, strict=False)
     return None  # a function call or any other script: never evaluated
 
 
@@ -147,7 +141,7 @@ def _as_text(body: str) -> str:
     """An embedded body as text: HTML bodies are read by block, plain ones normalised."""
     if not HTML_IN_TEXT.search(body):
         return normalize_plain_text(body)
-    tree = LexborHTMLParser(f"<body>{body}</body>")
+    tree, _ = parse_html(f"<body>{body}</body>")
     blocks = [
         collapse(node.text(deep=True, separator=" "))
         for node in tree.css("p, h1, h2, h3, h4, h5, h6, li, blockquote, pre")

@@ -6,19 +6,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sosoapi.contract.vocabulary import Reason
+from sosoapi.extract.html_bounds import BoundedMarkup
 
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """A decoded HTML page as the reader received it."""
+    """A decoded HTML page as the reader received it, within the parse bounds."""
 
-    markup: str
+    source: BoundedMarkup
     title: str | None = None
     status: int | None = 200
     headers: Mapping[str, str] = field(default_factory=dict)
     redirected_to: str | None = None  # where a redirect landed; None: the URL asked for
     url: str | None = None  # the page's own URL (where the read ended)
     asked: str | None = None  # the URL the read asked for, where a redirect moved it
+
+    @property
+    def markup(self) -> str:
+        return self.source.markup
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,8 +43,8 @@ class PageView:
 
     @cached_property
     def tree(self) -> LexborHTMLParser:
-        """A fresh parse: the extractor edits its own tree as it goes."""
-        return LexborHTMLParser(self.markup, scripting=True)
+        """A fresh parse of the bounded page: the extractor edits its own tree as it goes."""
+        return self.page.source.parse()
 
     @cached_property
     def lowered(self) -> str:
