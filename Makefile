@@ -13,6 +13,12 @@ BENCH_STAMP := $(VENV)/.bench-stamp
 
 PYWB := .venv-pywb/.installed-stamp
 
+# Bytecode caches (__pycache__, gitignored) are written even where the environment asks
+# not to (PYTHONDONTWRITEBYTECODE=1): without them every pytest process, each xdist worker
+# included, compiled and assertion-rewrote every test module on every run, 3.7 s of CPU a
+# process (docs/testing.md, "The budget").
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: install node-tools demo test test-fast coverage lint format bench docs clean pywb
 
 $(STAMP): pyproject.toml
