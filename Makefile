@@ -13,6 +13,12 @@ BENCH_STAMP := $(VENV)/.bench-stamp
 
 PYWB := .venv-pywb/.installed-stamp
 
+# Bytecode caches (__pycache__, gitignored) are written even where the environment asks
+# not to (PYTHONDONTWRITEBYTECODE=1): without them every pytest process, each xdist worker
+# included, compiled and assertion-rewrote every test module on every run, 3.7 s of CPU a
+# process (docs/testing.md, "The budget").
+unexport PYTHONDONTWRITEBYTECODE
+
 .PHONY: install node-tools demo test test-fast coverage lint format bench docs clean pywb
 
 $(STAMP): pyproject.toml
@@ -72,8 +78,10 @@ format: $(TEST_STAMP)
 # server or CLI process, for the inner loop. `make test`: lint, then everything on both
 # stores and every transport in two phases: most tests on $(WORKERS) workers (a module's
 # tests stay on one worker, where they share its servers), then the `exclusive` ones
-# (load, faults, lease timing) alone, one at a time. Each prints its slowest tests; order
-# is random (pytest-randomly: `--randomly-seed=N` repeats an order, `-p no:randomly` keeps it).
+# (load, faults, lease timing) without the rest, two at a time: they mostly wait (leases
+# running out, servers starting), and a file's tests stay on one worker, so the two
+# 100-client tests never overlap. Each phase prints its slowest tests; order is random
+# (pytest-randomly: `--randomly-seed=N` repeats an order, `-p no:randomly` keeps it).
 # `make coverage`: branch coverage of the same run, subprocesses included (not in `test`).
 WORKERS ?= 3
 FAST := -m "not slow and not exclusive and not postgres" --ignore=tests/surfaces \
@@ -84,12 +92,12 @@ test-fast: $(TEST_STAMP)
 
 test: lint $(PYWB)
 	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile -m "not exclusive" --durations=15
-	$(BIN)/pytest -q -m exclusive --durations=15
+	$(BIN)/pytest -q -n 2 --dist loadfile -m exclusive --durations=15
 
 coverage: $(TEST_STAMP) $(PYWB)
 	rm -f .coverage .coverage.*
 	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile -m "not exclusive" --cov --cov-report=
-	$(BIN)/pytest -q -m exclusive --cov --cov-append --cov-report=term:skip-covered
+	$(BIN)/pytest -q -n 2 --dist loadfile -m exclusive --cov --cov-append --cov-report=term:skip-covered
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python bench/run_all.py

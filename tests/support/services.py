@@ -20,7 +20,14 @@ from sosoapi.config import Settings, egress_from_env
 from sosoapi.contract.schemas import all_tools
 from sosoapi.research.retrieval.settings import ReceiptSettings
 from sosoapi.testing.commands import cli
-from sosoapi.testing.processes import SOSOAPI, STARTUP_SECONDS, ServeProcess, free_port
+from sosoapi.testing.processes import (
+    SOSOAPI,
+    STARTUP_SECONDS,
+    ServeProcess,
+    free_port,
+    start_all,
+    stop_all,
+)
 from sosoapi.testing.processes import cli as cli_process
 
 __all__ = [
@@ -33,6 +40,8 @@ __all__ = [
     "free_port",
     "make_settings",
     "owner_token",
+    "start_all",
+    "stop_all",
 ]
 
 

@@ -18,9 +18,14 @@ import pytest
 
 from tests.support.calls import RETRIEVE_PATH
 from tests.support.origin import HTTPSOrigin, Route
-from tests.support.services import ServeProcess
+from tests.support.services import ServeProcess, start_all, stop_all
 
 pytestmark = pytest.mark.exclusive
+
+LEASE = 2.4
+# A lease renewed (every third of it) and then dropped would run out 1.33 leases after it
+# was taken: watched this long, the live work was seen through at least two renewals.
+WATCH = 1.5 * LEASE
 
 
 @pytest.mark.parametrize("process_env", ["postgres"], indirect=True)
@@ -30,7 +35,7 @@ def test_instances_never_judge_each_others_live_work(
     origin.routes["/stall"] = Route(next(iter(pages.values())), delay=60)
     env = {
         **initialised,
-        "SOSOAPI_LEASE_SECONDS": "2.4",
+        "SOSOAPI_LEASE_SECONDS": str(LEASE),
         "SOSOAPI_SWEEP_INTERVAL_SECONDS": "0.3",
         "SOSOAPI_WAIT_BUDGET_SECONDS": "0.3",
     }
@@ -48,22 +53,23 @@ def test_instances_never_judge_each_others_live_work(
         ).json()
         return body["retrieval"]["state"]
 
-    with ServeProcess(env) as b:
-        a = ServeProcess(env).start()
-        try:
-            deadline = time.monotonic() + 10
-            while (state := replay(a)) == "pending" and time.monotonic() < deadline:
-                time.sleep(0.1)
-            assert state == "running"
-            watched_until = time.monotonic() + 5.0  # two lease lengths and more
-            while time.monotonic() < watched_until:
-                assert replay(b) == "running"
-                time.sleep(0.3)
-        finally:
-            a.kill()
+    a, b = ServeProcess(env), ServeProcess(env)
+    try:
+        start_all(a, b)
+        deadline = time.monotonic() + 10
+        while (state := replay(a)) == "pending" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert state == "running"
+        watched_until = time.monotonic() + WATCH
+        while time.monotonic() < watched_until:
+            assert replay(b) == "running"
+            time.sleep(0.3)
+        a.kill()
         deadline = time.monotonic() + 10
         while (state := replay(b)) == "running" and time.monotonic() < deadline:
             time.sleep(0.2)
+    finally:
+        stop_all(a, b)
     assert state == "unconfirmed"
     assert origin.hits["/stall"] == 1
 
@@ -82,7 +88,7 @@ def test_an_instance_whose_clock_runs_60s_ahead_never_judges_live_work(
     env = {
         **initialised,
         "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-        "SOSOAPI_LEASE_SECONDS": "2.4",
+        "SOSOAPI_LEASE_SECONDS": str(LEASE),
         "SOSOAPI_SWEEP_INTERVAL_SECONDS": "0.3",
         "SOSOAPI_WAIT_BUDGET_SECONDS": "0.3",
     }
@@ -99,26 +105,27 @@ def test_an_instance_whose_clock_runs_60s_ahead_never_judges_live_work(
         return answer.json()["retrieval"]
 
     stalled = str(uuid.uuid4())
-    with ServeProcess(env, command=SKEWED) as ahead:
+    ahead, honest = ServeProcess(env, command=SKEWED), ServeProcess(env)
+    try:
+        start_all(ahead, honest)
         probe = post(ahead, origin.url(page), str(uuid.uuid4()))
         skew = datetime.fromisoformat(probe["created_at"]) - datetime.now(UTC)
         assert skew > timedelta(seconds=50)  # the process really lives 60 s ahead
-        honest = ServeProcess(env).start()
-        try:
-            deadline = time.monotonic() + 10
-            while (state := post(honest, origin.url("/stall"), stalled)["state"]) == "pending":
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
-            assert state == "running"
-            watched_until = time.monotonic() + 5.0  # two lease lengths and more
-            while time.monotonic() < watched_until:
-                assert post(ahead, origin.url("/stall"), stalled)["state"] == "running"
-                time.sleep(0.3)
-        finally:
-            honest.kill()
+        deadline = time.monotonic() + 10
+        while (state := post(honest, origin.url("/stall"), stalled)["state"]) == "pending":
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        assert state == "running"
+        watched_until = time.monotonic() + WATCH
+        while time.monotonic() < watched_until:
+            assert post(ahead, origin.url("/stall"), stalled)["state"] == "running"
+            time.sleep(0.3)
+        honest.kill()
         deadline = time.monotonic() + 10
         while (state := post(ahead, origin.url("/stall"), stalled)["state"]) == "running":
             assert time.monotonic() < deadline
             time.sleep(0.2)
+    finally:
+        stop_all(ahead, honest)
     assert state == "unconfirmed"
     assert origin.hits["/stall"] == 1

@@ -26,7 +26,7 @@ from tests.support.contract import assert_valid_output
 from tests.support.instances import Load, client, logged_trouble
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.postgres import ConnectionPeak, tagged
-from tests.support.services import ServeProcess
+from tests.support.services import ServeProcess, start_all, stop_all
 
 pytestmark = pytest.mark.slow(reason="several server processes under concurrent load")
 
@@ -184,14 +184,12 @@ def test_three_instances_answer_every_call_of_100_clients_sending_each_mutation_
         return load
 
     try:
-        for server in servers:
-            server.start()
+        start_all(*servers)
         with ConnectionPeak(initialised["SOSOAPI_DATABASE_URL"], name) as connections:
             load = asyncio.run(drive([server.base for server in servers]))
         alive = [server.proc is not None and server.proc.poll() is None for server in servers]
     finally:
-        for server in servers:
-            server.stop()
+        stop_all(*servers)
     assert load.failures == [], load.failures[:10]
     assert logged_trouble(logs, load.incidents) == []
     assert set(load.statuses) == {200} and load.statuses[200] >= 4 * len(paths)
@@ -220,19 +218,21 @@ def test_three_instances_100_clients_and_one_killed_mid_load(
     post = _poster(initialised, origin, clients)
     servers = [ServeProcess(env, log=tmp_path / f"serve-{n}.log") for n in range(3)]
     try:
-        for server in servers:
-            server.start()
+        start_all(*servers)
         bases = [server.base for server in servers]
         doomed = servers[2]
         lost = [str(uuid.uuid4()) for _ in stalled]
-        for path, mutation_id in zip(stalled, lost, strict=True):
-            post(doomed.base, path, mutation_id)
-        deadline = time.monotonic() + 120
-        while sum(origin.hits[path] for path in stalled) < len(stalled):
-            assert time.monotonic() < deadline, "the stalled reads never started"
-            time.sleep(0.1)
         down: set[str] = set()
-        with ThreadPoolExecutor(100) as pool:
+        with ThreadPoolExecutor(len(stalled)) as claims, ThreadPoolExecutor(100) as pool:
+            # the stalled calls are claimed side by side; the load starts once they are read
+            held = [
+                claims.submit(post, doomed.base, path, mutation_id)
+                for path, mutation_id in zip(stalled, lost, strict=True)
+            ]
+            deadline = time.monotonic() + 120
+            while sum(origin.hits[path] for path in stalled) < len(stalled):
+                assert time.monotonic() < deadline, "the stalled reads never started"
+                time.sleep(0.05)
             loads = [
                 pool.submit(_settle, post, bases, path, i, down) for i, path in enumerate(paths)
             ]
@@ -243,6 +243,11 @@ def test_three_instances_100_clients_and_one_killed_mid_load(
             doomed.kill()  # mid-load: its reads hold leases that will never be renewed
             down.add(doomed.base)
             receipts = [load.result() for load in loads]
+        for call in held:  # answered `running` if its wait budget ended before the kill
+            error = call.exception()
+            assert isinstance(error, httpx.TransportError) or (
+                error is None and call.result()["state"] == "running"
+            ), error
         survivors = bases[:2]
         judged = []
         for path, mutation_id in zip(stalled, lost, strict=True):
@@ -253,8 +258,7 @@ def test_three_instances_100_clients_and_one_killed_mid_load(
             judged.append(receipt["state"])
         after = _settle(post, survivors, "/m/0", 1)  # the others keep serving
     finally:
-        for server in servers:
-            server.stop()
+        stop_all(*servers)
     assert judged == ["unconfirmed"] * len(stalled)
     assert all(origin.hits[path] == 1 for path in stalled)
     assert after["state"] == "completed"

@@ -1,11 +1,12 @@
 """`sosoapi serve` leaves nothing behind: after SIGKILL of its main process every process
 of the server (server processes, forkserver, resource tracker, parsing workers) ends
 within 10 s and the port is free; SIGTERM with a parse running stops within the grace,
-and the next instance judges the stopped read by the lease rules."""
+and another instance on the database judges the stopped read by the lease rules."""
 
 from __future__ import annotations
 
 import signal
+import socket
 import time
 import uuid
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 
 from tests.support.calls import RETRIEVE_PATH
 from tests.support.origin import HTTPSOrigin, Route
-from tests.support.services import ServeProcess
+from tests.support.services import ServeProcess, start_all, stop_all
 
 # process hygiene does not depend on the store: SQLite only
 pytestmark = [
@@ -99,10 +100,17 @@ def test_sigkill_of_serve_leaves_no_process_and_frees_the_port(
         assert not left, [(p.pid, p.cmdline()) for p in left]
     finally:
         server.kill()
-    successor = ServeProcess(env)
-    successor.port = server.port  # the port is free: a new server binds it
-    with successor:
-        assert httpx.get(f"{successor.base}/healthz", timeout=10).status_code == 200
+    _listen(server.port)
+
+
+def _listen(port: int) -> None:
+    """Listen on `port` as a new server would (uvicorn sets SO_REUSEADDR, so connections
+    the killed server left in TIME_WAIT do not count): refused while any process of the
+    old server still holds its listening socket."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen()
 
 
 def test_sigterm_with_a_parse_running_stops_within_the_grace(
@@ -117,8 +125,9 @@ def test_sigterm_with_a_parse_running_stops_within_the_grace(
         "SOSOAPI_LEASE_SECONDS": "2",
     }
     mutation_id = str(uuid.uuid4())
-    server = ServeProcess(env).start()
+    server, successor = ServeProcess(env), ServeProcess(env)
     try:
+        start_all(server, successor)
         first = _retrieve(server, env, origin.url("/heavy"), mutation_id)
         assert server.proc is not None
         tree = _tree(server.proc.pid)
@@ -133,14 +142,14 @@ def test_sigterm_with_a_parse_running_stops_within_the_grace(
         server.proc.send_signal(signal.SIGTERM)
         left = _left_after(tree, grace + 8)  # the grace, then uvicorn's own stop
         assert not left, [(p.pid, p.cmdline()) for p in left]
-    finally:
-        server.kill()
-    with ServeProcess(env) as successor:  # the stopped read: its lease runs out
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 60  # the stopped read: its lease runs out
         while (replay := _retrieve(successor, env, origin.url("/heavy"), mutation_id))[
             "state"
         ] == "running":
             assert time.monotonic() < deadline, replay
             time.sleep(0.2)
+    finally:
+        server.kill()
+        stop_all(successor)
     assert replay["id"] == first["id"]
     assert replay["state"] == "unconfirmed" and replay["result"] is None

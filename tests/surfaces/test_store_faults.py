@@ -7,6 +7,7 @@ import json
 import resource
 import signal
 import sqlite3
+import threading
 import time
 import uuid
 from collections import Counter
@@ -73,19 +74,27 @@ def _init(env: dict[str, str]) -> dict[str, str]:
 async def test_postgres_restart_under_load_is_503_then_recovers_without_loss(
     tmp_path: Path, origin: HTTPSOrigin, pages: dict
 ) -> None:
+    """The load's reads are held at the origin until the cluster is down, so each of them
+    finishes during the outage (its settle retried until the cluster is back) and the
+    calls waiting on them answer when their wait budget runs out, with the store down."""
     page = next(iter(pages.values()))
     paths = [f"/load/{i}" for i in range(24)]
+    outage = threading.Event()  # set once the cluster is down: the held reads finish then
     for path in paths:
-        origin.routes[path] = Route(page, delay=1.5)
+        origin.routes[path] = Route(page, gate=outage)
     for path in ("/warm", "/down", "/again"):
         origin.routes[path] = Route(page)
-    with ThrowawayCluster() as cluster:
+    with ThrowawayCluster(in_memory=True, fsync="off") as cluster:  # nothing to keep
         env = _init(
             {
                 "SOSOAPI_HOME": str(tmp_path / "home"),
                 "SOSOAPI_DATABASE_URL": cluster.url,
                 "SOSOAPI_LOG_LEVEL": "WARNING",
                 "SOSOAPI_SWEEP_INTERVAL_SECONDS": "1",
+                "SOSOAPI_WAIT_BUDGET_SECONDS": "3",
+                # the load's reads start together, not two at a time 0.2 s apart
+                "SOSOAPI_EGRESS_PER_ORIGIN_CONCURRENCY": str(len(paths)),
+                "SOSOAPI_EGRESS_PER_ORIGIN_MIN_INTERVAL": "0",
                 **origin.egress_env(),
             }
         )
@@ -122,10 +131,21 @@ async def test_postgres_restart_under_load_is_503_then_recovers_without_loss(
                                 "reads in flight",
                             )
                             cluster.stop("fast")
+                            outage.set()
                             for future in futures:
                                 future.result()
 
                     await anyio.to_thread.run_sync(load_then_outage)
+                    for mutation_id, path in calls.items():  # a replay in the outage: 503
+                        replay = await anyio.to_thread.run_sync(
+                            lambda m=mutation_id, p=path: httpx.post(
+                                server.base + RETRIEVE,
+                                json=retrieve_body(env["WORKSPACE_ID"], origin.url(p), m),
+                                headers=headers,
+                                timeout=60,
+                            )
+                        )
+                        assert_store_unavailable(replay)
                     down = await anyio.to_thread.run_sync(
                         lambda: httpx.post(
                             server.base + RETRIEVE,

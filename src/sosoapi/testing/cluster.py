@@ -2,7 +2,8 @@
 
 Never the shared server: `initdb` into a temporary directory, a free loopback port and a
 private socket directory. As root, the cluster runs as the `postgres` user (initdb
-refuses root).
+refuses root). `initdb --no-sync`: nothing outlives the cluster, so its files need not
+reach the disk before it starts (half of initdb's seconds).
 """
 
 from __future__ import annotations
@@ -25,12 +26,21 @@ def _bin(name: str) -> str:
     return found[-1]
 
 
-class ThrowawayCluster:
-    """`settings` are server settings (`max_connections`, say) passed to every start."""
+MEMORY = Path("/dev/shm")  # noqa: S108 (a tmpfs on Linux; mkdtemp makes a private 0700 dir)
 
-    def __init__(self, **settings: str | int) -> None:
+
+class ThrowawayCluster:
+    """`settings` are server settings (`max_connections`, say) passed to every start.
+
+    `in_memory` keeps the data directory on /dev/shm (when there is one): a test's cluster
+    is made and removed in a fraction of the time (removing it from an ext4 disk mounted
+    with `discard` took seconds). The benchmarks keep theirs on disk, as a server would.
+    """
+
+    def __init__(self, *, in_memory: bool = False, **settings: str | int) -> None:
         self.settings = settings
-        self.root = Path(tempfile.mkdtemp(prefix="sosoapi-pg-"))
+        memory = in_memory and MEMORY.is_dir() and os.access(MEMORY, os.W_OK)
+        self.root = Path(tempfile.mkdtemp(prefix="sosoapi-pg-", dir=MEMORY if memory else None))
         self.data = self.root / "data"
         self.sockets = self.root / "sockets"
         self.port = free_port()
@@ -51,7 +61,8 @@ class ThrowawayCluster:
         if self.as_root:
             shutil.chown(self.root, "postgres")
             shutil.chown(self.sockets, "postgres")
-        self._run(_bin("initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust")
+        initdb = _bin("initdb")
+        self._run(initdb, "-D", str(self.data), "-U", "postgres", "-A", "trust", "--no-sync")
         return self.start()
 
     def start(self) -> ThrowawayCluster:

@@ -63,6 +63,11 @@ class ServeProcess:
         return os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 
     def start(self) -> ServeProcess:
+        return self.launch().wait_ready()
+
+    def launch(self) -> ServeProcess:
+        """Start the process without waiting for it: several servers launched one after
+        the other import and migrate at the same time (`start_all`)."""
         log_fd = self._log_file() if self.log else None
         try:
             self.proc = subprocess.Popen(
@@ -75,6 +80,11 @@ class ServeProcess:
         finally:
             if log_fd is not None:
                 os.close(log_fd)
+        return self
+
+    def wait_ready(self) -> ServeProcess:
+        """Poll /healthz until it answers 200; raise if the process exits or the time is up."""
+        assert self.proc is not None, "launch() first"
         deadline = time.monotonic() + self.ready_seconds
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -96,6 +106,11 @@ class ServeProcess:
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
+        self.wait_stopped()
+
+    def wait_stopped(self) -> None:
+        """Wait for a terminated process to end (killed after 20 s), then close its pipes."""
+        if self.proc and self.proc.poll() is None:
             try:
                 self.proc.wait(20)
             except subprocess.TimeoutExpired:
@@ -114,3 +129,27 @@ class ServeProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def start_all(*servers: ServeProcess) -> tuple[ServeProcess, ...]:
+    """Start `servers` side by side (a server's start is mostly its imports, waited for):
+    all are launched, then each is waited for; on a failure every one is killed."""
+    try:
+        for server in servers:
+            server.launch()
+        for server in servers:
+            server.wait_ready()
+    except BaseException:
+        for server in servers:
+            server.kill()
+        raise
+    return servers
+
+
+def stop_all(*servers: ServeProcess) -> None:
+    """Stop `servers` side by side: each is sent SIGTERM, then each is waited for."""
+    for server in servers:
+        if server.proc and server.proc.poll() is None:
+            server.proc.terminate()
+    for server in servers:
+        server.wait_stopped()
