@@ -42,8 +42,8 @@ def pytest_configure() -> None:
 def pytest_collection() -> Generator[None, object, object]:
     """No cyclic garbage collection while the test modules are imported, then everything
     they built is frozen, kept out of every later collection: the collector walked these
-    few million long-lived objects again and again, 1.7 s of the 3.6 s a process spent
-    collecting the suite, and pytest's own five at its exit (docs/testing.md)."""
+    few million long-lived objects again and again, and five times more at pytest's exit,
+    1.6 s of CPU in every process (docs/testing.md, "The budget")."""
     gc.disable()
     try:
         return (yield)
