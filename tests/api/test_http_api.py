@@ -271,6 +271,7 @@ async def test_public_url_names_the_protected_resource(tmp_path: Path) -> None:
     assert metadata.json()["resource"] == "https://research.example.org/mcp"
 
 
+@pytest.mark.slow(reason="schemathesis sends hundreds of generated requests to a real server")
 def test_schemathesis_finds_no_violation_of_our_openapi(
     served: ServeProcess, initialised: dict[str, str]
 ) -> None:

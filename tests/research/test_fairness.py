@@ -80,6 +80,7 @@ def receipt_overrides() -> dict[str, float]:
     return {"max_concurrent_retrievals": 4, "wait_budget_seconds": 0.1}
 
 
+@pytest.mark.slow(reason="A's slow pages hold their slots for 6 s, waited out at teardown")
 async def test_another_workspaces_read_starts_at_once(
     application: Application, owner: tuple[str, str], origin: HTTPSOrigin, pages: dict
 ) -> None:

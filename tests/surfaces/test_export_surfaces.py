@@ -7,6 +7,7 @@ import zipfile
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.support.origin import HTTPSOrigin
 from tests.support.services import ServeProcess, cli
@@ -50,6 +51,7 @@ def test_cli_export_writes_a_valid_package_and_refuses_a_missing_corpus(
     assert not missing.exists() and not missing.with_name("missing.wacz.partial").exists()
 
 
+@pytest.mark.slow(reason="a server of its own (the CLI seals on its home) and an export process")
 def test_http_export_streams_the_package_under_the_read_permission(
     initialised: dict[str, str], origin: HTTPSOrigin, pages: dict[str, bytes], tmp_path: Path
 ) -> None:

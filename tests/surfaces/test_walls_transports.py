@@ -64,6 +64,7 @@ def test_the_subset_covers_every_kind_of_page() -> None:
     } <= settled
 
 
+@pytest.mark.slow(reason="every wall page of the dev set through a real transport")
 @SQLITE
 def test_over_the_http_api(
     served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin
@@ -92,6 +93,7 @@ async def call_all(client: mcp.Client, env: dict[str, str], origin: HTTPSOrigin)
             assert told in line, (case.file, line)
 
 
+@pytest.mark.slow(reason="every wall page of the dev set through a real transport")
 @SQLITE
 async def test_over_mcp_streamable_http(
     served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin
@@ -101,6 +103,7 @@ async def test_over_mcp_streamable_http(
         await call_all(client, initialised, origin)
 
 
+@pytest.mark.slow(reason="every wall page of the dev set through a real transport")
 @SQLITE
 async def test_over_mcp_stdio(initialised: dict[str, str], origin: HTTPSOrigin) -> None:
     serve(origin)
