@@ -61,11 +61,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """List the unmarked tests over the budget: a report, never a failure (a loaded
-    machine is slower, and a timed assertion would flake)."""
+    machine is slower, and a timed assertion would flake); then the order's seed."""
     if _over_budget:
         terminalreporter.section(f"over the {BUDGET_SECONDS:.0f} s budget, not marked slow")
         for seconds, what in sorted(_over_budget, reverse=True):
             terminalreporter.write_line(f"{seconds:6.2f}s {what}")
+    seed = terminalreporter.config.getoption("randomly_seed", None)
+    if isinstance(seed, int):  # `-q` hides pytest-randomly's header: the order's seed here
+        terminalreporter.write_line(f"test order: --randomly-seed={seed} repeats it")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
