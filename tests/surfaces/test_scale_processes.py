@@ -136,10 +136,12 @@ def _pages(origin: HTTPSOrigin, prefix: str, count: int, delay: float = 0) -> li
     return paths
 
 
-def _children_cpu(server: ServeProcess) -> list[float]:
+def _workers_cpu(server: ServeProcess) -> dict[int, float]:
+    """CPU seconds of each of the supervisor's own server processes, by pid (the parsing
+    pools' forkservers start at a first parse, as grandchildren: never compared)."""
     assert server.proc is not None
-    children = psutil.Process(server.proc.pid).children(recursive=True)
-    return [sum(child.cpu_times()[:2]) for child in children if "python" in child.name()]
+    children = psutil.Process(server.proc.pid).children()
+    return {child.pid: sum(child.cpu_times()[:2]) for child in children if "python" in child.name()}
 
 
 def test_serve_workers_run_several_processes_on_one_database(
@@ -148,18 +150,20 @@ def test_serve_workers_run_several_processes_on_one_database(
     paths = _pages(origin, "/w", 40)
     post = _poster(initialised, origin, clients, keep_alive=False)
     with ServeProcess(_fast_env(initialised), "--workers", "2") as server:
-        before = _children_cpu(server)
+        before = _workers_cpu(server)
         assert len(before) >= 2  # two uvicorn workers (and no more than the supervisor's)
         with ThreadPoolExecutor(20) as pool:
             receipts = list(
                 pool.map(lambda i: _settle(post, [server.base], paths[i], i), range(len(paths)))
             )
-        after = _children_cpu(server)
+        after = _workers_cpu(server)
     assert [r["state"] for r in receipts] == ["completed"] * len(paths)
     assert all(r["result"]["status"] == "ready" for r in receipts)
     assert all(origin.hits[path] == 1 for path in paths)
-    busy = [b - a for a, b in zip(before, after, strict=False)]
-    assert sum(1 for spent in busy if spent > 0.2) >= 2  # both processes served calls
+    busy = [after[pid] - spent for pid, spent in before.items() if pid in after]
+    # Both processes served calls: 40 calls cost a process about 0.2 s of CPU, one that
+    # served none spends under 0.01 s while it waits (a few calls' worth is the line).
+    assert sum(1 for spent in busy if spent > 0.05) >= 2, busy
 
 
 @pytest.mark.exclusive  # 100 clients and 3 x 10 connections: the machine's and the database's
