@@ -49,3 +49,18 @@ class ParseBounds:
 
     deadline_seconds: float = 10.0  # wall clock; a page of the node bound parses in ~2 s
     memory_mb: int = 1024  # address space a parse may add to its idle worker
+
+
+@dataclass(frozen=True, slots=True)
+class SlotBudget:
+    """A pool of slots shared fairly across workspaces (`fairness.FairSlots`): `slots` at
+    once in all, at most `per_workspace` held by one (0: half of `slots`, at least one,
+    never more than `slots`), at most `max_queued_per_workspace` waiting per workspace."""
+
+    slots: int
+    per_workspace: int
+    max_queued_per_workspace: int
+
+    def __post_init__(self) -> None:
+        share = self.per_workspace or max(1, self.slots // 2)
+        object.__setattr__(self, "per_workspace", min(share, self.slots))
