@@ -93,6 +93,24 @@ async def _send_all(response: Response, client: Client, on_chunk: Callable[[], N
     return body.getvalue()
 
 
+async def _read_then_leave(
+    endpoint: Callable[[Request], Awaitable[Response]], token: str, query: str
+) -> tuple[bytes, int]:
+    """An export's answer read by a client that leaves after the body's first chunk: the
+    bytes it got, and how many chunks the answer sent before it stopped."""
+    reading = Client(token, query)
+    response = await endpoint(reading.request)
+    reading.scope["asgi"] = {"spec_version": "2.3"}  # the server reports a disconnect
+    chunks = [0]
+
+    def one_chunk() -> None:
+        chunks[0] += 1
+        if chunks[0] == 2:
+            reading.leave()  # gone after the first chunk of the body
+
+    return await _send_all(response, reading, one_chunk), chunks[0]
+
+
 async def test_exports_wait_in_the_pool_are_refused_past_it_and_scratch_one_archive(
     application: Application, owner: tuple[str, str], origin: HTTPSOrigin, private_tmp: Path
 ) -> None:
@@ -185,17 +203,6 @@ async def test_an_export_whose_client_leaves_stops_building_and_sending(
     assert _empty(private_tmp)  # its scratch removed
 
     monkeypatch.setattr(wacz, "csl_item", cite)
-    reading = Client(token, query)
-    response = await endpoint(reading.request)
-    reading.scope["asgi"] = {"spec_version": "2.3"}  # the server reports a disconnect
-    chunks = [0]
-
-    def one_chunk() -> None:
-        chunks[0] += 1
-        if chunks[0] == 2:
-            reading.leave()  # gone after the first chunk of the body
-
-    sent: Awaitable[bytes] = _send_all(response, reading, one_chunk)
-    partial = await sent
-    assert len(partial) > 0 and chunks[0] < 40
+    partial, chunks = await _read_then_leave(endpoint, token, query)
+    assert len(partial) > 0 and chunks < 40
     await _wait_for(lambda: _empty(private_tmp))  # the scratch removed

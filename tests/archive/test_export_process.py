@@ -33,7 +33,13 @@ from sosoapi.research.offload import process_context
 from sosoapi.store.records import StoreUnavailable
 from sosoapi.store.store import Store
 from tests.archive.test_export import corpus
-from tests.archive.test_export_pool import Client, _send_all, _wait_for, private_tmp
+from tests.archive.test_export_pool import (
+    Client,
+    _read_then_leave,
+    _send_all,
+    _wait_for,
+    private_tmp,
+)
 from tests.support.origin import HTTPSOrigin
 
 __all__ = ["private_tmp"]  # the fixture, used by name
@@ -165,18 +171,8 @@ async def test_a_caller_that_leaves_ends_the_export_process_building_or_sending(
 
     (marks / "built-by").unlink()
     _separate(application, database_url, noting, marks)
-    reading = Client(token, query)
-    response = await endpoint(reading.request)
-    reading.scope["asgi"] = {"spec_version": "2.3"}  # the server reports a disconnect
-    chunks = [0]
-
-    def one_chunk() -> None:
-        chunks[0] += 1
-        if chunks[0] == 2:
-            reading.leave()  # gone after the first chunk of the body
-
-    partial_body = await _send_all(response, reading, one_chunk)
-    assert len(partial_body) > 0 and chunks[0] < 40
+    partial_body, chunks = await _read_then_leave(endpoint, token, query)
+    assert len(partial_body) > 0 and chunks < 40
     pid, _ = await _builder(marks)
     await _wait_for(lambda: _ended(pid))
     await _wait_for(lambda: _empty(private_tmp))
