@@ -16,6 +16,7 @@ from sosoapi.contract.documents import AnyResult
 from sosoapi.egress.types import FetchOutcome, Hop
 from sosoapi.research.evidence.identity import canonical_json
 from sosoapi.research.evidence.passages import CutPassages
+from sosoapi.research.retrieval.finished import Finished
 from sosoapi.store.records import CaptureWrite
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
@@ -26,7 +27,7 @@ NO_CREDENTIALS = "the gate sends no cookies, authorization or other credentials"
 class Captured:
     """A reader's result with the captures of the exchanges it read."""
 
-    result: AnyResult
+    finished: Finished[AnyResult]  # the contract result, its whole text and its cause
     captures: tuple[CaptureWrite, ...] = ()
     citation: dict[str, Any] = field(default_factory=dict)  # extract.citation's fields
     passages: CutPassages | None = None  # the search passages cut in the parse's trip
