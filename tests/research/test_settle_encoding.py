@@ -17,12 +17,11 @@ from typing import Any
 import pytest
 
 from sosoapi.application import Application
-from sosoapi.contract.documents import AnyResult
 from sosoapi.contract.models import RetrieveResult
 from sosoapi.research.evidence import identity
 from sosoapi.research.evidence.identity import as_evidence, canonical_json, settle_writes
 from sosoapi.research.retrieval import workers
-from sosoapi.research.retrieval.finished import Finished
+from sosoapi.research.retrieval.finished import AnyFinished
 from tests.research.test_one_trip import read_inline
 from tests.support.calls import args, call
 from tests.support.long_sources import article_html
@@ -45,7 +44,7 @@ def _sources() -> list[tuple[str, str, bytes, str]]:
 SOURCES = _sources()
 
 
-def _digest_alone(read: Finished[AnyResult]) -> str:
+def _digest_alone(read: AnyFinished) -> str:
     """The digest's own definition (docs/product.md, "Evidence"), encoded in one piece."""
     result, p = read.result, read.result.provenance
     document = {

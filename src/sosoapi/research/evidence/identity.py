@@ -10,7 +10,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from sosoapi.contract.documents import AnyResult, DocumentResult
 from sosoapi.research.evidence.passages import CutPassages, passages_of
-from sosoapi.research.retrieval.finished import Finished
+from sosoapi.research.retrieval.finished import AnyFinished
 from sosoapi.store.records import CaptureWrite, EvidenceWrite
 
 DEFAULT_PORTS = {"https": 443, "http": 80}
@@ -46,7 +46,7 @@ def canonical_object(members: dict[str, str]) -> str:
     return "{" + ",".join(f"{canonical_json(k)}:{v}" for k, v in sorted(members.items())) + "}"
 
 
-def whole_members(read: Finished[AnyResult]) -> dict[str, str]:
+def whole_members(read: AnyFinished) -> dict[str, str]:
     """The whole text and cues as canonical JSON, encoded once for the digest and the
     stored whole."""
     return {
@@ -55,7 +55,7 @@ def whole_members(read: Finished[AnyResult]) -> dict[str, str]:
     }
 
 
-def content_digest(read: Finished[AnyResult], whole: dict[str, str] | None = None) -> str:
+def content_digest(read: AnyFinished, whole: dict[str, str] | None = None) -> str:
     """SHA-256 over the canonical JSON of the content, never of retrieval timestamps: the
     whole text and cues (`whole`, from `whole_members`), so a change past the receipt's
     bound is a new revision (for a text within the bound this is the digest it always had)."""
@@ -86,7 +86,7 @@ def _described(result: AnyResult) -> dict[str, Any]:
     }
 
 
-def as_evidence(read: Finished[AnyResult]) -> Finished[AnyResult]:
+def as_evidence(read: AnyFinished) -> AnyFinished:
     """The content a result's evidence keeps. A caption file's title and description are
     its own (none: WebVTT and SubRip carry neither); a page that linked it through a
     `<track>` lends the receipt its title, never the evidence, so reading the same file
@@ -98,7 +98,7 @@ def as_evidence(read: Finished[AnyResult]) -> Finished[AnyResult]:
 
 def evidence_write(
     workspace_id: str,
-    read: Finished[AnyResult],
+    read: AnyFinished,
     captures: tuple[CaptureWrite, ...] = (),
     citation: dict[str, Any] | None = None,
     passages: CutPassages | None = None,
@@ -140,7 +140,7 @@ def evidence_write(
     )
 
 
-def whole_json(read: Finished[AnyResult], whole: dict[str, str] | None = None) -> str | None:
+def whole_json(read: AnyFinished, whole: dict[str, str] | None = None) -> str | None:
     """What an evidence revision keeps beyond its receipt (`whole`, from `whole_members`):
     None when nothing was cut."""
     if read.whole_text == read.result.text and read.whole_segments == read.result.segments:
@@ -150,7 +150,7 @@ def whole_json(read: Finished[AnyResult], whole: dict[str, str] | None = None) -
 
 def settle_writes(
     workspace_id: str,
-    read: Finished[AnyResult],
+    read: AnyFinished,
     captures: tuple[CaptureWrite, ...] = (),
     citation: dict[str, Any] | None = None,
     passages: CutPassages | None = None,

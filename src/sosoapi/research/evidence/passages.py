@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sosoapi.contract.documents import AnyResult
 from sosoapi.contract.models import Segment
 from sosoapi.extract.passages import cue_spans, searchable, speakers, text_passages
-from sosoapi.research.retrieval.finished import Finished
+from sosoapi.research.retrieval.finished import AnyFinished
 from sosoapi.store.records import PassageRecord
 
 
@@ -30,7 +29,7 @@ class CutPassages:
     description: str | None
     passages: tuple[PassageRecord, ...]
 
-    def fit(self, read: Finished[AnyResult]) -> bool:
+    def fit(self, read: AnyFinished) -> bool:
         """True when `read`'s evidence content is what these passages were cut from."""
         return (
             not read.whole_segments
@@ -45,9 +44,7 @@ def cut_passages(text: str, title: str | None, description: str | None) -> CutPa
     return CutPassages(text, title, description, _passages(text, title, description, []))
 
 
-def passages_of(
-    read: Finished[AnyResult], cut: CutPassages | None = None
-) -> tuple[PassageRecord, ...]:
+def passages_of(read: AnyFinished, cut: CutPassages | None = None) -> tuple[PassageRecord, ...]:
     """The passages of the whole text and cues (offsets into the whole text): `cut`'s
     when they were cut from this content, else cut here."""
     if cut is not None and cut.fit(read):

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sosoapi.contract.documents import DOCUMENT_KIND, AnyResult
+from sosoapi.contract.documents import DOCUMENT_KIND
 from sosoapi.contract.guidance import cause_of
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
 from sosoapi.contract.vocabulary import Reason, Status
 from sosoapi.research.documents.result import DocumentDraft
 from sosoapi.research.evidence.passages import CutPassages
-from sosoapi.research.retrieval.finished import Finished, finished
+from sosoapi.research.retrieval.finished import AnyFinished, Finished, finished
 from sosoapi.research.retrieval.ranking import Condition, decide, retry_after, status_of
 
 
@@ -80,9 +80,7 @@ class Draft:
         return finished(result, cause, self.whole_text, self.whole_segments)
 
 
-def unread(
-    kind: str, reason: Reason, now: datetime, cause: str | None = None
-) -> Finished[AnyResult]:
+def unread(kind: str, reason: Reason, now: datetime, cause: str | None = None) -> AnyFinished:
     """The result of a read of `kind` that read nothing: cancelled, failed, not stored."""
     if kind == DOCUMENT_KIND:
         return DocumentDraft(cause=cause).add(reason).finish(now)

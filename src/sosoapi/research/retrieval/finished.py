@@ -29,6 +29,9 @@ class Finished(Generic[R]):
     cause: str | None = None
 
 
+AnyFinished = Finished[AnyResult]  # either tool's, as the receipt machinery carries it
+
+
 def finished(
     result: T,
     cause: str | None = None,

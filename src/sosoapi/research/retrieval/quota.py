@@ -15,11 +15,10 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
-from sosoapi.contract.documents import AnyResult
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.vocabulary import Cause, Reason
 from sosoapi.research.retrieval.draft import unread
-from sosoapi.research.retrieval.finished import Finished
+from sosoapi.research.retrieval.finished import AnyFinished
 from sosoapi.store.records import EvidenceWrite, Settled, StorageFull, StorageUse
 
 log = logging.getLogger("sosoapi.receipts")
@@ -48,17 +47,17 @@ def refuse_when_full(use: StorageUse) -> None:
     )
 
 
-def storage_full(kind: str, now: datetime) -> Finished[AnyResult]:
+def storage_full(kind: str, now: datetime) -> AnyFinished:
     """The result of a read whose evidence did not fit in its workspace's storage."""
     return unread(kind, Reason.UNAVAILABLE, now, Cause.STORAGE_FULL)
 
 
-Settle = Callable[[Finished[AnyResult], EvidenceWrite | None], Settled | None]
+Settle = Callable[[AnyFinished, EvidenceWrite | None], Settled | None]
 
 
 def within_limit(
-    settle: Settle, read: Finished[AnyResult], item: EvidenceWrite | None, now: datetime
-) -> tuple[Finished[AnyResult], Settled | None]:
+    settle: Settle, read: AnyFinished, item: EvidenceWrite | None, now: datetime
+) -> tuple[AnyFinished, Settled | None]:
     """Settle with `read` and its evidence; when the evidence would pass its workspace's
     storage limit (the store kept nothing of that try), settle `storage_full` without it."""
     try:

@@ -25,7 +25,7 @@ from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.draft import unread
 from sosoapi.research.retrieval.fairness import FairSlots
-from sosoapi.research.retrieval.finished import Finished
+from sosoapi.research.retrieval.finished import AnyFinished
 from sosoapi.research.retrieval.pending_turns import LeaseLost, PendingUntilTurn
 from sosoapi.research.retrieval.quota import within_limit
 from sosoapi.research.retrieval.settings import ReceiptSettings
@@ -35,9 +35,7 @@ from sosoapi.store.records import RetrievalRecord, Settled, StoreUnavailable
 log = logging.getLogger("sosoapi.receipts")
 # A reader of (kind, url, language) answers a result, or one with the captures of what it
 # read; the receipt's `PendingUntilTurn` says whether it may wait for a late turn.
-Reader = Callable[
-    [str, str, str | None, PendingUntilTurn], Awaitable[Finished[AnyResult] | Captured]
-]
+Reader = Callable[[str, str, str | None, PendingUntilTurn], Awaitable[AnyFinished | Captured]]
 T = TypeVar("T")
 
 
@@ -296,16 +294,15 @@ class ReceiptWorkers:
             settle_writes, record.workspace_id, read.finished, kept, read.citation, read.passages
         )
 
-        def encoded(finished: Finished[AnyResult]) -> str:
+        def encoded(finished: AnyFinished) -> str:
             # the read's own result was encoded once, off the loop, with its evidence; the
             # `storage_full` result that may replace it (quota.within_limit) is small
             return text if finished is read.finished else finished.result.model_dump_json()
 
-        def settle(finished: Finished[AnyResult], evidence: Evidence | None) -> Settled | None:
-            result = finished.result
+        def settle(finished: AnyFinished, evidence: Evidence | None) -> Settled | None:
             return self.retrievals.settle(
                 record.id, self.owner, State.COMPLETED, encoded(finished), now, evidence,
-                outcome=(result.status, result.reason), cause=finished.cause,
+                outcome=(finished.result.status, finished.result.reason), cause=finished.cause,
             )  # fmt: skip
 
         stored = await self._when_stored(lambda: within_limit(settle, read.finished, item, now))
