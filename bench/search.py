@@ -42,6 +42,7 @@ from sosoapi.contract.models import RetrieveResult  # noqa: E402
 from sosoapi.extract.html import extract_text_document  # noqa: E402
 from sosoapi.research.algorithms.quote_match import find_quote  # noqa: E402
 from sosoapi.research.evidence.identity import content_digest, evidence_write  # noqa: E402
+from sosoapi.research.retrieval.finished import finished  # noqa: E402
 from sosoapi.store.evidence_repo import record_revision  # noqa: E402
 from sosoapi.store.settings import sqlite_url  # noqa: E402
 from sosoapi.testing.pages import pages_dir, real_pages  # noqa: E402
@@ -106,9 +107,10 @@ def bulk_evidence(
             for i in range(start, min(start + 500, evidence)):
                 language = languages[i % len(languages)]
                 for _version in range(2 if i < second_revisions else 1):
-                    result = _result(_document(rng, language, i), language, f"doc-{i}", now)
-                    item = evidence_write(workspace_id, result)
-                    assert item is not None and item.digest == content_digest(result)
+                    text = _document(rng, language, i)
+                    read = finished(_result(text, language, f"doc-{i}", now))
+                    item = evidence_write(workspace_id, read)
+                    assert item is not None and item.digest == content_digest(read)
                     record_revision(app.store.db, conn, item, now)
 
 

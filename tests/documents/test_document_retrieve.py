@@ -93,7 +93,7 @@ async def test_a_scan_is_empty_no_text_and_its_advice_names_ocr(
     outcome = await application.research.call(
         "sosoapi_research_document_retrieve", token, document_args(workspace_id, url)
     )
-    text = render(outcome.output, requested_url=url)
+    text = render(outcome.output, requested_url=url, cause=outcome.cause)
     assert "no_text, no_text_layer" in text and "OCR" in text
     assert "without a text layer: 1, 2, 3" in text
 
@@ -165,7 +165,7 @@ async def test_octet_stream_is_sniffed_and_other_media_name_the_seed_tool(
     )  # fmt: skip
     result = html.output.wire()["retrieval"]["result"]
     assert (result["status"], result["reason"]) == ("unsupported", "unsupported_media")
-    assert "sosoapi_research_evidence_retrieve" in render(html.output)
+    assert "sosoapi_research_evidence_retrieve" in render(html.output, cause=html.cause)
     origin.routes["/docs/liar.pdf"] = Route(b"<html>not a pdf</html>", content_type=PDF_TYPE)
     liar_url = origin.url("/docs/liar.pdf")
     liar = await retrieve_document(application, token, document_args(workspace_id, liar_url))
@@ -185,7 +185,7 @@ async def test_the_seed_retrieve_of_a_pdf_stays_unsupported_media_and_names_the_
     outcome = await application.research.call(
         "sosoapi_research_evidence_retrieve", token, seed_args(workspace_id, url)
     )
-    text = render(outcome.output, requested_url=url)
+    text = render(outcome.output, requested_url=url, cause=outcome.cause)
     assert "call sosoapi_research_document_retrieve with this same url" in text
     assert url in text  # the line names the URL to pass on
 

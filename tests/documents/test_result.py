@@ -17,6 +17,7 @@ from sosoapi.contract.documents import DocumentResult, DocumentRetrieval, Docume
 from sosoapi.contract.vocabulary import Reason, State, Status
 from sosoapi.extract.pdf import PdfDocument, read_pdf
 from sosoapi.research.documents.result import document_result
+from sosoapi.research.retrieval.finished import Finished
 from tests.support.contract import assert_valid_output
 
 PDF = Path(__file__).resolve().parents[1] / "data" / "pdf"
@@ -31,7 +32,8 @@ def read(name: str, max_pages: int) -> tuple[PdfDocument, str]:
     return read_pdf(path, max_pages=max_pages), hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def build(name: str, **options: object) -> DocumentResult:
+def built(name: str, **options: object) -> Finished[DocumentResult]:
+    """The document as a read finishes it: its result, whole text and cause."""
     document, digest = read(name, int(options.pop("max_pages", 2_000)))  # type: ignore[call-overload]
     return document_result(
         document,
@@ -41,6 +43,10 @@ def build(name: str, **options: object) -> DocumentResult:
         settled_at=AT,
         **options,  # type: ignore[arg-type]
     )
+
+
+def build(name: str, **options: object) -> DocumentResult:
+    return built(name, **options).result
 
 
 def assert_valid(result: DocumentResult) -> None:
@@ -62,11 +68,11 @@ def assert_valid(result: DocumentResult) -> None:
     assert_valid_output(TOOL, receipt.wire())
 
 
-def assert_pages_slice_the_whole(result: DocumentResult) -> None:
-    whole = result.whole_text
-    texts = [whole[p.start : p.end] for p in result.pages]
+def assert_pages_slice_the_whole(finished: Finished[DocumentResult]) -> None:
+    whole, pages = finished.whole_text, finished.result.pages
+    texts = [whole[p.start : p.end] for p in pages]
     assert "\n\n".join(t for t in texts if t) == whole
-    assert [p.number for p in result.pages] == list(range(1, len(result.pages) + 1))
+    assert [p.number for p in pages] == list(range(1, len(pages) + 1))
 
 
 def test_a_readable_document_is_ready_with_its_metadata_pages_and_provenance() -> None:
@@ -106,36 +112,39 @@ def test_a_scan_is_empty_no_text_with_every_page_marked() -> None:
 
 
 def test_a_partly_scanned_document_is_partial_source_partial() -> None:
-    result = build("doctor-vector-pdf")
+    finished = built("doctor-vector-pdf")
+    result = finished.result
     assert_valid(result)
     assert result.status == Status.PARTIAL  # its text is also cut for the receipt
     assert Reason.SOURCE_PARTIAL in [result.reason, *result.warnings]
     without = [p.number for p in result.pages if not p.has_text]
     assert without and len(without) < result.page_count
     assert all(p.start == p.end for p in result.pages if not p.has_text)
-    assert_pages_slice_the_whole(result)
+    assert_pages_slice_the_whole(finished)
 
 
 @pytest.mark.parametrize(
     "name", ["pdfminer-zen_of_python_corrupted", "pypdf-selenium-pypdf-issue-177"]
 )
 def test_a_broken_file_reads_what_it_can_or_is_unsupported_content(name: str) -> None:
-    result = build(name)
+    finished = built(name)
+    result = finished.result
     assert_valid(result)
     if result.status == Status.UNSUPPORTED:
         assert result.reason == Reason.UNSUPPORTED_CONTENT
         assert result.provenance.source_url is None and result.pages == []
     else:
         assert result.status in (Status.READY, Status.PARTIAL) and result.text
-        assert_pages_slice_the_whole(result)
+        assert_pages_slice_the_whole(finished)
 
 
 def test_the_page_bound_keeps_the_first_pages_as_partial_response_too_large() -> None:
-    result = build("docling-normal_4pages", max_pages=2)
+    finished = built("docling-normal_4pages", max_pages=2)
+    result = finished.result
     assert_valid(result)
     assert (result.status, result.reason) == (Status.PARTIAL, Reason.RESPONSE_TOO_LARGE)
     assert result.page_count == 4 and [p.number for p in result.pages] == [1, 2]
-    assert_pages_slice_the_whole(result)
+    assert_pages_slice_the_whole(finished)
 
 
 def test_a_truncated_body_that_pdfium_cannot_open_is_unavailable_response_too_large(
@@ -146,7 +155,7 @@ def test_a_truncated_body_that_pdfium_cannot_open_is_unavailable_response_too_la
     result = document_result(
         read_pdf(cut), source_url=URL, sha256=None, retrieved_at=AT, settled_at=AT,
         truncated=True,
-    )  # fmt: skip
+    ).result  # fmt: skip
     assert_valid(result)
     assert result.status in (Status.UNAVAILABLE, Status.PARTIAL)
     assert result.reason == Reason.RESPONSE_TOO_LARGE
@@ -155,16 +164,18 @@ def test_a_truncated_body_that_pdfium_cannot_open_is_unavailable_response_too_la
 def test_the_receipt_text_is_cut_and_the_evidence_keeps_the_whole_with_page_offsets() -> None:
     whole = read("doctor-vector-pdf", 2_000)[0].text
     assert len(whole) > 25_000
-    result = build("doctor-vector-pdf")
+    finished = built("doctor-vector-pdf")
+    result = finished.result
     assert result.reason == Reason.TEXT_LIMITED
     assert len(result.text) <= 20_000 and whole.startswith(result.text)
-    assert result.whole_text == whole
-    assert_pages_slice_the_whole(result)
-    bounded = build("doctor-vector-pdf", whole_max=22_000)  # the evidence's own bound
-    assert_valid(bounded)
-    assert len(bounded.whole_text) <= 22_000 and whole.startswith(bounded.whole_text)
-    assert all(p.end <= len(bounded.whole_text) for p in bounded.pages)
-    assert bounded.pages[-1].start == len(bounded.whole_text)  # the cut-off pages end there
+    assert finished.whole_text == whole
+    assert_pages_slice_the_whole(finished)
+    bounded = built("doctor-vector-pdf", whole_max=22_000)  # the evidence's own bound
+    assert_valid(bounded.result)
+    kept = bounded.whole_text
+    assert len(kept) <= 22_000 and whole.startswith(kept)
+    assert all(p.end <= len(kept) for p in bounded.result.pages)
+    assert bounded.result.pages[-1].start == len(kept)  # the cut-off pages end there
 
 
 def test_the_declared_language_is_the_catalogs_and_another_asked_is_a_mismatch() -> None:

@@ -35,6 +35,7 @@ from sosoapi.research.evidence.settings import HeavyReadSettings
 from sosoapi.research.heavy import HeavyReads, ShouldStop
 from sosoapi.research.operation import Call, Outcome
 from sosoapi.research.retrieval.draft import Draft
+from sosoapi.research.retrieval.finished import Finished
 from sosoapi.store.records import CorpusRow, EvidenceRevisionRecord, WorkspaceRecord
 from tests.support.fake_storage import FakeStorage
 
@@ -44,7 +45,7 @@ REVISIONS = 30
 CHARS = 60_000  # each revision's whole text; its receipt keeps 20,000
 
 
-def _page(n: int, version: int) -> RetrieveResult:
+def _page(n: int, version: int) -> Finished[RetrieveResult]:
     sentence = f"Survey {n} version {version} measured the glacier radar echo again. "
     whole = sentence * (CHARS // len(sentence))
     draft = Draft(

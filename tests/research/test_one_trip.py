@@ -17,6 +17,7 @@ from sosoapi.research.evidence import passages as passages_module
 from sosoapi.research.evidence.identity import evidence_write
 from sosoapi.research.offload import Offload
 from sosoapi.research.retrieval import reading
+from sosoapi.research.retrieval.finished import finished
 from tests.support.pages import real_pages
 
 PAGES = real_pages()
@@ -63,8 +64,8 @@ async def test_a_page_read_is_one_trip_with_everything_it_needs(page: Any) -> No
     alone = extract_text_document(
         page.html, media_type="text/html", charset=None, content_language=None, url=page.url
     )
-    assert alone is not None and captured.result.text == alone.text
-    assert captured.result.title == alone.title
+    assert alone is not None and captured.finished.result.text == alone.text
+    assert captured.finished.result.title == alone.title
     assert captured.citation == citation_of(page.html, None, page.url)
 
 
@@ -76,7 +77,7 @@ async def test_the_settle_cuts_no_passage_of_a_page_read(
     the settle (on the event loop) cuts none of its own."""
     captured = await read_inline("url_text", page.html, "text/html", page.url)
     assert captured.passages is not None
-    expected = passages_module.passages_of(captured.result)
+    expected = passages_module.passages_of(captured.finished)
     cut: list[str] = []
     original = passages_module._passages
 
@@ -85,7 +86,7 @@ async def test_the_settle_cuts_no_passage_of_a_page_read(
         return original(*args)
 
     monkeypatch.setattr(passages_module, "_passages", counted)
-    write = evidence_write("w", captured.result, (), captured.citation, captured.passages)
+    write = evidence_write("w", captured.finished, (), captured.citation, captured.passages)
     assert write is not None and write.passages == expected and expected
     assert cut == []
 
@@ -99,9 +100,9 @@ async def test_passages_cut_from_other_content_are_not_used(
     captured = await read_inline("url_text", page.html, "text/html", page.url)
     assert captured.passages is not None
     for change in ({"title": "Another title"}, {"description": None}, {"text": "Other words."}):
-        other = captured.result.model_copy(update=change)
-        if "text" not in change:
-            other = other.with_whole(captured.result.whole_text, None)
+        changed = captured.finished.result.model_copy(update=change)
+        whole = None if "text" in change else captured.finished.whole_text
+        other = finished(changed, whole_text=whole)
         assert not captured.passages.fit(other)
         write = evidence_write("w", other, (), None, captured.passages)
         assert write is not None

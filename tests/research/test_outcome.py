@@ -75,7 +75,7 @@ def test_every_finished_result_fits_the_contract(
 ) -> None:
     draft = Draft(kind=kind, text="some text", title="T", retry_after_seconds=retry)
     draft.conditions.extend(conditions)
-    result = draft.finish(datetime.now(UTC))
+    result = draft.finish(datetime.now(UTC)).result
     receipt = {
         "retrieval": {
             "id": "30000000-0000-4000-8000-000000000007",

@@ -31,6 +31,7 @@ from sosoapi.research.documents.result import document_result
 from sosoapi.research.evidence.diffs import compare
 from sosoapi.research.evidence.quotes import judge
 from sosoapi.research.evidence.scope import StoredRevision
+from sosoapi.research.retrieval.finished import Finished
 from tests.support.browser import browser_page
 from tests.support.contract import assert_valid_output
 from tests.support.results import page_result
@@ -49,7 +50,7 @@ PAGE_ID = "5e2d8f1a-7b6c-4e3d-8a9b-1c2d3e4f5a6b"
 
 
 @cache
-def _read(source_url: str, path: Path) -> DocumentResult:
+def _read(source_url: str, path: Path) -> Finished[DocumentResult]:
     now = datetime.now(UTC)
     return document_result(
         read_pdf(path), source_url=source_url, sha256="0" * 64, retrieved_at=now, settled_at=now
@@ -61,8 +62,8 @@ def pdf_revision(
 ) -> StoredRevision:
     """The paper as PDF evidence, as `scope.stored_revision` reads it back: the document
     result, its whole text (or `text`, a later read of the same pages) and its pages."""
-    result = _read(source_url, path)
-    whole = text or result.whole_text
+    finished = _read(source_url, path)
+    result, whole = finished.result, text or finished.whole_text
     return StoredRevision(PDF_ID, revision, revision, result, whole, [], tuple(result.pages))
 
 

@@ -28,6 +28,7 @@ from sosoapi.research.heavy import HeavyReads
 from sosoapi.research.mutations import new_mutation
 from sosoapi.research.operation import Call
 from sosoapi.research.retrieval.draft import Draft
+from sosoapi.research.retrieval.finished import Finished
 from sosoapi.research.retrieval.pending_turns import PendingUntilTurn
 from sosoapi.research.retrieval.receipts import ReceiptService
 from sosoapi.research.retrieval.settings import ReceiptSettings
@@ -53,7 +54,7 @@ class Clock:
         return self.now
 
 
-def page(text: str, url: str = URL, title: str = "A story") -> RetrieveResult:
+def page(text: str, url: str = URL, title: str = "A story") -> Finished[RetrieveResult]:
     draft = Draft(kind="url_text", retrieved_at=START, source_url=url, mime_type="text/html")
     draft.text, draft.title, draft.content_kind = text, title, "document_text"
     return draft.finish(START)
@@ -76,13 +77,15 @@ def storage(clock: Clock) -> FakeStorage:
     return store
 
 
-Reader = Callable[[str, str, str | None], Awaitable[RetrieveResult]]
+Reader = Callable[[str, str, str | None], Awaitable[Finished[RetrieveResult]]]
 
 
 def counting_reader(texts: dict[str, str]) -> tuple[Reader, list[str]]:
     seen: list[str] = []
 
-    async def read(kind: str, url: str, language: str | None, _: object) -> RetrieveResult:
+    async def read(
+        kind: str, url: str, language: str | None, _: object
+    ) -> Finished[RetrieveResult]:
         seen.append(url)
         if url not in texts:
             raise RuntimeError("the origin broke")
@@ -115,10 +118,13 @@ async def test_a_receipt_settles_once_and_replays_without_reading_again(
     service, _, seen = receipts
     request = retrieve_input()
     first = await service.retrieve(request, "token-1")
-    assert_valid_output("sosoapi_research_evidence_retrieve", first.wire())
-    assert first.retrieval.state == State.COMPLETED and first.retrieval.evidence is not None
+    assert_valid_output("sosoapi_research_evidence_retrieve", first.output.wire())
+    assert (
+        first.output.retrieval.state == State.COMPLETED
+        and first.output.retrieval.evidence is not None
+    )
     again = await service.retrieve(request, "token-1")
-    assert again.wire() == first.wire() and seen == [URL]
+    assert again.output.wire() == first.output.wire() and seen == [URL]
     other = retrieve_input("https://news.example/other", request.mutation_id)
     with pytest.raises(ServiceError) as refused:
         await service.retrieve(other, "token-1")
@@ -130,10 +136,10 @@ async def test_same_content_keeps_its_revision_and_new_content_makes_the_next(
     receipts: tuple[ReceiptService, dict[str, str], list[str]],
 ) -> None:
     service, texts, _ = receipts
-    first = (await service.retrieve(retrieve_input(), "token-1")).retrieval.evidence
-    same = (await service.retrieve(retrieve_input(), "token-1")).retrieval.evidence
+    first = (await service.retrieve(retrieve_input(), "token-1")).output.retrieval.evidence
+    same = (await service.retrieve(retrieve_input(), "token-1")).output.retrieval.evidence
     texts[URL] += "\n\nA correction."
-    changed = (await service.retrieve(retrieve_input(), "token-1")).retrieval.evidence
+    changed = (await service.retrieve(retrieve_input(), "token-1")).output.retrieval.evidence
     assert first is not None and same == first
     assert changed is not None and (changed.evidence_id, changed.revision) == (
         first.evidence_id,
@@ -146,8 +152,8 @@ async def test_a_reader_that_breaks_settles_unavailable_never_success(
 ) -> None:
     service, _, _ = receipts
     out = await service.retrieve(retrieve_input("https://news.example/broken"), "token-1")
-    result = out.retrieval.result
-    assert out.retrieval.state == State.COMPLETED and out.retrieval.evidence is None
+    result = out.output.retrieval.result
+    assert out.output.retrieval.state == State.COMPLETED and out.output.retrieval.evidence is None
     assert result is not None and (result.status, result.reason) == ("unavailable", "unavailable")
 
 
@@ -163,7 +169,10 @@ async def test_a_lost_lease_is_judged_unconfirmed_on_replay(
     assert claimed and storage.retrievals.acquire(claimed.id, "an-instance-that-died", 30)
     clock.now += timedelta(seconds=31)
     judged = await service.retrieve(request, "token-1")
-    assert judged.retrieval.state == State.UNCONFIRMED and judged.retrieval.result is None
+    assert (
+        judged.output.retrieval.state == State.UNCONFIRMED
+        and judged.output.retrieval.result is None
+    )
 
 
 async def test_a_read_with_a_free_slot_is_claimed_leased_and_one_queued_is_acquired_later(
@@ -182,7 +191,9 @@ async def test_a_read_with_a_free_slot_is_claimed_leased_and_one_queued_is_acqui
     release = anyio.Event()
     texts = {URL: "The first read.", "https://news.example/second": "The second read."}
 
-    async def read(kind: str, url: str, language: str | None, _: object) -> RetrieveResult:
+    async def read(
+        kind: str, url: str, language: str | None, _: object
+    ) -> Finished[RetrieveResult]:
         if url == URL:
             await release.wait()
         return page(texts[url], url)
@@ -192,16 +203,16 @@ async def test_a_read_with_a_free_slot_is_claimed_leased_and_one_queued_is_acqui
     async with held_open(service.running()):
         first_request = retrieve_input()
         first = await service.retrieve(first_request, "token-1")
-        assert first.retrieval.state == State.RUNNING  # leased at its claim
+        assert first.output.retrieval.state == State.RUNNING  # leased at its claim
         second_request = retrieve_input("https://news.example/second")
         second = await service.retrieve(second_request, "token-1")
-        assert second.retrieval.state == State.PENDING  # the one slot is taken
+        assert second.output.retrieval.state == State.PENDING  # the one slot is taken
         release.set()
         with anyio.fail_after(5):
             await service.workers.wind_down()  # none parks here: every read ends
         done = [await service.retrieve(r, "token-1") for r in (first_request, second_request)]
-    assert [d.retrieval.state for d in done] == [State.COMPLETED, State.COMPLETED]
-    assert acquired == [str(second.retrieval.id)]
+    assert [d.output.retrieval.state for d in done] == [State.COMPLETED, State.COMPLETED]
+    assert acquired == [str(second.output.retrieval.id)]
 
 
 def _call(model: type[Wire], **arguments: Any) -> Call[Any]:
@@ -329,7 +340,7 @@ async def test_a_stopping_service_hands_back_a_parked_read_even_with_the_store_d
 
     async def read(
         kind: str, url: str, language: str | None, turn: PendingUntilTurn
-    ) -> RetrieveResult:
+    ) -> Finished[RetrieveResult]:
         assert await turn.park(3600.0)
         parked.set()
         await anyio.sleep(3600)  # the origin's turn, an hour out
@@ -348,6 +359,6 @@ async def test_a_stopping_service_hands_back_a_parked_read_even_with_the_store_d
         async with held_open(service.running()):
             answer = await service.retrieve(retrieve_input(), "token-1")
             await parked.wait()
-    record = storage.retrievals.retrieval_by_id(str(answer.retrieval.id))
+    record = storage.retrievals.retrieval_by_id(str(answer.output.retrieval.id))
     assert record is not None and record.state == State.PENDING
     assert record.lease_owner == (None if store_up else service.owner)

@@ -11,6 +11,7 @@ from sosoapi.application import Application
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
 from sosoapi.extract.passages import cue_spans, speakers
 from sosoapi.research.evidence.passages import passages_of
+from sosoapi.research.retrieval.finished import finished
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
 
@@ -87,7 +88,7 @@ def _captions(lines: list[str]) -> RetrieveResult:
 
 def test_search_indexes_the_speaker_apart_from_the_sentence() -> None:
     result = _captions(["Jane Whitaker: We will defer the item.", "no speaker here: lower case"])
-    rows = passages_of(result)
+    rows = passages_of(finished(result))
     assert [(r.part, r.body) for r in rows] == [
         ("speaker", "Jane Whitaker"),
         ("text", "We will defer the item."),

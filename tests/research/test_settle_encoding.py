@@ -21,6 +21,7 @@ from sosoapi.contract.models import RetrieveResult
 from sosoapi.research.evidence import identity
 from sosoapi.research.evidence.identity import as_evidence, canonical_json, settle_writes
 from sosoapi.research.retrieval import workers
+from sosoapi.research.retrieval.finished import AnyFinished
 from tests.research.test_one_trip import read_inline
 from tests.support.calls import args, call
 from tests.support.long_sources import article_html
@@ -43,14 +44,14 @@ def _sources() -> list[tuple[str, str, bytes, str]]:
 SOURCES = _sources()
 
 
-def _digest_alone(result: RetrieveResult) -> str:
+def _digest_alone(read: AnyFinished) -> str:
     """The digest's own definition (docs/product.md, "Evidence"), encoded in one piece."""
-    p = result.provenance
+    result, p = read.result, read.result.provenance
     document = {
-        "text": result.whole_text,
+        "text": read.whole_text,
         "title": result.title,
         "description": result.description,
-        "segments": [s.wire() for s in result.whole_segments],
+        "segments": [s.wire() for s in read.whole_segments],
         "mime_type": p.mime_type,
         "caption_format": p.caption_format,
         "language": p.language,
@@ -64,17 +65,18 @@ async def test_each_stored_document_is_what_encoding_it_alone_gives(
 ) -> None:
     _, kind, body, media = source
     captured = await read_inline(kind, body, media, "https://example.org/source")
-    result = captured.result
+    read = captured.finished
+    result = read.result
     assert result.status in ("ready", "partial"), result
-    receipt, write = settle_writes("w", result, (), captured.citation, captured.passages)
+    receipt, write = settle_writes("w", read, (), captured.citation, captured.passages)
     assert write is not None
-    evidence = as_evidence(result)
+    evidence = as_evidence(read)
     assert receipt == canonical_json(result.wire())
     assert RetrieveResult.model_validate_json(receipt).wire() == result.wire()
-    assert write.content == canonical_json(evidence.wire())
+    assert write.content == canonical_json(evidence.result.wire())
     assert write.digest == _digest_alone(evidence)
-    cut = result.whole_text != result.text or result.whole_segments != result.segments
-    whole = {"text": result.whole_text, "segments": [s.wire() for s in result.whole_segments]}
+    cut = read.whole_text != result.text or read.whole_segments != result.segments
+    whole = {"text": read.whole_text, "segments": [s.wire() for s in read.whole_segments]}
     assert write.whole == (canonical_json(whole) if cut else None)
 
 
@@ -84,7 +86,7 @@ async def test_the_whole_text_is_encoded_once(monkeypatch: pytest.MonkeyPatch, n
     for a text past the receipt's bound and for one within it alike."""
     _, kind, body, media = next(s for s in SOURCES if s[0] == name)
     captured = await read_inline(kind, body, media, "https://example.org/source")
-    whole = captured.result.whole_text
+    whole = captured.finished.whole_text
     assert len(whole) > 1000
     holding: list[int] = []
 
@@ -95,7 +97,7 @@ async def test_the_whole_text_is_encoded_once(monkeypatch: pytest.MonkeyPatch, n
         return encoded
 
     monkeypatch.setattr(identity, "json", type("Counted", (), {"dumps": staticmethod(dumps)}))
-    settle_writes("w", captured.result, (), captured.citation, captured.passages)
+    settle_writes("w", captured.finished, (), captured.citation, captured.passages)
     assert len(holding) == 1, holding
 
 

@@ -105,7 +105,7 @@ async def test_a_swapped_link_never_reads_outside_the_roots(
         read = await read_upload(
             str(swapping.link), "url_text", None, MAX, (tmp_path,), pool=THREADS
         )
-        texts.append(read.result.text)
+        texts.append(read.finished.result.text)
         assert all(SECRET.encode() not in c.body for c in read.captures)
     assert not [t for t in texts if SECRET in t]
 
@@ -195,8 +195,10 @@ async def test_a_link_swapped_to_a_fifo_is_never_read(
         assert caught.value.code == "invalid_input" and caught.value.field == "path"
     with Releaser(fifo), Swapper(tmp_path / "link.txt", inside, fifo):
         for _ in range(200):
-            results.append((await read_upload(str(tmp_path / "link.txt"), "url_text", None,
-                                              MAX, (tmp_path,), pool=THREADS)).result)  # fmt: skip
+            read = await read_upload(
+                str(tmp_path / "link.txt"), "url_text", None, MAX, (tmp_path,), pool=THREADS
+            )
+            results.append(read.finished.result)
         for _ in range(20):
             try:
                 results.append(await upload(application, token, ws, tmp_path / "link.txt"))

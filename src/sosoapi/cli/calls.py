@@ -92,7 +92,9 @@ def call(tool: str, arguments: dict[str, Any], as_json: bool = False) -> None:
     else:
         url = arguments.get("url") if isinstance(arguments.get("url"), str) else None
         print_summary(
-            *summary(outcome.output, outcome.corpus_revision, url, outcome.language_match)
+            *summary(
+                outcome.output, outcome.corpus_revision, url, outcome.language_match, outcome.cause
+            )
         )
     sys.exit(receipt_exit(outcome.output))
 

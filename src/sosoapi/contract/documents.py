@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Final, Literal
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
 from sosoapi.contract.document_bounds import (
     AUTHOR_MAX,
@@ -92,18 +92,6 @@ class DocumentResult(Wire):
     pages: Annotated[list[DocumentPage], Field(max_length=PAGES_CEILING)]
     page_count: Annotated[int, Field(ge=0, le=MAX_SAFE_INT)]
     provenance: DocumentProvenance
-    # As RetrieveResult's: the whole text behind the bounded receipt (evidence only), and
-    # the cause of the reason (kept in a column of its own, never on the wire).
-    _whole_text: str | None = PrivateAttr(default=None)
-    _cause: str | None = PrivateAttr(default=None)
-
-    def with_whole(self, text: str | None) -> DocumentResult:
-        self._whole_text = text
-        return self
-
-    @property
-    def whole_text(self) -> str:
-        return self.text if self._whole_text is None else self._whole_text
 
     # What the evidence code reads of every kind of result (identity, passages, scope): a
     # document has no cues, and its subject is what a page's description is to search.
@@ -112,20 +100,8 @@ class DocumentResult(Wire):
         return []
 
     @property
-    def whole_segments(self) -> list[Segment]:
-        return []
-
-    @property
     def description(self) -> str | None:
         return self.subject
-
-    @property
-    def cause(self) -> str | None:
-        return self._cause
-
-    def with_cause(self, cause: str | None) -> DocumentResult:
-        self._cause = cause
-        return self
 
 
 class DocumentRetrieval(Wire):

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Final, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 from sosoapi.contract.numbers import MAX_SAFE_INT
 from sosoapi.contract.vocabulary import Reason, State, Status
@@ -106,36 +106,6 @@ class RetrieveResult(Wire):
     reason: Reason | None
     warnings: Annotated[list[Reason], Field(max_length=10)]
     retry_after_seconds: Annotated[int, Field(ge=1, le=86_400)] | None
-    # The whole content behind a bounded receipt, for its evidence revision only: never
-    # on the wire, never in the receipt's stored JSON (docs/product.md, "Long sources").
-    _whole_text: str | None = PrivateAttr(default=None)
-    _whole_segments: list[Segment] | None = PrivateAttr(default=None)
-
-    def with_whole(self, text: str | None, segments: list[Segment] | None) -> RetrieveResult:
-        """This result carrying the whole text and cues its receipt was cut from."""
-        self._whole_text, self._whole_segments = text, segments
-        return self
-
-    @property
-    def whole_text(self) -> str:
-        return self.text if self._whole_text is None else self._whole_text
-
-    @property
-    def whole_segments(self) -> list[Segment]:
-        return self.segments if self._whole_segments is None else self._whole_segments
-
-    # Not a field: which of the reason's causes it was (contract/guidance.py CAUSES). The
-    # published schema has no place for it, so the receipt keeps it in a column of its own.
-    _cause: str | None = PrivateAttr(default=None)
-
-    @property
-    def cause(self) -> str | None:
-        return self._cause
-
-    def with_cause(self, cause: str | None) -> RetrieveResult:
-        """This result, naming the cause of its reason (set once, while it is built)."""
-        self._cause = cause
-        return self
 
 
 class EvidenceRef(Wire):

@@ -43,9 +43,10 @@ def render(
     corpus_revision: int | None = None,
     requested_url: str | None = None,
     language_match: LanguageMatch | None = None,
+    cause: str | None = None,
 ) -> str:
     """The MCP `content` text: our line, then the third-party parts fenced."""
-    return content_text(*summary(output, corpus_revision, requested_url, language_match))
+    return content_text(*summary(output, corpus_revision, requested_url, language_match, cause))
 
 
 def summary(
@@ -53,16 +54,20 @@ def summary(
     corpus_revision: int | None = None,
     requested_url: str | None = None,
     language_match: LanguageMatch | None = None,
+    cause: str | None = None,
 ) -> tuple[str, Parts]:
     """Our one line and the third-party parts, unfenced: `render` fences them for a model,
-    the CLI prints them for a person."""
+    the CLI prints them for a person. `cause`: which cause of a receipt's reason it was."""
     if isinstance(output, RECEIPT_OUTPUTS):
-        return _retrieval(output, requested_url, language_match)
+        return _retrieval(output, requested_url, language_match, cause)
     return _PRESENTERS[type(output)](output, corpus_revision)
 
 
 def _retrieval(
-    output: ReceiptOutput, requested_url: str | None, language_match: LanguageMatch | None
+    output: ReceiptOutput,
+    requested_url: str | None,
+    language_match: LanguageMatch | None,
+    cause: str | None,
 ) -> tuple[str, Parts]:
     """The source URL named first (ours, never the page's words); when not ready, the
     reason's meaning and the next step in one sentence from the shared table."""
@@ -92,7 +97,7 @@ def _retrieval(
                 "next_offset until it is null"
             )
     if res.status != "ready":
-        line += ". " + advice(res.reason, r.state, res.retry_after_seconds, res.cause)
+        line += ". " + advice(res.reason, r.state, res.retry_after_seconds, cause)
         line = line.removesuffix(".")
     parts = [
         ("title", res.title or ""),

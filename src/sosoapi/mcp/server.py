@@ -24,7 +24,6 @@ from sosoapi import __version__
 from sosoapi.auth.errors import BadToken, Fixes, NoToken
 from sosoapi.auth.tokens import Principal
 from sosoapi.contract.catalog import Transport, callable_on, listed_tools
-from sosoapi.contract.documents import RECEIPT_OUTPUTS
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.disconnects import unless_gone
 from sosoapi.incidents import incident
@@ -126,10 +125,15 @@ def success_result(
     if outcome.language_match is not None:
         found = outcome.language_match
         meta[LANGUAGE_MATCH_META] = {"asked": found.asked, "matched": found.matched, "by": found.by}
-    cause = retrieval_cause(outcome.output)
-    if cause is not None:
-        meta[CAUSE_META] = cause
-    text = render(outcome.output, outcome.corpus_revision, requested_url, outcome.language_match)
+    if outcome.cause is not None:  # which cause of a receipt's reason (the result has no field)
+        meta[CAUSE_META] = outcome.cause
+    text = render(
+        outcome.output,
+        outcome.corpus_revision,
+        requested_url,
+        outcome.language_match,
+        outcome.cause,
+    )
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=text)]
     content += resources.links(outcome, workspace_id)
     return types.CallToolResult(
@@ -138,13 +142,6 @@ def success_result(
         is_error=False,
         _meta=meta or None,
     )
-
-
-def retrieval_cause(output: object) -> str | None:
-    """Which cause of a receipt's reason it was (the published result has no field)."""
-    if isinstance(output, RECEIPT_OUTPUTS) and output.retrieval.result is not None:
-        return output.retrieval.result.cause
-    return None
 
 
 def build_server(

@@ -29,11 +29,12 @@ from pydantic import Field
 
 from sosoapi.auth.tokens import Principal
 from sosoapi.clock import utcnow
-from sosoapi.contract.documents import RECEIPT_OUTPUTS, ReceiptOutput
+from sosoapi.contract.documents import RECEIPT_OUTPUTS
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.guidance import advice
 from sosoapi.contract.vocabulary import OPEN_STATES
 from sosoapi.research.operation import Outcome
+from sosoapi.research.retrieval.contract_receipt import Receipt
 from sosoapi.research.service import ResearchService
 
 EXTENSION = "io.modelcontextprotocol/tasks"
@@ -97,7 +98,7 @@ class Tasks:
         r = output.retrieval
         self._forget_expired()
         self.owners[str(r.id)] = _Owned(principal.holder, str(r.workspace_id), r.valid_until)
-        return {"resultType": "task", **self._task(output)}
+        return {"resultType": "task", **self._task(Receipt(output, outcome.cause))}
 
     def _forget_expired(self) -> None:
         now = self.clock()
@@ -106,8 +107,8 @@ class Tasks:
                 return
             del self.owners[task_id]
 
-    def _task(self, output: ReceiptOutput, outcome: Outcome | None = None) -> dict[str, Any]:
-        r = output.retrieval
+    def _task(self, receipt: Receipt) -> dict[str, Any]:
+        r = receipt.output.retrieval
         task: dict[str, Any] = {
             "taskId": str(r.id),
             "createdAt": _iso(r.created_at),
@@ -120,11 +121,11 @@ class Tasks:
             return {**task, "status": "working", "statusMessage": message}
         if r.state == "cancelled":
             return {**task, "status": "cancelled", "statusMessage": "The receipt was cancelled."}
-        rendered = self.render(outcome or Outcome(output))
+        rendered = self.render(Outcome(receipt.output, cause=receipt.cause))
         result = rendered.model_dump(by_alias=True, mode="json", exclude_none=True)
         return {**task, "status": "completed", "result": result}
 
-    async def _receipt(self, task_id: str, *, cancel: bool) -> ReceiptOutput:
+    async def _receipt(self, task_id: str, *, cancel: bool) -> Receipt:
         principal = await self.caller()
         self._forget_expired()
         owned = self.owners.get(task_id)
@@ -145,10 +146,10 @@ class Tasks:
 
     async def on_cancel(self, ctx: Any, params: TaskParams) -> dict[str, Any]:
         current = await self._receipt(params.task_id, cancel=False)
-        if current.retrieval.state not in OPEN_STATES:
+        if current.output.retrieval.state not in OPEN_STATES:
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"Task {params.task_id[:100]} already finished ({current.retrieval.state}); "
+                f"Task {params.task_id[:100]} already finished ({current.output.retrieval.state}); "
                 "read it with tasks/get.",
             )
         await self._receipt(params.task_id, cancel=True)

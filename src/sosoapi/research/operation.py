@@ -8,10 +8,10 @@ from typing import Any, Generic, TypeVar
 
 from sosoapi.auth.permission import Access, Action
 from sosoapi.auth.tokens import Principal
-from sosoapi.contract.documents import ReceiptOutput
 from sosoapi.contract.models import Wire
 from sosoapi.extract.language import LanguageMatch, match_language
 from sosoapi.progress import Listener
+from sosoapi.research.retrieval.contract_receipt import Receipt
 
 I = TypeVar("I", bound=Wire)  # noqa: E741
 W = TypeVar("W", bound=Wire)
@@ -45,7 +45,8 @@ class Call(Generic[I]):
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """An operation's contract output, plus what the seed schemas have no place for: the
-    corpus revision of a snapshot, and which declared tag an asked language matched."""
+    corpus revision of a snapshot, which declared tag an asked language matched, and which
+    cause of a receipt's reason it was."""
 
     output: Wire
     corpus_revision: int | None = None
@@ -57,15 +58,16 @@ class Outcome:
         return self.output
 
     language_match: LanguageMatch | None = None
+    cause: str | None = None
 
 
-def retrieval_outcome(output: ReceiptOutput, asked: str | None) -> Outcome:
+def retrieval_outcome(receipt: Receipt, asked: str | None) -> Outcome:
     """A receipt's outcome, naming how `asked` matched the result's declared language (the
     receipt's `language` is the declared tag; the rule that matched it has no field)."""
-    result = output.retrieval.result
+    result = receipt.output.retrieval.result
     declared = result.provenance.language if result else None
     found = match_language(asked, declared) if asked and declared else None
-    return Outcome(output, language_match=found)
+    return Outcome(receipt.output, language_match=found, cause=receipt.cause)
 
 
 Handler = Callable[[Call[Any]], Awaitable[Outcome]]

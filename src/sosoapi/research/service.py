@@ -20,7 +20,7 @@ from sosoapi.auth.permission import Action, Guard
 from sosoapi.auth.tokens import Principal
 from sosoapi.clock import utcnow
 from sosoapi.contract.catalog import Transport, callable_on
-from sosoapi.contract.documents import DOCUMENT_KIND, DocumentRetrieveInput, ReceiptOutput
+from sosoapi.contract.documents import DOCUMENT_KIND, DocumentRetrieveInput
 from sosoapi.contract.errors import not_found
 from sosoapi.contract.evidence_tools import DiffInput, QuoteInput, SearchInput
 from sosoapi.contract.models import (
@@ -62,7 +62,7 @@ from sosoapi.research.offload import Offload
 from sosoapi.research.operation import Call, Operation, Outcome, retrieval_outcome
 from sosoapi.research.ports import Storage
 from sosoapi.research.retrieval.captures import Captured
-from sosoapi.research.retrieval.contract_receipt import receipt_of
+from sosoapi.research.retrieval.contract_receipt import Receipt, receipt_of
 from sosoapi.research.retrieval.receipts import DOCUMENT_TOOL, ReceiptService
 from sosoapi.research.retrieval.uploads import check_upload, read_upload
 
@@ -215,7 +215,7 @@ class ResearchService:
         *,
         cancel: bool = False,
         fixes: Fixes | None = None,
-    ) -> ReceiptOutput:
+    ) -> Receipt:
         """One receipt by id, as it stands (no wait), for a member of its workspace; with
         `cancel`, an open one is settled `cancelled` first (a writer's explicit cancel)."""
         action: Action = "write" if cancel else "read"
@@ -237,10 +237,10 @@ class ResearchService:
     async def _retrieve(self, call: Call[RetrieveInput | DocumentRetrieveInput]) -> Outcome:
         """The seed retrieve and the document tool: one receipt machinery for both."""
         request = call.input
-        output = await self.receipts.retrieve(
+        receipt = await self.receipts.retrieve(
             request, call.token_id, call.cancel_requested, call.progress
         )
-        return retrieval_outcome(output, request.language)
+        return retrieval_outcome(receipt, request.language)
 
     async def _upload(self, call: Call[UploadInput]) -> Outcome:
         request = call.input
@@ -260,13 +260,13 @@ class ResearchService:
                 pool=self.parse_pool,
             )
 
-        output = await self.receipts.upload(
+        receipt = await self.receipts.upload(
             request,
             call.token_id,
             reader,
             lambda: check_upload(request.path, request.kind, self.upload_roots),
         )
-        return retrieval_outcome(output, request.language)
+        return retrieval_outcome(receipt, request.language)
 
     async def export_corpus(
         self,

@@ -25,6 +25,7 @@ from sosoapi.contract.vocabulary import Cause, Reason, Status
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.limits import TITLE_MAX, WHOLE_TEXT_DEFAULT, clean_optional, cut_twice
 from sosoapi.extract.pdf import PdfDocument, PdfPage
+from sosoapi.research.retrieval.finished import Finished, finished
 from sosoapi.research.retrieval.ranking import Condition, decide, retry_after, status_of
 
 _USABLE = (Status.READY, Status.PARTIAL)
@@ -33,7 +34,8 @@ _SCANS = {Reason.NO_TEXT: Cause.NO_TEXT_LAYER, Reason.SOURCE_PARTIAL: Cause.PAGE
 
 @dataclass
 class DocumentDraft:
-    """A document result being assembled; `finish()` makes it a contract model."""
+    """A document result being assembled; `finish()` makes it a contract model (with the
+    whole text and the cause beside it)."""
 
     retrieved_at: datetime | None = None
     source_url: str | None = None
@@ -55,7 +57,7 @@ class DocumentDraft:
         self.conditions.append(Condition(status_of(reason, usable=usable), reason))
         return self
 
-    def finish(self, settled_at: datetime) -> DocumentResult:
+    def finish(self, settled_at: datetime) -> Finished[DocumentResult]:
         status, reason, warnings = decide(self.conditions)
         keep = status in (*_USABLE, Status.EMPTY)  # what the document says of itself
         described = bool(self.title or self.authors or self.subject)
@@ -84,8 +86,9 @@ class DocumentDraft:
                 language_source="publisher_declared" if self.language else "unknown",
                 sha256=self.sha256,
             ),
-        ).with_cause(cause_of(reason, self.cause))
-        return result.with_whole(self.whole_text) if status in _USABLE else result
+        )
+        whole = self.whole_text if status in _USABLE else None  # only evidence keeps it
+        return finished(result, cause_of(reason, self.cause), whole)
 
 
 def fill_from_pdf(
@@ -160,8 +163,9 @@ def document_result(
     language: str | None = None,
     truncated: bool = False,
     whole_max: int = WHOLE_TEXT_DEFAULT,
-) -> DocumentResult:
-    """The pure builder: a read PDF and where its bytes came from, as a contract result."""
+) -> Finished[DocumentResult]:
+    """The pure builder: a read PDF and where its bytes came from, as a contract result
+    (with its whole text and cause beside it)."""
     draft = DocumentDraft(retrieved_at=retrieved_at, source_url=source_url, sha256=sha256)
     fill_from_pdf(draft, document, language=language, truncated=truncated, whole_max=whole_max)
     return draft.finish(settled_at)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from sosoapi.contract.documents import AnyResult, DocumentResult
 from sosoapi.research.evidence.passages import CutPassages, passages_of
+from sosoapi.research.retrieval.finished import AnyFinished
 from sosoapi.store.records import CaptureWrite, EvidenceWrite
 
 DEFAULT_PORTS = {"https": 443, "http": 80}
@@ -44,21 +46,21 @@ def canonical_object(members: dict[str, str]) -> str:
     return "{" + ",".join(f"{canonical_json(k)}:{v}" for k, v in sorted(members.items())) + "}"
 
 
-def whole_members(result: AnyResult) -> dict[str, str]:
+def whole_members(read: AnyFinished) -> dict[str, str]:
     """The whole text and cues as canonical JSON, encoded once for the digest and the
     stored whole."""
     return {
-        "text": canonical_json(result.whole_text),
-        "segments": canonical_json([s.wire() for s in result.whole_segments]),
+        "text": canonical_json(read.whole_text),
+        "segments": canonical_json([s.wire() for s in read.whole_segments]),
     }
 
 
-def content_digest(result: AnyResult, whole: dict[str, str] | None = None) -> str:
+def content_digest(read: AnyFinished, whole: dict[str, str] | None = None) -> str:
     """SHA-256 over the canonical JSON of the content, never of retrieval timestamps: the
     whole text and cues (`whole`, from `whole_members`), so a change past the receipt's
     bound is a new revision (for a text within the bound this is the digest it always had)."""
-    members = {key: canonical_json(value) for key, value in _described(result).items()}
-    return sha256_hex(canonical_object(members | (whole or whole_members(result))))
+    members = {key: canonical_json(value) for key, value in _described(read.result).items()}
+    return sha256_hex(canonical_object(members | (whole or whole_members(read))))
 
 
 def _described(result: AnyResult) -> dict[str, Any]:
@@ -84,19 +86,19 @@ def _described(result: AnyResult) -> dict[str, Any]:
     }
 
 
-def as_evidence(result: AnyResult) -> AnyResult:
+def as_evidence(read: AnyFinished) -> AnyFinished:
     """The content a result's evidence keeps. A caption file's title and description are
     its own (none: WebVTT and SubRip carry neither); a page that linked it through a
     `<track>` lends the receipt its title, never the evidence, so reading the same file
     directly or through the page keeps one revision."""
-    if result.provenance.content_kind != "published_caption_file":
-        return result
-    return result.model_copy(update={"title": None, "description": None})
+    if read.result.provenance.content_kind != "published_caption_file":
+        return read
+    return replace(read, result=read.result.model_copy(update={"title": None, "description": None}))
 
 
 def evidence_write(
     workspace_id: str,
-    result: AnyResult,
+    read: AnyFinished,
     captures: tuple[CaptureWrite, ...] = (),
     citation: dict[str, Any] | None = None,
     passages: CutPassages | None = None,
@@ -105,15 +107,16 @@ def evidence_write(
 ) -> EvidenceWrite | None:
     """The evidence a result becomes: only `ready` and `partial` results become evidence,
     with the `captures` of what it was read from (kept with a new revision only) and the
-    `passages` cut where it was parsed when they fit its content; `receipt` is `result`'s
+    `passages` cut where it was parsed when they fit its content; `receipt` is the result's
     canonical JSON when the caller has it, the content unless the evidence keeps less;
     `whole` its `whole_members` when the caller has them."""
-    if result.status not in ("ready", "partial"):
+    if read.result.status not in ("ready", "partial"):
         return None
-    evidence = as_evidence(result)
-    content = receipt if receipt is not None and evidence is result else None
-    result, provenance, whole = evidence, evidence.provenance, whole or whole_members(evidence)
-    digest = content_digest(result, whole)
+    evidence = as_evidence(read)
+    content = receipt if receipt is not None and evidence is read else None
+    result, provenance = evidence.result, evidence.result.provenance
+    whole = whole or whole_members(evidence)
+    digest = content_digest(evidence, whole)
     if provenance.source_url is None:
         identity_parts: list[str | None] = [result.kind, "upload", digest]
     else:
@@ -130,24 +133,24 @@ def evidence_write(
         language=provenance.language,
         digest=digest,
         content=content or canonical_json(result.wire()),
-        passages=passages_of(result, passages),
-        whole=whole_json(result, whole),
+        passages=passages_of(evidence, passages),
+        whole=whole_json(evidence, whole),
         captures=captures,
         citation=canonical_json(citation) if citation else None,
     )
 
 
-def whole_json(result: AnyResult, whole: dict[str, str] | None = None) -> str | None:
+def whole_json(read: AnyFinished, whole: dict[str, str] | None = None) -> str | None:
     """What an evidence revision keeps beyond its receipt (`whole`, from `whole_members`):
     None when nothing was cut."""
-    if result.whole_text == result.text and result.whole_segments == result.segments:
+    if read.whole_text == read.result.text and read.whole_segments == read.result.segments:
         return None
-    return canonical_object(whole or whole_members(result))
+    return canonical_object(whole or whole_members(read))
 
 
 def settle_writes(
     workspace_id: str,
-    result: AnyResult,
+    read: AnyFinished,
     captures: tuple[CaptureWrite, ...] = (),
     citation: dict[str, Any] | None = None,
     passages: CutPassages | None = None,
@@ -155,14 +158,13 @@ def settle_writes(
     """What a settle stores, each part encoded once: the receipt's result JSON (also the
     evidence's content) and the evidence write. Its cost grows with the text: the caller
     runs it off the event loop."""
-    whole = whole_members(result)  # a caption file's evidence differs in title only
+    whole = whole_members(read)  # a caption file's evidence differs in title only
+    result = read.result
     uncut = {
-        "text": result.text == result.whole_text,
-        "segments": result.segments == result.whole_segments,
+        "text": result.text == read.whole_text,
+        "segments": result.segments == read.whole_segments,
     }
     receipt = canonical_object(
         {k: whole[k] if uncut.get(k) else canonical_json(v) for k, v in result.wire().items()}
     )
-    return receipt, evidence_write(
-        workspace_id, result, captures, citation, passages, receipt, whole
-    )
+    return receipt, evidence_write(workspace_id, read, captures, citation, passages, receipt, whole)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sosoapi.contract.documents import AnyResult
 from sosoapi.contract.models import Segment
 from sosoapi.extract.passages import cue_spans, searchable, speakers, text_passages
+from sosoapi.research.retrieval.finished import AnyFinished
 from sosoapi.store.records import PassageRecord
 
 
@@ -29,13 +29,13 @@ class CutPassages:
     description: str | None
     passages: tuple[PassageRecord, ...]
 
-    def fit(self, result: AnyResult) -> bool:
-        """True when `result`'s evidence content is what these passages were cut from."""
+    def fit(self, read: AnyFinished) -> bool:
+        """True when `read`'s evidence content is what these passages were cut from."""
         return (
-            not result.whole_segments
-            and result.title == self.title
-            and result.description == self.description
-            and result.whole_text == self.text
+            not read.whole_segments
+            and read.result.title == self.title
+            and read.result.description == self.description
+            and read.whole_text == self.text
         )
 
 
@@ -44,12 +44,13 @@ def cut_passages(text: str, title: str | None, description: str | None) -> CutPa
     return CutPassages(text, title, description, _passages(text, title, description, []))
 
 
-def passages_of(result: AnyResult, cut: CutPassages | None = None) -> tuple[PassageRecord, ...]:
+def passages_of(read: AnyFinished, cut: CutPassages | None = None) -> tuple[PassageRecord, ...]:
     """The passages of the whole text and cues (offsets into the whole text): `cut`'s
     when they were cut from this content, else cut here."""
-    if cut is not None and cut.fit(result):
+    if cut is not None and cut.fit(read):
         return cut.passages
-    return _passages(result.whole_text, result.title, result.description, result.whole_segments)
+    result = read.result
+    return _passages(read.whole_text, result.title, result.description, read.whole_segments)
 
 
 def _passages(

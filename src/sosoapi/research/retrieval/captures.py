@@ -12,10 +12,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sosoapi.contract.documents import AnyResult
 from sosoapi.egress.types import FetchOutcome, Hop
 from sosoapi.research.evidence.identity import canonical_json
 from sosoapi.research.evidence.passages import CutPassages
+from sosoapi.research.retrieval.finished import AnyFinished
 from sosoapi.store.records import CaptureWrite
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
@@ -26,7 +26,7 @@ NO_CREDENTIALS = "the gate sends no cookies, authorization or other credentials"
 class Captured:
     """A reader's result with the captures of the exchanges it read."""
 
-    result: AnyResult
+    finished: AnyFinished  # the contract result, its whole text and its cause
     captures: tuple[CaptureWrite, ...] = ()
     citation: dict[str, Any] = field(default_factory=dict)  # extract.citation's fields
     passages: CutPassages | None = None  # the search passages cut in the parse's trip

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sosoapi.contract.documents import (
     DOCUMENT_KIND,
     AnyResult,
@@ -15,15 +17,23 @@ from sosoapi.contract.models import EvidenceRef, Retrieval, RetrieveOutput
 from sosoapi.store.records import RetrievalRecord
 
 
-def receipt_of(record: RetrievalRecord, parsed: AnyResult | None = None) -> ReceiptOutput:
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """A receipt as the contract shows it, and which cause of its result's reason it was:
+    the published schema has no field for it (the record keeps it in a column of its own),
+    and a surface words its advice from it."""
+
+    output: ReceiptOutput
+    cause: str | None = None
+
+
+def receipt_of(record: RetrievalRecord, parsed: AnyResult | None = None) -> Receipt:
     """The receipt of `record` (a document's for kind `pdf_text`); `parsed` is
     `record.result` already as a model (this instance just settled it), so it is not parsed
-    again. The result names the cause the receipt kept, so a replay gives the same advice
-    as the first answer."""
+    again. It names the cause the record kept, so a replay gives the same advice as the
+    first answer."""
     result = parsed or (
-        result_model(record.kind).model_validate_json(record.result).with_cause(record.cause)
-        if record.result
-        else None
+        result_model(record.kind).model_validate_json(record.result) if record.result else None
     )
     evidence = (
         EvidenceRef(evidence_id=record.evidence_id, revision=record.evidence_revision)
@@ -43,5 +53,5 @@ def receipt_of(record: RetrievalRecord, parsed: AnyResult | None = None) -> Rece
         "evidence": evidence,
     }
     if record.kind == DOCUMENT_KIND or isinstance(result, DocumentResult):
-        return DocumentRetrieveOutput(retrieval=DocumentRetrieval(**fields))
-    return RetrieveOutput(retrieval=Retrieval(**fields))
+        return Receipt(DocumentRetrieveOutput(retrieval=DocumentRetrieval(**fields)), record.cause)
+    return Receipt(RetrieveOutput(retrieval=Retrieval(**fields)), record.cause)

@@ -1,7 +1,8 @@
 """A result being assembled by a source reader, finished into a contract result.
 
 The reader records every condition it meets; `finish()` ranks them (`ranking.py`) into
-one status, one reason and the warnings, and drops what that status may not carry.
+one status, one reason and the warnings, and drops what that status may not carry; the
+whole text and the cause travel beside the result (`finished.py`).
 """
 
 from __future__ import annotations
@@ -10,18 +11,20 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sosoapi.contract.documents import DOCUMENT_KIND, AnyResult
+from sosoapi.contract.documents import DOCUMENT_KIND
 from sosoapi.contract.guidance import cause_of
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
 from sosoapi.contract.vocabulary import Reason, Status
 from sosoapi.research.documents.result import DocumentDraft
 from sosoapi.research.evidence.passages import CutPassages
+from sosoapi.research.retrieval.finished import AnyFinished, Finished, finished
 from sosoapi.research.retrieval.ranking import Condition, decide, retry_after, status_of
 
 
 @dataclass
 class Draft:
-    """A result being assembled by a source reader; `finish()` makes it a contract model."""
+    """A result being assembled by a source reader; `finish()` makes it a contract model
+    (with the whole text and the cause beside it)."""
 
     kind: str
     retrieved_at: datetime | None = None
@@ -47,7 +50,7 @@ class Draft:
         self.conditions.append(Condition(status, reason))
         return self
 
-    def finish(self, settled_at: datetime) -> RetrieveResult:
+    def finish(self, settled_at: datetime) -> Finished[RetrieveResult]:
         status, reason, warnings = decide(self.conditions)
         keep_content = status in (Status.READY, Status.PARTIAL, Status.EMPTY)
         usable = status in (Status.READY, Status.PARTIAL)
@@ -71,13 +74,13 @@ class Draft:
             warnings=warnings,
             retry_after_seconds=retry_after(status, self.retry_after_seconds),
         )
-        result = result.with_cause(cause_of(reason, self.cause))
+        cause = cause_of(reason, self.cause)
         if not usable:
-            return result
-        return result.with_whole(self.whole_text, self.whole_segments)
+            return finished(result, cause)
+        return finished(result, cause, self.whole_text, self.whole_segments)
 
 
-def unread(kind: str, reason: Reason, now: datetime, cause: str | None = None) -> AnyResult:
+def unread(kind: str, reason: Reason, now: datetime, cause: str | None = None) -> AnyFinished:
     """The result of a read of `kind` that read nothing: cancelled, failed, not stored."""
     if kind == DOCUMENT_KIND:
         return DocumentDraft(cause=cause).add(reason).finish(now)

@@ -15,10 +15,10 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
-from sosoapi.contract.documents import AnyResult
 from sosoapi.contract.errors import ErrorCode, ServiceError
 from sosoapi.contract.vocabulary import Cause, Reason
 from sosoapi.research.retrieval.draft import unread
+from sosoapi.research.retrieval.finished import AnyFinished
 from sosoapi.store.records import EvidenceWrite, Settled, StorageFull, StorageUse
 
 log = logging.getLogger("sosoapi.receipts")
@@ -47,21 +47,21 @@ def refuse_when_full(use: StorageUse) -> None:
     )
 
 
-def storage_full(kind: str, now: datetime) -> AnyResult:
+def storage_full(kind: str, now: datetime) -> AnyFinished:
     """The result of a read whose evidence did not fit in its workspace's storage."""
     return unread(kind, Reason.UNAVAILABLE, now, Cause.STORAGE_FULL)
 
 
-Settle = Callable[[AnyResult, EvidenceWrite | None], Settled | None]
+Settle = Callable[[AnyFinished, EvidenceWrite | None], Settled | None]
 
 
 def within_limit(
-    settle: Settle, result: AnyResult, item: EvidenceWrite | None, now: datetime
-) -> tuple[AnyResult, Settled | None]:
-    """Settle with `result` and its evidence; when the evidence would pass its workspace's
+    settle: Settle, read: AnyFinished, item: EvidenceWrite | None, now: datetime
+) -> tuple[AnyFinished, Settled | None]:
+    """Settle with `read` and its evidence; when the evidence would pass its workspace's
     storage limit (the store kept nothing of that try), settle `storage_full` without it."""
     try:
-        return result, settle(result, item)
+        return read, settle(read, item)
     except StorageFull as full:
         use = full.use
         log.warning(
@@ -69,5 +69,5 @@ def within_limit(
             "needed=%d",
             use.workspace_id, use.used_bytes, use.limit_bytes, full.needed,
         )  # fmt: skip
-        refused = storage_full(result.kind, now)
+        refused = storage_full(read.result.kind, now)
         return refused, settle(refused, None)

@@ -317,10 +317,10 @@ async def read_source(
     *,
     pool: Offload,
 ) -> RetrieveResult:
-    """Read one source into a receipt's result, carrying the whole text (up to
-    `whole_max` code points) for its evidence revision."""
+    """Read one source into a receipt's result (`read_captured` keeps, beside it, the
+    whole text up to `whole_max` code points for its evidence revision)."""
     draft = await read_draft(fetch, kind, url, language, whole_max, pool=pool)
-    return draft.finish(settled_at())
+    return draft.finish(settled_at()).result
 
 
 async def read_captured(
@@ -336,5 +336,5 @@ async def read_captured(
     the citation fields the page declared."""
     recorder = Recorder(fetch)
     draft = await read_draft(recorder, kind, url, language, whole_max, pool=pool)
-    result = draft.finish(utcnow())
-    return Captured(result, recorder.captures(url), draft.citation, draft.passages)
+    finished = draft.finish(utcnow())
+    return Captured(finished, recorder.captures(url), draft.citation, draft.passages)

@@ -19,14 +19,14 @@ from datetime import datetime, timedelta
 import anyio
 
 from sosoapi.clock import utcnow
-from sosoapi.contract.documents import DOCUMENT_KIND, DocumentRetrieveInput, ReceiptOutput
+from sosoapi.contract.documents import DOCUMENT_KIND, DocumentRetrieveInput
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.models import RetrieveInput, UploadInput
 from sosoapi.contract.vocabulary import OPEN_STATES, Reason, State
 from sosoapi.progress import Listener, Step
 from sosoapi.research.mutations import ensure_same, new_mutation
 from sosoapi.research.ports import RetrievalsRepo
-from sosoapi.research.retrieval.contract_receipt import receipt_of
+from sosoapi.research.retrieval.contract_receipt import Receipt, receipt_of
 from sosoapi.research.retrieval.draft import unread
 from sosoapi.research.retrieval.quota import refuse_when_full
 from sosoapi.research.retrieval.settings import ReceiptSettings
@@ -103,7 +103,7 @@ class ReceiptService:
         token_id: str | None,
         cancel_requested: Callable[[], bool] = lambda: False,
         progress: Listener | None = None,
-    ) -> ReceiptOutput:
+    ) -> Receipt:
         """Claim or replay the key's receipt and wait for it; `progress` hears its steps.
         A document's request (the document tool) makes a receipt of kind `pdf_text`."""
         if isinstance(request, DocumentRetrieveInput):
@@ -203,7 +203,7 @@ class ReceiptService:
         token_id: str | None,
         reader: Reader,
         check_new: Callable[[], None],
-    ) -> ReceiptOutput:
+    ) -> Receipt:
         """A local file read inline under a lease (never resumed elsewhere: it is local).
 
         `check_new` validates the path; it runs only for a new key, so a replay still
@@ -243,7 +243,7 @@ class ReceiptService:
         self.workers.cancel_work(retrieval_id)
         now = self.clock()
         record = await self.workers.load(retrieval_id)
-        result = unread(record.kind, Reason.CANCELLED, now)
+        result = unread(record.kind, Reason.CANCELLED, now).result
         settled = await anyio.to_thread.run_sync(
             lambda: self.retrievals.settle(
                 retrieval_id,

@@ -25,6 +25,7 @@ from sosoapi.research.ports import RetrievalsRepo
 from sosoapi.research.retrieval.captures import Captured
 from sosoapi.research.retrieval.draft import unread
 from sosoapi.research.retrieval.fairness import FairSlots
+from sosoapi.research.retrieval.finished import AnyFinished
 from sosoapi.research.retrieval.pending_turns import LeaseLost, PendingUntilTurn
 from sosoapi.research.retrieval.quota import within_limit
 from sosoapi.research.retrieval.settings import ReceiptSettings
@@ -34,7 +35,7 @@ from sosoapi.store.records import RetrievalRecord, Settled, StoreUnavailable
 log = logging.getLogger("sosoapi.receipts")
 # A reader of (kind, url, language) answers a result, or one with the captures of what it
 # read; the receipt's `PendingUntilTurn` says whether it may wait for a late turn.
-Reader = Callable[[str, str, str | None, PendingUntilTurn], Awaitable[AnyResult | Captured]]
+Reader = Callable[[str, str, str | None, PendingUntilTurn], Awaitable[AnyFinished | Captured]]
 T = TypeVar("T")
 
 
@@ -290,28 +291,28 @@ class ReceiptWorkers:
         now = self.clock()
         kept = read.captures if self.settings.keep_captures else ()
         text, item = await anyio.to_thread.run_sync(
-            settle_writes, record.workspace_id, read.result, kept, read.citation, read.passages
+            settle_writes, record.workspace_id, read.finished, kept, read.citation, read.passages
         )
 
-        def encoded(result: AnyResult) -> str:
+        def encoded(finished: AnyFinished) -> str:
             # the read's own result was encoded once, off the loop, with its evidence; the
             # `storage_full` result that may replace it (quota.within_limit) is small
-            return text if result is read.result else result.model_dump_json()
+            return text if finished is read.finished else finished.result.model_dump_json()
 
-        def settle(result: AnyResult, evidence: Evidence | None) -> Settled | None:
+        def settle(finished: AnyFinished, evidence: Evidence | None) -> Settled | None:
             return self.retrievals.settle(
-                record.id, self.owner, State.COMPLETED, encoded(result), now, evidence,
-                outcome=(result.status, result.reason), cause=result.cause,
+                record.id, self.owner, State.COMPLETED, encoded(finished), now, evidence,
+                outcome=(finished.result.status, finished.result.reason), cause=finished.cause,
             )  # fmt: skip
 
-        stored = await self._when_stored(lambda: within_limit(settle, read.result, item, now))
-        result, settled = stored or (read.result, None)
+        stored = await self._when_stored(lambda: within_limit(settle, read.finished, item, now))
+        finished, settled = stored or (read.finished, None)
         log.info(
             "retrieval settled id=%s status=%s reason=%s cause=%s kept=%s",
             record.id,
-            result.status,
-            result.reason,
-            result.cause,
+            finished.result.status,
+            finished.result.reason,
+            finished.cause,
             settled is not None,
         )
         if settled is not None:
@@ -321,14 +322,14 @@ class ReceiptWorkers:
             settling.record = replace(
                 record,
                 state=State.COMPLETED,
-                result=encoded(result),
+                result=encoded(finished),
                 settled_at=now,
                 lease_owner=None,
                 evidence_id=settled.evidence_id,
                 evidence_revision=settled.evidence_revision,
-                cause=result.cause,
+                cause=finished.cause,
             )
-            settling.result = result
+            settling.result = finished.result
 
     async def _when_stored(self, write: Callable[[], T]) -> T | None:
         """Run `write`, retrying through a store outage for up to one lease.

@@ -80,7 +80,7 @@ class Comparison:
 
 
 def _row(record: RetrievalRecord) -> RetrievalRow:
-    return RetrievalRow(record.url, receipt_of(record).retrieval)
+    return RetrievalRow(record.url, receipt_of(record).output.retrieval)
 
 
 MAX_URL_FILTER = 500
