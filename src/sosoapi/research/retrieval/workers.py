@@ -8,6 +8,7 @@ result it settled; work elsewhere is polled for.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -289,14 +290,17 @@ class ReceiptWorkers:
     async def _settle(self, record: RetrievalRecord, read: Captured) -> None:
         now = self.clock()
         kept = read.captures if self.settings.keep_captures else ()
-        text, item = await anyio.to_thread.run_sync(
-            settle_writes, record.workspace_id, read.result, kept, read.citation, read.passages
+        # encoded once, in the write's own thread (no hop of its own), kept across retries
+        writes = functools.cache(
+            functools.partial(
+                settle_writes, record.workspace_id, read.result, kept, read.citation, read.passages
+            )
         )
 
         def encoded(result: AnyResult) -> str:
             # the read's own result was encoded once, off the loop, with its evidence; the
             # `storage_full` result that may replace it (quota.within_limit) is small
-            return text if result is read.result else result.model_dump_json()
+            return writes()[0] if result is read.result else result.model_dump_json()
 
         def settle(result: AnyResult, evidence: Evidence | None) -> Settled | None:
             return self.retrievals.settle(
@@ -304,7 +308,9 @@ class ReceiptWorkers:
                 outcome=(result.status, result.reason), cause=result.cause,
             )  # fmt: skip
 
-        stored = await self._when_stored(lambda: within_limit(settle, read.result, item, now))
+        stored = await self._when_stored(
+            lambda: within_limit(settle, read.result, writes()[1], now)
+        )
         result, settled = stored or (read.result, None)
         log.info(
             "retrieval settled id=%s status=%s reason=%s cause=%s kept=%s",
