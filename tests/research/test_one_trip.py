@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import pickle
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -20,7 +21,7 @@ from sosoapi.research.evidence.identity import evidence_write
 from sosoapi.research.offload import Offload
 from sosoapi.research.retrieval import reading
 from sosoapi.store.bodies import pack_body
-from sosoapi.store.records import PackedBody
+from sosoapi.store.records import PackedBody, PassageRecord
 from tests.support.pages import real_pages
 
 PAGES = real_pages()
@@ -189,3 +190,15 @@ async def test_the_answer_capture_is_packed_in_the_trip(monkeypatch: pytest.Monk
     for capture, body in zip(captured.captures, (b"moved", page.html), strict=True):
         assert capture.packed == pack_body(body)
         assert capture.body_sha256 == hashlib.sha256(body).hexdigest()
+
+
+async def test_the_trip_s_passages_load_as_constructor_calls() -> None:
+    """A page's passages come back from the parse worker as a pickle; each loads by its
+    constructor (no frozen-dataclass state, which doubles the load on the server), equal
+    to what was cut."""
+    captured = await read_inline("url_text", PAGES[0].html, "text/html", PAGES[0].url)
+    assert captured.passages is not None and captured.passages.passages
+    for passage in captured.passages.passages:
+        assert passage.__reduce_ex__(pickle.HIGHEST_PROTOCOL)[0] is PassageRecord
+    loaded = pickle.loads(pickle.dumps(captured.passages, pickle.HIGHEST_PROTOCOL))
+    assert loaded == captured.passages

@@ -258,6 +258,14 @@ class PassageRecord:
     end_ms: int | None
     body: str
 
+    def __reduce__(self) -> tuple[type[PassageRecord], tuple[Any, ...]]:
+        """Pickled as its constructor's arguments: a page's passages come back from its
+        parse worker (research/offload.py), and a frozen dataclass's default state costs
+        twice as much to load on the server (0.19 against 0.10 ms for a page's 33)."""
+        return PassageRecord, (
+            self.part, self.start, self.end, self.start_ms, self.end_ms, self.body
+        )  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class PackedBody:
