@@ -7,13 +7,12 @@ restored, and raise these exceptions.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, overload
 
 from sosoapi.contract.errors import SosoapiError
-from sosoapi.store.bodies import pack_body
+from sosoapi.store.bodies import PackedBody as PackedBody  # what research may see of a body
 
 
 @overload
@@ -265,20 +264,6 @@ class PassageRecord:
         return PassageRecord, (
             self.part, self.start, self.end, self.start_ms, self.end_ms, self.body
         )  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class PackedBody:
-    """A capture body's digest and stored form. Packing a page costs about 0.9 ms (zstd
-    and SHA-256 of 154 KB), so a page's is made in the parse worker that reads the same
-    bytes (research/retrieval/reading.py), off the server process, not on its event loop."""
-
-    sha256: str
-    packed: bytes
-
-    @classmethod
-    def of(cls, body: bytes) -> PackedBody:
-        return cls(hashlib.sha256(body).hexdigest(), pack_body(body))
 
 
 @dataclass(frozen=True, slots=True)

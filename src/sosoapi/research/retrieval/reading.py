@@ -138,8 +138,7 @@ async def read_url_text(
     draft.text, draft.title, draft.description = document.text, document.title, document.description
     draft.language, draft.whole_text = document.language, document.whole
     draft.citation, draft.passages = page.citation, passages
-    if answer is not None and packed is not None:
-        draft.packing = (answer, packed)
+    draft.packing = (answer, packed) if answer is not None and packed is not None else None
     for reason in document.conditions:
         draft.add(reason, usable=True)
     if outcome.truncated:

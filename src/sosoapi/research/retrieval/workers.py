@@ -290,12 +290,8 @@ class ReceiptWorkers:
     async def _settle(self, record: RetrievalRecord, read: Captured) -> None:
         now = self.clock()
         kept = read.captures if self.settings.keep_captures else ()
-        # encoded once, in the write's own thread (no hop of its own), kept across retries
-        writes = functools.cache(
-            functools.partial(
-                settle_writes, record.workspace_id, read.result, kept, read.citation, read.passages
-            )
-        )
+        parts = (record.workspace_id, read.result, kept, read.citation, read.passages)
+        writes = functools.cache(functools.partial(settle_writes, *parts))  # in write's thread
 
         def encoded(result: AnyResult) -> str:
             # the read's own result was encoded once, off the loop, with its evidence; the
