@@ -142,3 +142,17 @@ def test_the_raw_body_is_bounded_like_the_decoded_one() -> None:
     plain = BoundedBody(None, 10)
     plain.feed(b"0123456789abc")
     assert plain.raw_body == plain.body == b"0123456789"
+
+
+def test_an_uncoded_body_and_its_raw_form_are_one_object() -> None:
+    """A page sent with no content coding is held once: its read and its capture share the
+    bytes (the parse trip then sends them once); more fed makes a new one."""
+    plain = BoundedBody(None, 1 << 20)
+    plain.feed(b"<p>first</p>")
+    first = plain.body
+    assert plain.raw_body is first and plain.body is first
+    plain.feed(b"<p>second</p>")
+    assert plain.body == b"<p>first</p><p>second</p>" and plain.raw_body is plain.body
+    coded = BoundedBody("gzip", 1 << 20)
+    coded.feed(gzip.compress(b"<p>page</p>"))
+    assert coded.body == b"<p>page</p>" and coded.raw_body != coded.body

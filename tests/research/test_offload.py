@@ -145,3 +145,23 @@ async def test_in_threads_the_deadline_stops_the_waiting() -> None:
     assert over.value.cause == Cause.PARSE_DEADLINE
     release.set()
     assert await offload.run(time.monotonic) > 0
+
+
+async def test_a_parse_in_a_worker_takes_no_trip_to_a_thread(
+    pool: Offload, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job and its answer travel on the event loop (each trip to a thread costs the
+    server a wake-up of a thread and of the loop); only a worker's start uses a thread."""
+    await pool.run(os.getpid)  # a worker started (in a thread) and idle
+    trips: list[object] = []
+    run_sync = anyio.to_thread.run_sync
+
+    async def counted(fn: object, *args: object, **kwargs: object) -> object:
+        trips.append(fn)
+        return await run_sync(fn, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    big = b"x" * (8 << 20)  # past any socket buffer: sent and read back in many pieces
+    assert await pool.run(len, big) == len(big)
+    assert await pool.run(bytes, big) == big
+    assert trips == []

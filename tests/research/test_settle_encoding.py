@@ -9,6 +9,7 @@ event loop. Real pages (tests/data/pages), a real caption file and a long articl
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import json
 from pathlib import Path
@@ -126,3 +127,35 @@ async def test_the_settle_encodes_off_the_event_loop(
     assert done["result"]["status"] == "ready", done
     assert done["evidence"]["revision"] == 1
     assert on_loop == [False]
+
+
+async def test_the_settle_encodes_in_the_write_s_own_thread_call(
+    monkeypatch: pytest.MonkeyPatch,
+    application: Application,
+    owner: tuple[str, str],
+    origin: HTTPSOrigin,
+) -> None:
+    """The encoding and the store's settle share one trip to a worker thread (each trip
+    costs the server a wake-up of a thread and of the loop): a context variable set by the
+    encoding is seen by the write, as it is only within one `to_thread.run_sync` call."""
+    encoded: contextvars.ContextVar[bool] = contextvars.ContextVar("encoded", default=False)
+    seen: list[bool] = []
+
+    def watched(*a: Any) -> Any:
+        encoded.set(True)
+        return settle_writes(*a)
+
+    retrievals = application.research.receipts.workers.retrievals
+    store_settle = retrievals.settle
+
+    def settle(*a: Any, **kw: Any) -> Any:
+        seen.append(encoded.get())
+        return store_settle(*a, **kw)
+
+    monkeypatch.setattr(workers, "settle_writes", watched)
+    monkeypatch.setattr(retrievals, "settle", settle)
+    workspace_id, token = owner
+    page = real_pages()[0]
+    done = await call(application, token, args(workspace_id, origin.url(f"/{page.name}")))
+    assert done["result"]["status"] == "ready", done
+    assert seen == [True]

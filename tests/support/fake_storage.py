@@ -227,9 +227,12 @@ class FakeRetrievals:
                 late += 1
         return SweepCounts(lost, late)
 
-    def storage_use(self, workspace_id: str) -> StorageUse:
+    def lookup_or_use(
+        self, workspace_id: str, mutation_id: str
+    ) -> tuple[MutationRecord | None, RetrievalRecord | None, StorageUse | None]:
         """The in-memory port keeps no storage count: it has no limit (store/usage.py)."""
-        return StorageUse(workspace_id, 0, 0)
+        mutation, receipt = self.lookup(workspace_id, mutation_id)
+        return mutation, receipt, None if mutation else StorageUse(workspace_id, 0, 0)
 
     def pending_ids(self, limit: int) -> list[str]:
         pending = [

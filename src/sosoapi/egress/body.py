@@ -128,16 +128,21 @@ class BoundedBody:
         self._raw_buffer = bytearray()
         self._sink = sink
         self._kept = 0
+        self._body: bytes | None = None  # `body`, made once until more is kept
         self.truncated = False
 
     @property
     def body(self) -> bytes:
-        return bytes(self._buffer)
+        if self._body is None:
+            self._body = bytes(self._buffer)
+        return self._body
 
     @property
     def raw_body(self) -> bytes:
-        """The bytes as received (before content decoding), at most the cap."""
-        return bytes(self._raw_buffer) if self._stages else bytes(self._buffer)
+        """The bytes as received (before content decoding), at most the cap: with no
+        coding, the very object `body` is (a page's capture and its read share it, so it
+        is neither copied nor sent to the parse worker twice)."""
+        return bytes(self._raw_buffer) if self._stages else self.body
 
     @property
     def raw_bytes(self) -> int:
@@ -183,5 +188,6 @@ class BoundedBody:
         self._kept += len(data)
         if self._sink is None:
             self._buffer += data
+            self._body = None
         elif data:
             self._sink.write(data)

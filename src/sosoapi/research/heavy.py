@@ -20,7 +20,7 @@ The text work itself (a revision's quote check, a diff, a search hit's snippets)
 interpreter's lock for tens of milliseconds a revision, and another workspace's quick
 read, whose event loop needs that lock at every step, took up to 683 ms during a flood of
 quote checks (bench/README.md, "Floods"). There the job's thread only reads the store and
-waits on a pipe, and the work runs in a process of its own at a lower priority, killed at
+waits for its answer, and the work runs in a process of its own at a lower priority, killed at
 once when its caller goes away.
 """
 

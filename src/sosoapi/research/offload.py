@@ -19,9 +19,9 @@ from __future__ import annotations
 import functools
 import logging
 import multiprocessing
+import socket
 from collections.abc import Callable
 from multiprocessing import forkserver
-from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
@@ -69,28 +69,60 @@ class ParseStopped(RuntimeError):
 
 
 class _Worker:
-    """One worker process and the parent's end of its pipe."""
+    """One worker process and the parent's end of its socket (non-blocking)."""
 
-    def __init__(self, process: BaseProcess, conn: Connection) -> None:
-        self.process, self.conn = process, conn
+    def __init__(self, process: BaseProcess, sock: socket.socket) -> None:
+        self.process, self.sock = process, sock
+        sock.setblocking(False)
 
-    def exchange(self, job: parse_worker.Job) -> parse_worker.Answer:
-        """Send one job and wait for its answer (in a thread: a kill ends the wait).
+    async def exchange(self, job: parse_worker.Job) -> parse_worker.Answer:
+        """Send one job and wait for its answer, on the event loop: the socket is only
+        read or written when it is ready, so no thread carries the wait (a trip to one
+        cost the server a wake-up of a thread and of the loop per parse); cancelled (the
+        deadline, the caller gone), the worker is killed by the caller.
 
         A worker that ends without answering answers as out of memory (the kernel's or a
-        parser's crash); its pipe is closed here, by the one thread that reads it."""
+        parser's crash)."""
         try:
-            self.conn.send(job)
-            status, value, retiring = self.conn.recv()
+            await self._send(parse_worker.frame(job))
+            header = await self._receive(parse_worker.HEADER.size)
+            (size,) = parse_worker.HEADER.unpack(header)
+            status, value, retiring = parse_worker.unframe(await self._receive(size))
         except (EOFError, OSError):
-            self.conn.close()
-            self.process.join()
             return parse_worker.OUT_OF_MEMORY, None, True
         return status, value, retiring
 
+    async def _send(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[self.sock.send(view) :]
+            except BlockingIOError:
+                await anyio.wait_writable(self.sock)
+
+    async def _receive(self, size: int) -> bytearray:
+        data = bytearray(size)
+        view = memoryview(data)
+        while view:
+            try:
+                got = self.sock.recv_into(view)
+            except BlockingIOError:
+                await anyio.wait_readable(self.sock)
+                continue
+            if not got:
+                raise EOFError("the parse worker ended without answering")
+            view = view[got:]
+        return data
+
     def kill(self) -> None:
+        """End the process; a wait for its answer ends with its end of the socket."""
         if self.process.is_alive():
             self.process.kill()
+
+    def discard(self) -> None:
+        """Kill it and close our end (no exchange is waiting on it)."""
+        self.kill()
+        self.sock.close()
 
 
 class Offload:
@@ -134,7 +166,9 @@ class Offload:
         was stopped already, and its receipt is resumed by the rules of a stopped read)."""
         self._context = None
         for worker in self._all:
-            worker.kill()
+            worker.kill()  # a parsing worker's socket is closed by its run, once it ends
+        for worker in self._idle:
+            worker.discard()
         self._all.clear()
         self._idle.clear()
 
@@ -151,9 +185,7 @@ class Offload:
             self.parsing += 1
             try:
                 with anyio.move_on_after(self.bounds.deadline_seconds):
-                    status, value, retiring = await anyio.to_thread.run_sync(
-                        worker.exchange, (fn, args, kwargs), abandon_on_cancel=True
-                    )
+                    status, value, retiring = await worker.exchange((fn, args, kwargs))
             finally:
                 self.parsing -= 1
                 self._done_with(worker, reusable=not retiring)
@@ -168,7 +200,7 @@ class Offload:
     async def _spawn(self) -> _Worker:
         """Start a worker (its first start waits for the forkserver's preload). The start
         is shielded: a worker started for a caller that left is kept, never lost."""
-        ours, theirs = self._context.Pipe(duplex=True)
+        ours, theirs = socket.socketpair()
         memory = self.bounds.memory_mb << 20
         process = self._context.Process(
             target=parse_worker.serve,
@@ -192,7 +224,7 @@ class Offload:
         if reusable and self._context is not None:
             self._idle.append(worker)
             return
-        worker.kill()
+        worker.discard()
         self._all.discard(worker)
 
     def _over_bound(self, fn: Callable[..., Any], status: str | None) -> ParseOverBound:

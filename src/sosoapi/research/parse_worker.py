@@ -11,9 +11,11 @@ after answering: its heap may be in any state, and the pool replaces it.
 from __future__ import annotations
 
 import os
+import pickle
 import resource
+import socket
+import struct
 from collections.abc import Callable
-from multiprocessing.connection import Connection
 from typing import Any
 
 from sosoapi.lifeline import end_with_parent
@@ -21,31 +23,64 @@ from sosoapi.lifeline import end_with_parent
 Job = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 Answer = tuple[str, Any, bool]  # status, the result or the error, whether the worker retires
 OK, FAILED, OUT_OF_MEMORY = "ok", "failed", "out_of_memory"
+# One message on the pool's socket: its length, then the pickle. The pool's end reads and
+# writes it without blocking, on the event loop (research/offload.py), so a parse costs
+# the server no trip to a thread; this end blocks, as a worker does nothing else.
+HEADER = struct.Struct("!Q")
 
 
-def serve(conn: Connection, memory_bytes: int) -> None:
-    """Answer jobs from `conn` until the pool closes it, or this process's parent (the
+def frame(message: Any) -> bytes:
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return HEADER.pack(len(data)) + data
+
+
+def unframe(data: bytes | bytearray) -> Any:
+    """A message's pickle, read back: both ends are this server's own processes."""
+    return pickle.loads(data)  # noqa: S301 (written by the other end of our socketpair)
+
+
+def serve(sock: socket.socket, memory_bytes: int) -> None:
+    """Answer jobs from `sock` until the pool closes it, or this process's parent (the
     forkserver, which ends with the server) ends."""
     end_with_parent()
     cap_memory(memory_bytes)
     high_water = _peak() + memory_bytes // 2
     while True:
         try:
-            fn, args, kwargs = conn.recv()
+            fn, args, kwargs = _receive(sock)
             answer = _run(fn, args, kwargs, high_water)
         except (EOFError, OSError):
             return
         except MemoryError:
             answer = (OUT_OF_MEMORY, None, True)
         try:
-            conn.send(answer)
+            sock.sendall(frame(answer))
         except MemoryError:
             answer = (OUT_OF_MEMORY, None, True)
-            conn.send(answer)
+            sock.sendall(frame(answer))
+        except OSError:
+            return
         except Exception as error:  # an answer that does not pickle: say what it was
-            conn.send((FAILED, RuntimeError(f"unpicklable parse answer: {error!r}"), False))
+            refusal = RuntimeError(f"unpicklable parse answer: {error!r}")
+            sock.sendall(frame((FAILED, refusal, False)))
         if answer[2]:
             return
+
+
+def _receive(sock: socket.socket) -> Any:
+    (size,) = HEADER.unpack(_exactly(sock, HEADER.size))
+    return unframe(_exactly(sock, size))
+
+
+def _exactly(sock: socket.socket, size: int) -> bytearray:
+    data = bytearray(size)
+    view = memoryview(data)
+    while view:
+        got = sock.recv_into(view)
+        if not got:
+            raise EOFError("the pool closed the socket")
+        view = view[got:]
+    return data
 
 
 def _run(

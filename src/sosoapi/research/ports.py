@@ -61,6 +61,11 @@ class RetrievalsRepo(Protocol):
     def lookup(
         self, workspace_id: str, mutation_id: str
     ) -> tuple[MutationRecord | None, RetrievalRecord | None]: ...
+    def lookup_or_use(
+        self, workspace_id: str, mutation_id: str
+    ) -> tuple[MutationRecord | None, RetrievalRecord | None, StorageUse | None]:
+        """`lookup`, with the workspace's storage use (against its limit) for a new key."""
+
     def claim_retrieval(
         self,
         key: NewMutation,
@@ -98,8 +103,6 @@ class RetrievalsRepo(Protocol):
 
     def sweep(self, retrieval_id: str | None = None) -> SweepCounts: ...
     def pending_ids(self, limit: int) -> list[str]: ...
-    def storage_use(self, workspace_id: str) -> StorageUse:
-        """What the workspace stores now, against its storage limit."""
 
 
 class EvidenceRepo(Protocol):

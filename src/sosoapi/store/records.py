@@ -7,13 +7,12 @@ restored, and raise these exceptions.
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, overload
 
 from sosoapi.contract.errors import SosoapiError
-from sosoapi.store.bodies import pack_body
+from sosoapi.store.bodies import PackedBody as PackedBody  # what research may see of a body
 
 
 @overload
@@ -258,6 +257,14 @@ class PassageRecord:
     end_ms: int | None
     body: str
 
+    def __reduce__(self) -> tuple[type[PassageRecord], tuple[Any, ...]]:
+        """Pickled as its constructor's arguments: a page's passages come back from its
+        parse worker (research/offload.py), and a frozen dataclass's default state costs
+        twice as much to load on the server (0.19 against 0.10 ms for a page's 33)."""
+        return PassageRecord, (
+            self.part, self.start, self.end, self.start_ms, self.end_ms, self.body
+        )  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class CaptureWrite:
@@ -276,10 +283,13 @@ class CaptureWrite:
     # before the write transaction begins), never while the store holds its write lock.
     body_sha256: str = field(init=False)
     packed: bytes = field(init=False)
+    # `body`'s PackedBody when it was made already (a page's, in its parse worker's trip)
+    prepacked: InitVar[PackedBody | None] = None
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "body_sha256", hashlib.sha256(self.body).hexdigest())
-        object.__setattr__(self, "packed", pack_body(self.body))
+    def __post_init__(self, prepacked: PackedBody | None) -> None:
+        made = prepacked or PackedBody.of(self.body)
+        object.__setattr__(self, "body_sha256", made.sha256)
+        object.__setattr__(self, "packed", made.packed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Float, bindparam, null, or_, select, update
+from sqlalchemy import Connection, Float, bindparam, null, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from sosoapi.contract.vocabulary import OPEN_STATES, State
@@ -106,21 +106,34 @@ class RetrievalRepository:
         self.db = db
         self.storage_limit = storage_limit  # bytes a workspace may store (0: no limit)
 
-    def storage_use(self, workspace_id: str) -> StorageUse:
-        """What the workspace stores now, against its limit (one row: store/usage.py)."""
-        with self.db.read() as conn:
-            return StorageUse(workspace_id, used(conn, workspace_id), self.storage_limit)
-
     def lookup(
         self, workspace_id: str, mutation_id: str
     ) -> tuple[MutationRecord | None, RetrievalRecord | None]:
         """The mutation under a key and its retrieval receipt, read in one transaction."""
         with self.db.read() as conn:
-            mutation = read_mutation(conn, workspace_id, mutation_id)
-            if mutation is None:
-                return None, None
-            key = {"workspace_id": workspace_id, "mutation_id": mutation_id}
-            retrieval = conn.execute(_RETRIEVAL_UNDER_KEY, key).first()
+            return self._lookup(conn, workspace_id, mutation_id)
+
+    def lookup_or_use(
+        self, workspace_id: str, mutation_id: str
+    ) -> tuple[MutationRecord | None, RetrievalRecord | None, StorageUse | None]:
+        """`lookup`, and for a key not claimed yet what the workspace stores against its
+        limit (one row: store/usage.py), in the same read transaction: what a claim
+        checks first, without a transaction of its own."""
+        with self.db.read() as conn:
+            mutation, retrieval = self._lookup(conn, workspace_id, mutation_id)
+            if mutation is not None:
+                return mutation, retrieval, None
+            use = StorageUse(workspace_id, used(conn, workspace_id), self.storage_limit)
+        return None, None, use
+
+    def _lookup(
+        self, conn: Connection, workspace_id: str, mutation_id: str
+    ) -> tuple[MutationRecord | None, RetrievalRecord | None]:
+        mutation = read_mutation(conn, workspace_id, mutation_id)
+        if mutation is None:
+            return None, None
+        key = {"workspace_id": workspace_id, "mutation_id": mutation_id}
+        retrieval = conn.execute(_RETRIEVAL_UNDER_KEY, key).first()
         return mutation, from_row(RetrievalRecord, retrieval) if retrieval else None
 
     def claim_retrieval(

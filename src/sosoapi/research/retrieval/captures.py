@@ -16,9 +16,12 @@ from sosoapi.egress.types import FetchOutcome, Hop
 from sosoapi.research.evidence.identity import canonical_json
 from sosoapi.research.evidence.passages import CutPassages
 from sosoapi.research.retrieval.finished import AnyFinished
-from sosoapi.store.records import CaptureWrite
+from sosoapi.store.records import CaptureWrite, PackedBody
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
+# A body and its PackedBody, made elsewhere (a page's, in its parse trip): a capture of
+# that very object uses it instead of packing the bytes again.
+Packing = tuple[bytes, PackedBody]
 NO_CREDENTIALS = "the gate sends no cookies, authorization or other credentials"
 
 
@@ -45,19 +48,29 @@ class Recorder:
             self.outcomes.append(outcome)
         return outcome
 
-    def captures(self, upload_url: str) -> tuple[CaptureWrite, ...]:
-        return tuple(c for o in self.outcomes for c in captures_of(o, upload_url))
+    def captures(self, upload_url: str, packing: Packing | None = None) -> tuple[CaptureWrite, ...]:
+        return tuple(c for o in self.outcomes for c in captures_of(o, upload_url, packing=packing))
 
 
 def captures_of(
-    outcome: FetchOutcome, upload_url: str, *, decoded: bool = False
+    outcome: FetchOutcome,
+    upload_url: str,
+    *,
+    decoded: bool = False,
+    packing: Packing | None = None,
 ) -> tuple[CaptureWrite, ...]:
     """One fetch's captures: each hop's exchange, or an upload's file (no URL, no
-    exchange); `decoded`: the answer's body is kept after content decoding (a spool's)."""
+    exchange); `decoded`: the answer's body is kept after content decoding (a spool's);
+    `packing`: a hop whose body is that very object is stored as it says."""
     if outcome.hops:
         last = len(outcome.hops) - 1
         return tuple(
-            _of_hop(hop, last=i == last, decoded=decoded and i == last)
+            _of_hop(
+                hop,
+                last=i == last,
+                decoded=decoded and i == last,
+                prepacked=packing[1] if packing and packing[0] is hop.body else None,
+            )
             for i, hop in enumerate(outcome.hops)
         )
     if outcome.final_url is None and outcome.retrieved_at is not None:
@@ -83,7 +96,9 @@ def spooled_captures(
     )
 
 
-def _of_hop(hop: Hop, *, last: bool, decoded: bool = False) -> CaptureWrite:
+def _of_hop(
+    hop: Hop, *, last: bool, decoded: bool = False, prepacked: PackedBody | None = None
+) -> CaptureWrite:
     response: dict[str, Any] = {
         "http_version": hop.http_version,
         "status": hop.status,
@@ -110,6 +125,7 @@ def _of_hop(hop: Hop, *, last: bool, decoded: bool = False) -> CaptureWrite:
         status=hop.status,
         meta=canonical_json(meta),
         body=hop.body,
+        prepacked=prepacked,
     )
 
 

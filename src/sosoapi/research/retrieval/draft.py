@@ -17,6 +17,7 @@ from sosoapi.contract.models import Provenance, RetrieveResult, Segment
 from sosoapi.contract.vocabulary import Reason, Status
 from sosoapi.research.documents.result import DocumentDraft
 from sosoapi.research.evidence.passages import CutPassages
+from sosoapi.research.retrieval.captures import Packing
 from sosoapi.research.retrieval.finished import AnyFinished, Finished, finished
 from sosoapi.research.retrieval.ranking import Condition, decide, retry_after, status_of
 
@@ -44,6 +45,7 @@ class Draft:
     cause: str | None = None  # the first fetch failure's cause (egress FetchOutcome.cause)
     citation: dict[str, Any] = field(default_factory=dict)  # kept beside the result
     passages: CutPassages | None = None  # cut in the parse's trip (reading.py)
+    packing: Packing | None = None  # the answer's capture body, packed in that trip too
 
     def add(self, reason: Reason, *, usable: bool = False) -> Draft:
         status = status_of(reason, usable=usable, captions=self.kind == "published_captions")

@@ -33,6 +33,7 @@ from sosoapi.research.evidence.passages import CutPassages, cut_passages
 from sosoapi.research.offload import Offload, ParseOverBound
 from sosoapi.research.retrieval.captures import Captured, Recorder
 from sosoapi.research.retrieval.draft import Draft
+from sosoapi.store.records import PackedBody
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
 T = TypeVar("T")
@@ -111,9 +112,11 @@ async def read_url_text(
     report("parsing")
     _read_body(draft, outcome)
     headers = outcome.headers
-    page, passages = await pool.run(
+    answer = outcome.hops[-1].body if outcome.hops else None  # its capture's body
+    page, passages, packed = await pool.run(
         read_page_and_passages,
         outcome.body,
+        capture=answer,
         media_type=headers.media_type,
         charset=headers.charset,
         content_language=headers.content_language,
@@ -135,6 +138,7 @@ async def read_url_text(
     draft.text, draft.title, draft.description = document.text, document.title, document.description
     draft.language, draft.whole_text = document.language, document.whole
     draft.citation, draft.passages = page.citation, passages
+    draft.packing = (answer, packed) if answer is not None and packed is not None else None
     for reason in document.conditions:
         draft.add(reason, usable=True)
     if outcome.truncated:
@@ -145,16 +149,21 @@ async def read_url_text(
     return draft
 
 
-def read_page_and_passages(body: bytes, **options: Any) -> tuple[PageRead, CutPassages | None]:
+def read_page_and_passages(
+    body: bytes, *, capture: bytes | None = None, **options: Any
+) -> tuple[PageRead, CutPassages | None, PackedBody | None]:
     """A page read's one trip to the pool: `read_page` with its keyword `options`, then the
     search passages of the page's text, so the settle cuts none on the event loop (none
-    for a wall or an undecodable body: neither becomes evidence)."""
+    for a wall or an undecodable body: neither becomes evidence), and the stored form of
+    `capture`, the answer's body as received (`body` before content decoding), so the
+    server does not pack it (none when nothing is read: it will not be kept)."""
     page = read_page(body, **options)
     document = page.document
     if document is None or any(r in WALL_REASONS for r in document.conditions):
-        return page, None
+        return page, None, None
     whole = document.text if document.whole is None else document.whole
-    return page, cut_passages(whole, document.title, document.description)
+    packed = PackedBody.of(capture) if capture is not None else None
+    return page, cut_passages(whole, document.title, document.description), packed
 
 
 def _classify_text(draft: Draft) -> None:
@@ -337,4 +346,5 @@ async def read_captured(
     recorder = Recorder(fetch)
     draft = await read_draft(recorder, kind, url, language, whole_max, pool=pool)
     finished = draft.finish(utcnow())
-    return Captured(finished, recorder.captures(url), draft.citation, draft.passages)
+    captures = recorder.captures(url, draft.packing)
+    return Captured(finished, captures, draft.citation, draft.passages)

@@ -179,9 +179,10 @@ class ReceiptService:
         """Claim the key with a receipt (pending, or running under `lease`), or load the
         receipt it already has. A new key in a workspace with no storage left is refused."""
         repo = self.retrievals
-        existing, record = repo.lookup(key.workspace_id, key.mutation_id)
+        existing, record, use = repo.lookup_or_use(key.workspace_id, key.mutation_id)
         if existing is None:
-            refuse_when_full(repo.storage_use(key.workspace_id))
+            assert use is not None  # a new key comes with what its workspace stores
+            refuse_when_full(use)
             valid_until = key.created_at + timedelta(
                 seconds=self.settings.idempotency_window_seconds
             )

@@ -8,6 +8,7 @@ result it settled; work elsewhere is polled for.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -290,14 +291,13 @@ class ReceiptWorkers:
     async def _settle(self, record: RetrievalRecord, read: Captured) -> None:
         now = self.clock()
         kept = read.captures if self.settings.keep_captures else ()
-        text, item = await anyio.to_thread.run_sync(
-            settle_writes, record.workspace_id, read.finished, kept, read.citation, read.passages
-        )
+        parts = (record.workspace_id, read.finished, kept, read.citation, read.passages)
+        writes = functools.cache(functools.partial(settle_writes, *parts))  # in write's thread
 
         def encoded(finished: AnyFinished) -> str:
             # the read's own result was encoded once, off the loop, with its evidence; the
             # `storage_full` result that may replace it (quota.within_limit) is small
-            return text if finished is read.finished else finished.result.model_dump_json()
+            return writes()[0] if finished is read.finished else finished.result.model_dump_json()
 
         def settle(finished: AnyFinished, evidence: Evidence | None) -> Settled | None:
             return self.retrievals.settle(
@@ -305,16 +305,15 @@ class ReceiptWorkers:
                 outcome=(finished.result.status, finished.result.reason), cause=finished.cause,
             )  # fmt: skip
 
-        stored = await self._when_stored(lambda: within_limit(settle, read.finished, item, now))
+        stored = await self._when_stored(
+            lambda: within_limit(settle, read.finished, writes()[1], now)
+        )
         finished, settled = stored or (read.finished, None)
         log.info(
             "retrieval settled id=%s status=%s reason=%s cause=%s kept=%s",
-            record.id,
-            finished.result.status,
-            finished.result.reason,
-            finished.cause,
+            record.id, finished.result.status, finished.result.reason, finished.cause,
             settled is not None,
-        )
+        )  # fmt: skip
         if settled is not None:
             self.watchers.send(record.id)(Step("stored"))
         settling = self._settled.get(record.id)
