@@ -139,8 +139,13 @@ class TreeModel(TableModes):
         return self._mode_start(name, attrs, closed)
 
     def end(self, name: str) -> None:
-        if self.stack[-1] == name and self.mode == BODY and name not in _KEEPS_CURRENT:
-            self._pop()  # closes the current node: what "in body" comes to for these names
+        if self.stack[-1] == name and self.mode == BODY:  # the current node's end tag
+            if name not in _KEEPS_CURRENT:
+                self._pop()  # what "in body" comes to for these names
+            elif name in FORMATTING:
+                self._adopt(name)
+            else:
+                self._body_end(name)
         elif " " in self.stack[-1]:
             self._foreign_end(name)
         elif self.mode == BODY:

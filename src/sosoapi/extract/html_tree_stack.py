@@ -245,8 +245,12 @@ class OpenElements:
         self.active.append(entry)
 
     def _unlist(self, entry: Entry) -> None:
-        self.steps += len(self.active)
-        self.active.remove(entry)
+        active = self.active
+        self.steps += len(active)
+        if active[-1] is entry:
+            active.pop()  # the common case: the element just closed was the last listed
+        else:
+            active.remove(entry)
         entry.listed = False
 
     def _last(self, name: str) -> int:
