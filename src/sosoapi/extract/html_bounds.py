@@ -35,7 +35,7 @@ MAX_ATTRIBUTES = 64
 MAX_STEPS = 20 * MAX_NODES
 
 _TOKEN = re.compile(
-    r"<(?:!--(?P<comment>-?>|.*?--!?>|.*)"
+    r"<(?:!--(?:-?>|.*?--!?>|.*)"
     r"|(?P<end>/)?(?P<name>[A-Za-z][^\t\n\f\r />]*)"
     r"(?P<attrs>(?:[\t\n\f\r ]+|/(?!>)|[^\t\n\f\r />][^\t\n\f\r />=]*"
     r"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?>"[^"]*"?|'[^']*'?|[^\t\n\f\r >]*))?)*+)(?P<close>/?>)?"""
@@ -111,7 +111,7 @@ class _Scan:
                         if model.nodes > MAX_NODES or model.depth > MAX_DEPTH:
                             return self._cut(pos)
                 pos = end_at
-                _, end, name, attrs, close, cdata = found.groups()
+                end, name, attrs, close, cdata = found.groups()
                 if name is None:
                     if cdata is not None:
                         pos, resync = self._cdata(pos), True
