@@ -207,3 +207,17 @@ def test_quirks_mode_follows_the_doctype() -> None:
 
 def test_the_bounds_are_the_module_s() -> None:
     assert (MAX_NODES, MAX_DEPTH) == (60_000, 1_000)
+
+
+def test_the_stack_stays_the_same_list_when_elements_move_within_it() -> None:
+    # the scan (extract/html_bounds.py) holds the model's stack and list across tokens:
+    # the adoption agency and a misnested `</form>` rebuild the stack in place
+    model = TreeModel(scripting=True, quirks=False)
+    held = (model.stack, model.fmt, model.active, model.where, model.scope)
+    for name in ("form", "b", "div", "i"):
+        model.start(name, "", False)
+    model.end("b")  # a furthest block: the stack is rebuilt
+    model.end("form")  # the form leaves the stack from under the div
+    assert model.lift == 1
+    now = (model.stack, model.fmt, model.active, model.where, model.scope)
+    assert all(kept is was for kept, was in zip(now, held, strict=True))

@@ -25,7 +25,7 @@ from selectolax.lexbor import LexborHTMLParser
 from sosoapi.extract.html_tree import TreeModel
 from sosoapi.extract.html_tree_names import quirks
 from sosoapi.extract.html_tree_stack import ATTRIBUTE
-from sosoapi.extract.html_tree_tables import COLGROUP, ROW, SECTION, TABLE
+from sosoapi.extract.html_tree_tables import BODY, COLGROUP, ROW, SECTION, TABLE
 
 MAX_NODES = 60_000
 MAX_DEPTH = 1_000
@@ -35,7 +35,7 @@ MAX_ATTRIBUTES = 64
 MAX_STEPS = 20 * MAX_NODES
 
 _TOKEN = re.compile(
-    r"<(?:!--(?P<comment>-?>|.*?--!?>|.*)"
+    r"<(?:!--(?:-?>|.*?--!?>|.*)"
     r"|(?P<end>/)?(?P<name>[A-Za-z][^\t\n\f\r />]*)"
     r"(?P<attrs>(?:[\t\n\f\r ]+|/(?!>)|[^\t\n\f\r />][^\t\n\f\r />=]*"
     r"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?>"[^"]*"?|'[^']*'?|[^\t\n\f\r >]*))?)*+)(?P<close>/?>)?"""
@@ -46,6 +46,7 @@ _TEXT = re.compile(r"[^\x00]")
 _NOT_BLANK = re.compile(r"[^\t\n\f\r \x00]")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _TABLE_MODES = (TABLE, SECTION, ROW, COLGROUP)  # where blank text is not text
+_ATTRIBUTE_AFTER = re.compile(r"[\t\n\f\r /\"']")
 _ENDS_NAME = frozenset("\t\n\f\r />")
 _SCRIPT_ESCAPED = re.compile(r"-->|</script[\t\n\f\r />]|<script[\t\n\f\r />]", re.IGNORECASE)
 _SCRIPT_DOUBLE = re.compile(r"-->|</script[\t\n\f\r />]", re.IGNORECASE)
@@ -87,29 +88,41 @@ class _Scan:
 
     def run(self) -> BoundedMarkup:
         markup, model, length = self.markup, self.model, len(self.markup)
+        stack, active = model.stack, model.active
+        names: dict[str, str] = {}  # tag names as written, lowered
         nul = "\x00" in markup
         pos = 0
         while pos < length:
             resync = False
             for found in _TOKEN.finditer(markup, pos):
-                start = found.start()
+                start, end_at = found.span()
                 if start > pos and (not nul or _TEXT.search(markup, pos, start)):
-                    model.text(
-                        (model.frameset_ok or model.mode in _TABLE_MODES)
-                        and _NOT_BLANK.search(markup, pos, start) is None
-                    )
-                    if model.nodes > MAX_NODES or model.depth > MAX_DEPTH:
-                        return self._cut(pos)
-                pos = found.end()
-                end, name, attrs, close = found.group("end", "name", "attrs", "close")
+                    if model.mode == BODY and not model.frameset_ok and " " not in stack[-1]:
+                        # text in the body only clones back what a block closed
+                        if active and (last := active[-1]) is not None and last.at < 0:
+                            model._reconstruct()
+                            if model.nodes > MAX_NODES or model.depth > MAX_DEPTH:
+                                return self._cut(pos)
+                    else:
+                        model.text(
+                            (model.frameset_ok or model.mode in _TABLE_MODES)
+                            and _NOT_BLANK.search(markup, pos, start) is None
+                        )
+                        if model.nodes > MAX_NODES or model.depth > MAX_DEPTH:
+                            return self._cut(pos)
+                pos = end_at
+                end, name, attrs, close, cdata = found.groups()
                 if name is None:
-                    if found.group("cdata") is not None:
+                    if cdata is not None:
                         pos, resync = self._cdata(pos), True
                         break
                     continue
                 if close is None:
                     return self._done()  # the tag runs to the end: the tokenizer drops it
-                name = name.lower() if name.isascii() else name.translate(_ASCII_LOWER)
+                lowered = names.get(name)
+                if lowered is None:
+                    lowered = names[name] = _lower(name)
+                name = lowered
                 if len(attrs) > 2 * MAX_ATTRIBUTES and _too_many_attributes(attrs):
                     attrs = self._strip(start, pos, end, name, close)
                 if end is not None:
@@ -179,6 +192,11 @@ class _Scan:
         return closing.end()
 
 
+def _lower(name: str) -> str:
+    """A tag name as the tokenizer reads it: ASCII letters lowered, no others."""
+    return name.lower() if name.isascii() else name.translate(_ASCII_LOWER)
+
+
 def _end_tag(markup: str, name: str, pos: int) -> int:
     """Where `</name` followed by a space, `/` or `>` starts, in any case (-1: none)."""
     size = len(name) + 2
@@ -216,5 +234,9 @@ def _script_end(markup: str, pos: int) -> int:
 
 
 def _too_many_attributes(body: str) -> bool:
+    """More than `MAX_ATTRIBUTES` in a tag's attribute text. Each attribute after the first
+    starts after a space, a `/` or a quote: with few of those, there is nothing to count."""
+    if len(_ATTRIBUTE_AFTER.findall(body)) < MAX_ATTRIBUTES:
+        return False
     found = enumerate(ATTRIBUTE.finditer(body), start=1)
     return any(count > MAX_ATTRIBUTES for count, _ in found)

@@ -72,6 +72,12 @@ _END = {
     **dict.fromkeys(("p", "select", "form", "br", "template", "body", "html"), _SPECIAL),
 }  # fmt: skip
 
+# The end tags that do more than pop the current node when they name it: the formatting
+# elements' (the list), those that clear to a marker, `</form>` (its pointer), `</br>` (an
+# element), `</template>` (a mode) and `</body>`, `</html>` (ignored).
+_KEEPS_CURRENT = FORMATTING | {"applet", "marquee", "object", "form", "br", "template", "body",
+                               "html"}  # fmt: skip
+
 
 def _foreign(name: str) -> bool:
     """A foreign element where tokens follow the foreign-content rules."""
@@ -120,18 +126,27 @@ class TreeModel(TableModes):
         """A start tag (`closed`: it ends in `/>`). Returns the name of the raw-text
         element it opens (its content is text up to its end tag), if it opens one."""
         current = self.stack[-1]
-        if " " in current and not (
+        if " " not in current:
+            if self.mode == BODY:
+                return self._body_start(name, attrs, closed)
+            return self._mode_start(name, attrs, closed)
+        if not (
             current in HTML_INTEGRATION
             or (current in MATHML_TEXT and name != "mglyph" and name != "malignmark")
             or (current == "math annotation-xml" and name == "svg")
         ):
             return self._foreign_start(name, attrs, closed)
-        if self.mode == BODY:
-            return self._body_start(name, attrs, closed)
         return self._mode_start(name, attrs, closed)
 
     def end(self, name: str) -> None:
-        if " " in self.stack[-1]:
+        if self.stack[-1] == name and self.mode == BODY:  # the current node's end tag
+            if name not in _KEEPS_CURRENT:
+                self._pop()  # what "in body" comes to for these names
+            elif name in FORMATTING:
+                self._adopt(name)
+            else:
+                self._body_end(name)
+        elif " " in self.stack[-1]:
             self._foreign_end(name)
         elif self.mode == BODY:
             self._body_end(name)

@@ -163,8 +163,9 @@ class OpenElements:
         for entry in self.fmt:
             if entry is not None:
                 entry.at = -1  # off the stack unless `opened` holds it
-        self.stack, self.fmt, self.where = [], [], {}
-        self.scope, self.button, self.items, self.table = [], [], [], []
+        for kept in (self.stack, self.fmt, self.where, self.scope, self.button, self.items,
+                     self.table):  # fmt: skip
+            kept.clear()  # in place: the scan holds the stack
         for name, entry in opened:
             self._push(name, entry)
         self.nodes, self.depth, self.steps = nodes, depth, steps
@@ -202,7 +203,8 @@ class OpenElements:
             self._pop()
 
     def _close_p(self) -> None:
-        if self._in("p", self.button):
+        found = self.where.get("p")  # `_in("p", self.button)`, inline: most blocks ask
+        if found and self.button[-1] <= found[-1]:
             self._implied("p")
             self._pop_until("p")
 
@@ -243,8 +245,12 @@ class OpenElements:
         self.active.append(entry)
 
     def _unlist(self, entry: Entry) -> None:
-        self.steps += len(self.active)
-        self.active.remove(entry)
+        active = self.active
+        self.steps += len(active)
+        if active[-1] is entry:
+            active.pop()  # the common case: the element just closed was the last listed
+        else:
+            active.remove(entry)
         entry.listed = False
 
     def _last(self, name: str) -> int:
