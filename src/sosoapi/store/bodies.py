@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 import zlib
 from dataclasses import dataclass
 
@@ -12,11 +13,17 @@ import zstandard
 # and 0.197 of the size, where zlib at level 6 took 1.51 ms for 0.194); blobs written as
 # zlib by the first version still read.
 BODY_CODEC = "zstd"
-_PACKER = zstandard.ZstdCompressor(level=3)
+# A compressor is one zstd context, not safe to share: two threads compressing with one
+# at once (it releases the interpreter) corrupt each other's frames and can crash the
+# process. Bodies are packed in parse threads and store threads, so each thread has its own.
+_PACKERS = threading.local()
 
 
 def pack_body(body: bytes) -> bytes:
-    return _PACKER.compress(body)
+    packer = getattr(_PACKERS, "packer", None)
+    if packer is None:
+        packer = _PACKERS.packer = zstandard.ZstdCompressor(level=3)
+    return packer.compress(body)
 
 
 @dataclass(frozen=True, slots=True)
