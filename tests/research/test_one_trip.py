@@ -41,30 +41,31 @@ class Inline(Offload):
         return functools.partial(fn, *args, **kwargs)()
 
 
-async def read_inline(kind: str, body: bytes, media: str, url: str) -> Any:
-    """`read_captured` of `body` served as `media`, the pool's trip run in this thread."""
+async def read_inline(
+    kind: str,
+    body: bytes,
+    media: str,
+    url: str,
+    *,
+    pool: Inline | None = None,
+    hops: tuple[Hop, ...] = (),
+) -> Any:
+    """`read_captured` of `body` served as `media` (after `hops`), the pool's trips run in
+    this thread (`pool`'s, to look at them)."""
 
     async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
         headers = ResponseHeaders({"content-type": media})
-        return FetchOutcome(None, final_url=asked, status_code=200, body=body, headers=headers)
+        return FetchOutcome(
+            None, final_url=asked, status_code=200, body=body, headers=headers, hops=hops
+        )
 
-    return await reading.read_captured(fetch, kind, url, None, pool=Inline())
+    return await reading.read_captured(fetch, kind, url, None, pool=pool or Inline())
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 async def test_a_page_read_is_one_trip_with_everything_it_needs(page: Any) -> None:
     pool = Inline()
-
-    async def fetch(url: str, *, accept: tuple[str, ...]) -> FetchOutcome:
-        return FetchOutcome(
-            None,
-            final_url=url,
-            status_code=200,
-            body=page.html,
-            headers=ResponseHeaders({"content-type": "text/html"}),
-        )
-
-    captured = await reading.read_captured(fetch, "url_text", page.url, None, pool=pool)
+    captured = await read_inline("url_text", page.html, "text/html", page.url, pool=pool)
     assert pool.trips == ["read_page_and_passages"]
     alone = extract_text_document(
         page.html, media_type="text/html", charset=None, content_language=None, url=page.url
@@ -174,18 +175,8 @@ async def test_the_answer_capture_is_packed_in_the_trip(monkeypatch: pytest.Monk
         at = datetime.now(UTC)
         return Hop(url, "203.0.113.9", at, (), status, "", "HTTP/1.1", (), body)
 
-    async def fetch(asked: str, *, accept: tuple[str, ...]) -> FetchOutcome:
-        hops = (hop(301, b"moved"), hop(200, page.html))
-        return FetchOutcome(
-            None,
-            final_url=asked,
-            status_code=200,
-            body=page.html,
-            headers=ResponseHeaders({"content-type": "text/html"}),
-            hops=hops,
-        )
-
-    captured = await reading.read_captured(fetch, "url_text", url, None, pool=Marking())
+    hops = (hop(301, b"moved"), hop(200, page.html))
+    captured = await read_inline("url_text", page.html, "text/html", url, pool=Marking(), hops=hops)
     assert [c.role for c in captured.captures] == ["redirect", "response"]
     assert inside == [True, False]  # the page's in the trip, the redirect's on its own
     for capture, body in zip(captured.captures, (b"moved", page.html), strict=True):
