@@ -3,7 +3,10 @@ and never waited for at close; the other workers' parses carry on."""
 
 from __future__ import annotations
 
+import gzip
+import logging
 import os
+import signal
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -15,10 +18,12 @@ import psutil
 import pytest
 
 from sosoapi.contract.vocabulary import Cause
+from sosoapi.extract.html_bounds import bound_markup
 from sosoapi.research.offload import Offload, ParseOverBound, ParseStopped
 from sosoapi.research.retrieval.settings import ParseBounds
 
 SMALL = ParseBounds(deadline_seconds=1.0, memory_mb=128)
+HOSTILE = Path(__file__).resolve().parents[1] / "data" / "hostile"
 
 
 def spin_forever(started: str) -> None:
@@ -34,6 +39,18 @@ def hold_memory(megabytes: int) -> int:
 
 def fail_plainly() -> None:
     raise ValueError("a parse's own error")
+
+
+def bound_here(markup: str) -> tuple[int, bool]:
+    """The worker's pid, and whether the markup was cut to the bounds."""
+    return os.getpid(), bound_markup(markup).nodes_limited
+
+
+def crash_once_counted(tally: str) -> None:
+    """A parse whose worker dies of something other than the Lexbor budget."""
+    with open(tally, "a") as file:
+        file.write("run\n")
+    os.kill(os.getpid(), signal.SIGSEGV)
 
 
 async def _started(path: Path) -> int:
@@ -90,6 +107,33 @@ async def test_a_parse_past_its_memory_cap_is_killed_and_the_next_runs(pool: Off
         await pool.run(hold_memory, 4 * SMALL.memory_mb)
     assert over.value.cause == Cause.PARSE_MEMORY
     assert await pool.run(hold_memory, SMALL.memory_mb // 4) == (SMALL.memory_mb // 4) << 20
+
+
+@pytest.mark.parametrize("bounds", [replace(SMALL, deadline_seconds=60.0, memory_mb=1024)])
+async def test_a_parse_past_its_lexbor_budget_is_read_again_with_the_model(
+    pool: Offload, caplog: pytest.LogCaptureFixture
+) -> None:
+    """100,000 nested `<div>` hold Lexbor for many seconds: its worker dies of the budget
+    (SIGPROF), and a fresh one reads the page with the model first, cut to the bound."""
+    deep = gzip.decompress((HOSTILE / "deep_nesting.html.gz").read_bytes()).decode()
+    first = await pool.run(os.getpid)  # idle: the job goes to it
+    with caplog.at_level(logging.INFO, logger="sosoapi.offload"):
+        reader, cut = await pool.run(bound_here, deep)
+    assert cut and reader != first
+    await _gone(first)
+    assert "past its Lexbor budget" in caplog.text
+    assert await pool.run(bound_here, "<p>Plain.</p>") == (reader, False)  # still serving
+
+
+@pytest.mark.parametrize("bounds", [replace(SMALL, deadline_seconds=60.0)])
+async def test_a_worker_that_dies_of_anything_else_is_not_read_again(
+    pool: Offload, tmp_path: Path
+) -> None:
+    tally = tmp_path / "tally"
+    with pytest.raises(ParseOverBound) as over:
+        await pool.run(crash_once_counted, str(tally))
+    assert over.value.cause == Cause.PARSE_MEMORY
+    assert tally.read_text() == "run\n"
 
 
 async def test_a_parse_that_raises_raises_here_and_keeps_its_worker(pool: Offload) -> None:

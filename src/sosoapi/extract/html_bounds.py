@@ -13,15 +13,25 @@ tokens to a model of the tree builder (extract/html_tree.py). It cuts the markup
 the token that would make the tree pass `MAX_NODES` elements, `MAX_DEPTH` open elements or
 `MAX_STEPS` steps of the builder's own work, and strips the attributes of a tag that has
 more than `MAX_ATTRIBUTES`; a cut page reads `nodes_limited`. Linear in the input.
+
+In a parsing worker that may be killed (extract/lexbor_budget.py), Lexbor parses first,
+under a CPU budget, and the model runs only where that tree passes the element or depth
+bound (it is then cut as above) or the parse passed its budget (the worker dies, and the
+job runs again with the model first). A tree within the bounds is the one the model would
+have let through, so both ways read a page alike, but for two guards only the model keeps:
+a tag's attributes past `MAX_ATTRIBUTES` and the builder's work bound, both there for the
+cost of a parse that Lexbor here finished within its budget.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
+from sosoapi.extract import lexbor_budget
 from sosoapi.extract.html_tree import TreeModel
 from sosoapi.extract.html_tree_names import quirks
 from sosoapi.extract.html_tree_stack import ATTRIBUTE
@@ -50,25 +60,57 @@ _ATTRIBUTE_AFTER = re.compile(r"[\t\n\f\r /\"']")
 _ENDS_NAME = frozenset("\t\n\f\r />")
 _SCRIPT_ESCAPED = re.compile(r"-->|</script[\t\n\f\r />]|<script[\t\n\f\r />]", re.IGNORECASE)
 _SCRIPT_DOUBLE = re.compile(r"-->|</script[\t\n\f\r />]", re.IGNORECASE)
+# An element more than MAX_DEPTH deep: Lexbor matches it from the element up, so the
+# search costs the tree's summed depth, not its width times this selector.
+_TOO_DEEP = " > ".join(["*"] * (MAX_DEPTH + 1))
 
 
 @dataclass(frozen=True, slots=True)
 class BoundedMarkup:
     """Markup within the bounds, whether a bound cut it, and the scripting flag it was
-    bounded for (`<noscript>` is text with scripting, markup without)."""
+    bounded for (`<noscript>` is text with scripting, markup without). `built` holds the
+    tree the bound check already parsed, for the first `parse` to take."""
 
     markup: str
     nodes_limited: bool
     scripting: bool = True
+    built: list[LexborHTMLParser] = field(default_factory=list, compare=False, repr=False)
 
     def parse(self) -> LexborHTMLParser:
-        """The one place a page's markup becomes a tree."""
-        return LexborHTMLParser(self.markup, scripting=self.scripting)
+        """The one place a page's markup becomes a tree: a fresh one for each caller, as
+        the extractor edits its own."""
+        if self.built:
+            return self.built.pop()
+        with lexbor_budget.armed():
+            return LexborHTMLParser(self.markup, scripting=self.scripting)
 
 
 def bound_markup(markup: str, *, scripting: bool = True) -> BoundedMarkup:
-    """`markup` cut at the node, depth or work bound, oversized attribute lists stripped."""
+    """`markup` cut at the node, depth or work bound, oversized attribute lists stripped;
+    where Lexbor may try first, its tree when that is within the element and depth bound."""
+    if lexbor_budget.allowed():
+        tree = _tree_within_bounds(markup, scripting)
+        if tree is not None:
+            return BoundedMarkup(markup, False, scripting, [tree])
     return _Scan(markup, scripting).run()
+
+
+def _tree_within_bounds(markup: str, scripting: bool) -> LexborHTMLParser | None:
+    """Lexbor's tree of `markup` if it has at most `MAX_NODES` elements, none deeper than
+    `MAX_DEPTH` (None: the model must cut it). The parse and the count run under the CPU
+    budget: a page deep enough to make the count slow made the parse slow too."""
+    with lexbor_budget.armed():
+        try:
+            tree = LexborHTMLParser(markup, scripting=scripting)
+        except SelectolaxError:  # it could not allocate: past the memory cap
+            return None
+        root = tree.root
+        if root is None:
+            return tree
+        elements = sum(1 for _ in itertools.islice(root.traverse(), MAX_NODES + 1))
+        if elements > MAX_NODES or (elements > MAX_DEPTH and tree.css_first(_TOO_DEEP)):
+            return None
+    return tree
 
 
 def parse_html(markup: str, *, scripting: bool = True) -> tuple[LexborHTMLParser, BoundedMarkup]:

@@ -8,6 +8,9 @@ the pool kills the worker, and a memory cap the worker sets on itself
 (research/parse_worker.py). A parse over either bound raises `ParseOverBound`, and the
 worker is replaced; the other workers' parses carry on. Workers come from a forkserver
 that has imported the extractors once, so a replacement costs a fork, not an import.
+A worker lets Lexbor parse a page before any model of it, under a CPU budget whose end
+kills the worker (extract/lexbor_budget.py); such a job runs once more, in a fresh worker
+with the model first, within the same deadline.
 
 Threads (`parse_workers` 0: tests, and an operator's explicit choice) keep the deadline
 only: the read stops waiting and settles, but a thread cannot be killed, so the parse
@@ -19,6 +22,7 @@ from __future__ import annotations
 import functools
 import logging
 import multiprocessing
+import signal
 import socket
 from collections.abc import Callable
 from multiprocessing import forkserver
@@ -28,6 +32,7 @@ from typing import Any, TypeVar
 import anyio
 
 from sosoapi.contract.vocabulary import Cause
+from sosoapi.extract import lexbor_budget
 from sosoapi.research import parse_worker
 from sosoapi.research.retrieval.settings import ParseBounds
 
@@ -114,6 +119,11 @@ class _Worker:
             view = view[got:]
         return data
 
+    async def ended_by(self, sig: signal.Signals) -> bool:
+        """Whether the process, which closed its socket, ended by `sig` (once it has)."""
+        await anyio.wait_readable(self.process.sentinel)
+        return self.process.exitcode == -sig
+
     def kill(self) -> None:
         """End the process; a wait for its answer ends with its end of the socket."""
         if self.process.is_alive():
@@ -177,18 +187,15 @@ class Offload:
             return await self._in_thread(functools.partial(fn, *args, **kwargs))
         if self._slots is None:
             self._slots = anyio.Semaphore(self.workers)
+        status: str | None = None
+        value: Any = None
         async with self._slots:
-            worker = self._idle.pop() if self._idle else await self._spawn()
-            status: str | None = None
-            value: Any = None
-            retiring = True
             self.parsing += 1
             try:
                 with anyio.move_on_after(self.bounds.deadline_seconds):
-                    status, value, retiring = await worker.exchange((fn, args, kwargs))
+                    status, value = await self._parse((fn, args, kwargs))
             finally:
                 self.parsing -= 1
-                self._done_with(worker, reusable=not retiring)
         if status not in ANSWERED and self._context is None:
             raise ParseStopped("the parsing pool closed during the parse")
         if status not in ANSWERED:
@@ -196,6 +203,30 @@ class Offload:
         if status == parse_worker.FAILED:
             raise value
         return value  # type: ignore[no-any-return]
+
+    async def _parse(self, job: parse_worker.Job) -> tuple[str, Any]:
+        """A job's answer; a job whose Lexbor parse passed its budget runs once more with
+        the model first (`parse_worker.modelled`)."""
+        status, value, passed = await self._exchange(job)
+        if passed:
+            fn, args, kwargs = job
+            log.info("parse past its Lexbor budget: read again with the model fn=%s budget_s=%s",
+                     getattr(fn, "__name__", repr(fn)), lexbor_budget.SECONDS)  # fmt: skip
+            status, value, _ = await self._exchange((parse_worker.modelled, (fn, *args), kwargs))
+        return status, value
+
+    async def _exchange(self, job: parse_worker.Job) -> tuple[str, Any, bool]:
+        """One worker's answer to `job`, and whether it died of the Lexbor budget."""
+        worker = self._idle.pop() if self._idle else await self._spawn()
+        retiring = True
+        try:
+            status, value, retiring = await worker.exchange(job)
+            passed = status == parse_worker.OUT_OF_MEMORY and (
+                await worker.ended_by(lexbor_budget.PASSED)
+            )
+        finally:
+            self._done_with(worker, reusable=not retiring)
+        return status, value, passed
 
     async def _spawn(self) -> _Worker:
         """Start a worker (its first start waits for the forkserver's preload). The start

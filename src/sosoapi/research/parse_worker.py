@@ -6,6 +6,10 @@ in C that cannot allocate raises its own error (Lexbor: "Can't parse HTML"), not
 `MemoryError`, so a job that fails after its worker's peak resident memory grew by half
 the cap is judged out of memory too; a job that grows it that far retires its worker
 after answering: its heap may be in any state, and the pool replaces it.
+
+A worker can be killed, so it lets Lexbor parse a page before any model of it, under a
+CPU budget that ends the worker with SIGPROF when passed (extract/lexbor_budget.py); the
+pool runs such a job again through `modelled`.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from sosoapi.extract import lexbor_budget
 from sosoapi.lifeline import end_with_parent
 
 Job = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
@@ -44,6 +49,7 @@ def serve(sock: socket.socket, memory_bytes: int) -> None:
     forkserver, which ends with the server) ends."""
     end_with_parent()
     cap_memory(memory_bytes)
+    lexbor_budget.allow()
     high_water = _peak() + memory_bytes // 2
     while True:
         try:
@@ -65,6 +71,13 @@ def serve(sock: socket.socket, memory_bytes: int) -> None:
             sock.sendall(frame((FAILED, refusal, False)))
         if answer[2]:
             return
+
+
+def modelled(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`fn` with every page bounded by the model before Lexbor sees it: the second try of a
+    job whose parse passed its budget and killed its first worker."""
+    with lexbor_budget.suspended():
+        return fn(*args, **kwargs)
 
 
 def _receive(sock: socket.socket) -> Any:
