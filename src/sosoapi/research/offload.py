@@ -146,6 +146,7 @@ class Offload:
         self._all: set[_Worker] = set()
         self._slots: anyio.Semaphore | None = None
         self.parsing = 0  # parses running in workers now (an operator's and a test's view)
+        self.past_budget = 0  # jobs read again with the model after the Lexbor budget (idem)
 
     def start(self) -> None:
         """Parse in worker processes from now on. Their forkserver starts at the first
@@ -209,6 +210,7 @@ class Offload:
         the model first (`parse_worker.modelled`)."""
         status, value, passed = await self._exchange(job)
         if passed:
+            self.past_budget += 1
             fn, args, kwargs = job
             log.info("parse past its Lexbor budget: read again with the model fn=%s budget_s=%s",
                      getattr(fn, "__name__", repr(fn)), lexbor_budget.SECONDS)  # fmt: skip
