@@ -92,13 +92,14 @@ async def pool(bounds: ParseBounds) -> AsyncIterator[Offload]:
 async def test_a_parse_past_its_deadline_is_killed_and_its_worker_replaced(
     pool: Offload, tmp_path: Path
 ) -> None:
-    started = tmp_path / "started"
-    await pool.run(os.getpid)  # a worker up and idle: the 1 s is the parse's, not its start's
+    # A worker up and idle, which the parse goes to: the 1 s is the parse's, not a start's.
+    # Its pid is known before the parse, which need not have begun when the deadline comes.
+    worker = await pool.run(os.getpid)
     with pytest.raises(ParseOverBound) as over:
-        await pool.run(spin_forever, str(started))
+        await pool.run(spin_forever, str(tmp_path / "started"))
     assert over.value.cause == Cause.PARSE_DEADLINE
-    await _gone(int(started.read_text()))
-    assert await pool.run(os.getpid) != int(started.read_text())
+    await _gone(worker)
+    assert await pool.run(os.getpid) != worker
 
 
 @pytest.mark.parametrize("bounds", [replace(SMALL, deadline_seconds=60.0)])  # the cap first
