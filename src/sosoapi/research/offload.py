@@ -209,7 +209,7 @@ class Offload:
         """A job's answer; a job whose Lexbor parse passed its budget runs once more with
         the model first (`parse_worker.modelled`)."""
         status, value, passed = await self._exchange(job)
-        if passed:
+        if passed and self._context is not None:  # not while the pool closes
             self.past_budget += 1
             fn, args, kwargs = job
             log.info("parse past its Lexbor budget: read again with the model fn=%s budget_s=%s",
