@@ -65,12 +65,10 @@ demo: $(DEMO_STAMP)
 docs: $(TEST_STAMP)
 	$(BIN)/python scripts/console_screenshots.py
 
-# mypy on two workers (mypy 2.x): 12 s where one took 18 s with no cache, as in a fresh clone
-# (a loaded machine, twice each); 0.4 s more than one with a warm cache.
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/ruff format --check src tests bench scripts
-	$(BIN)/mypy --num-workers 2 src
+	$(BIN)/mypy src
 
 format: $(TEST_STAMP)
 	$(BIN)/ruff format src tests bench scripts
