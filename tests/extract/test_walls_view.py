@@ -1,0 +1,34 @@
+"""PageView.has finds a lower-case needle exactly where `markup.lower()` holds it, though
+it searches the markup's UTF-8 bytes with only ASCII letters lowered."""
+
+from __future__ import annotations
+
+import pytest
+
+from sosoapi.extract.html_bounds import BoundedMarkup
+from sosoapi.extract.walls.types import Page
+from sosoapi.extract.walls.view import PageView
+
+NEEDLES = ("password", "gokuprops", "<script", "consent.", "turnstile", "var dd", "i")
+
+# Upper case, non-ASCII text around the needle, the two letters outside ASCII whose lower
+# case is ASCII (U+0130 and the Kelvin sign), other look-alikes (the long s, a full-width
+# P), and a lone surrogate.
+MARKUPS = [
+    "<p>Your PassWord</p>", "<SCRIPT src=x>", "Grüße <p>gokuprops</p> 東京",
+    "<p>GO\u212aUPROPS</p>", "<p>\u0130</p>", "t\u0130rnstile", "pa\u017fsword",
+    "\uff30assword", "consent\u3002", "VAR  DD var\tdd", "x\ud800y consent.", "",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("markup", MARKUPS)
+@pytest.mark.parametrize("needle", NEEDLES)
+def test_has_answers_as_the_lowered_markup(markup: str, needle: str) -> None:
+    view = PageView(Page(BoundedMarkup(markup, nodes_limited=False)))
+    assert view.has((needle,)) is (needle in markup.lower())
+
+
+def test_a_needle_outside_ascii_is_refused() -> None:
+    view = PageView(Page(BoundedMarkup("<p>grüße</p>", nodes_limited=False)))
+    with pytest.raises(UnicodeEncodeError):
+        view.has(("grüße",))
