@@ -11,7 +11,8 @@ from sosoapi.extract.html_boilerplate import FURNITURE_SELECTOR, furniture_nodes
 # Values at the edges of Lexbor's `[attr op 'value' i]`: ASCII-only case folding (not the
 # long s of "ſidebar" or the Kelvin sign of "cooKie"), CSS white space between class tokens
 # (not a vertical tab or a no-break space), `ad` only beside one kind of separator on both
-# sides, whole ids, a duplicate attribute (the first counts), and nested furniture.
+# sides, whole ids, a duplicate attribute (the first counts), values outside ASCII, and
+# nested furniture.
 ATTRIBUTES = [
     'class="SideBar"', 'class="ſidebar"', 'class="coo\u212aie"', 'class="x\tAD"',
     'class="x\x0bad"', 'class="x\u00a0ad"', 'class="ad\n"', 'class="x\fads y"',
@@ -21,6 +22,7 @@ ATTRIBUTES = [
     "class", 'class="" id=""', 'class="a" class="ad"', 'class="ad" class="a"',
     'class="related" id="comments"', 'role="Navigation"', 'hidden class="x"',
     'style="Display:None"', 'aria-hidden="TRUE" class="share"', 'class="meta" role="menu"',
+    'class="Grüße-AD"', 'class="ß\tNAV"', 'id="İads"', 'class="ＳＩＤＥＢＡＲ sidebar"',
 ]  # fmt: skip
 
 

@@ -101,18 +101,17 @@ FURNITURE_SELECTOR = ", ".join((_MARKED_SELECTOR, _word_selector()))
 
 
 def _names_pattern(whole: str) -> re.Pattern[str]:
-    """`_word_selector`'s test of one class or id value, as one regex: Lexbor evaluates its
-    ~150 attribute selectors on every element (most of pruning's cost), a regex runs once
-    per named element. `whole` is how `_FURNITURE_TOKENS` match: a whitespace-separated
-    token of a class, the whole of an id. ASCII-only case folding and CSS white space,
-    as Lexbor matches `[attr op 'value' i]` (tests/extract/test_html_boilerplate.py)."""
-    words = "|".join(map(re.escape, _FURNITURE_WORDS))
+    """`_word_selector`'s test of one class or id value (ASCII letters lowered), as one
+    regex: Lexbor evaluates its ~150 attribute selectors on every element (most of
+    pruning's cost), a regex runs once per distinct value. `whole` is how
+    `_FURNITURE_TOKENS` match: a token of a class between CSS white space, the whole id."""
+    words = "|".join(re.escape(word.lower()) for word in _FURNITURE_WORDS)
     parts = "|".join(
         rf"\A{word}{sep}| {word}{sep}|{sep}{word}{sep}|{sep}{word} |{sep}{word}\Z"
         for word, sep in itertools.product(map(re.escape, _FURNITURE_PARTS), "-_")
     )
-    tokens = whole.format("|".join(map(re.escape, _FURNITURE_TOKENS)))
-    return re.compile(f"{words}|{parts}|{tokens}", re.ASCII | re.IGNORECASE)
+    tokens = whole.format("|".join(re.escape(token.lower()) for token in _FURNITURE_TOKENS))
+    return re.compile(f"{words}|{parts}|{tokens}")
 
 
 _CLASS_NAMES = _names_pattern(r"(?:\A|[\t\n\f\r ])(?:{})(?:[\t\n\f\r ]|\Z)")
@@ -156,21 +155,33 @@ def furniture_nodes(container: LexborNode) -> list[LexborNode]:
     node once per selector it matches): Lexbor answers the tags, roles and hidden marks,
     `_CLASS_NAMES` and `_ID_NAMES` the class and id words."""
     marked = {node.mem_id for node in container.css(_MARKED_SELECTOR)}
+    named: dict[tuple[str, str], bool] = {}  # a page repeats its class and id values
     found: list[LexborNode] = []
     last = None
     for node in container.css(f"{_MARKED_SELECTOR}, [class], [id]"):
         if node.mem_id == last:
             continue
         last = node.mem_id
-        if node.mem_id in marked or _named_furniture(node.attributes):
+        if node.mem_id in marked or _named_furniture(node.attributes, named):
             found.append(node)
     return found
 
 
-def _named_furniture(attrs: dict[str, str | None]) -> bool:
-    return bool(
-        _CLASS_NAMES.search(attrs.get("class") or "") or _ID_NAMES.search(attrs.get("id") or "")
-    )
+def _named_furniture(attrs: dict[str, str | None], named: dict[tuple[str, str], bool]) -> bool:
+    key = (attrs.get("class") or "", attrs.get("id") or "")
+    known = named.get(key)
+    if known is None:
+        class_, id_ = map(_ascii_lower, key)
+        known = named[key] = bool(_CLASS_NAMES.search(class_) or _ID_NAMES.search(id_))
+    return known
+
+
+def _ascii_lower(value: str) -> str:
+    """`value` with only its ASCII letters lowered, as CSS's `i` flag folds case (str.lower
+    would fold the Kelvin sign to `k` too)."""
+    if value.isascii():
+        return value.lower()
+    return value.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
 def _inside_sentence(node: LexborNode) -> bool:
