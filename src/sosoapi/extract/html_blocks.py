@@ -84,20 +84,18 @@ def walk(container: LexborNode) -> list[Walked]:
     current = Block("para", [])
     link_depth = 0
     open_blocks = [container]  # the block elements the walk is inside, innermost last
-    # Iterative pre-order walk with explicit exits, so depth costs no recursion.
-    stack: list[tuple[LexborNode, bool]] = [(container, False)]
-    while stack:
-        node, leaving = stack.pop()
+    # Lexbor's own pre-order walk (C, no recursion) enters each node; a node whose parent
+    # is not the innermost element entered last means the walk has left that element (and
+    # maybe more): `entered` holds the elements not yet left, innermost last.
+    entered: list[tuple[int, str]] = []
+    for node in container.traverse(include_text=True):
+        if entered:
+            parent = node.parent
+            parent_id = parent.mem_id if parent is not None else None
+            while entered and entered[-1][0] != parent_id:
+                left = entered.pop()[1]
+                current, link_depth = _leave(left, current, link_depth, open_blocks, out)
         tag = node.tag
-        if leaving:
-            if tag == "a":
-                link_depth -= 1
-            elif tag in BLOCK_TAGS:
-                current = _flush(current, open_blocks[-1], out)
-                open_blocks.pop()
-            elif tag in _CELL_TAGS:
-                current.parts.append(" | ")
-            continue
         if tag == "-text":
             text = node.text_content or ""
             current.parts.append(text)
@@ -115,15 +113,26 @@ def walk(container: LexborNode) -> list[Walked]:
             current = _flush(current, open_blocks[-1], out)
             current.kind = _kind(tag)
             open_blocks.append(node)
-        stack.append((node, True))
-        children = []
-        child = node.child
-        while child is not None:
-            children.append(child)
-            child = child.next
-        stack.extend((c, False) for c in reversed(children))
+        entered.append((node.mem_id, tag))
+    while entered:
+        left = entered.pop()[1]
+        current, link_depth = _leave(left, current, link_depth, open_blocks, out)
     _flush(current, open_blocks[-1], out)
     return out
+
+
+def _leave(
+    tag: str, current: Block, link_depth: int, open_blocks: list[LexborNode], out: list[Walked]
+) -> tuple[Block, int]:
+    """The walk leaves an element: a link ends, a block is recorded, a cell gets its bar."""
+    if tag == "a":
+        link_depth -= 1
+    elif tag in BLOCK_TAGS:
+        current = _flush(current, open_blocks[-1], out)
+        open_blocks.pop()
+    elif tag in _CELL_TAGS:
+        current.parts.append(" | ")
+    return current, link_depth
 
 
 def _kind(tag: str) -> str:

@@ -96,7 +96,26 @@ def _word_selector() -> str:
 
 
 _TAG_SELECTOR = ", ".join(FURNITURE_TAGS)
-FURNITURE_SELECTOR = ", ".join((_TAG_SELECTOR, _FURNITURE_ROLES, _HIDDEN, _word_selector()))
+_MARKED_SELECTOR = ", ".join((_TAG_SELECTOR, _FURNITURE_ROLES, _HIDDEN))
+FURNITURE_SELECTOR = ", ".join((_MARKED_SELECTOR, _word_selector()))
+
+
+def _names_pattern(whole: str) -> re.Pattern[str]:
+    """`_word_selector`'s test of one class or id value (ASCII letters lowered), as one
+    regex: Lexbor evaluates its ~150 attribute selectors on every element (most of
+    pruning's cost), a regex runs once per distinct value. `whole` is how
+    `_FURNITURE_TOKENS` match: a token of a class between CSS white space, the whole id."""
+    words = "|".join(re.escape(word.lower()) for word in _FURNITURE_WORDS)
+    parts = "|".join(
+        rf"\A{word}{sep}| {word}{sep}|{sep}{word}{sep}|{sep}{word} |{sep}{word}\Z"
+        for word, sep in itertools.product(map(re.escape, _FURNITURE_PARTS), "-_")
+    )
+    tokens = whole.format("|".join(re.escape(token.lower()) for token in _FURNITURE_TOKENS))
+    return re.compile(f"{words}|{parts}|{tokens}")
+
+
+_CLASS_NAMES = _names_pattern(r"(?:\A|[\t\n\f\r ])(?:{})(?:[\t\n\f\r ]|\Z)")
+_ID_NAMES = _names_pattern(r"\A(?:{})\Z")
 # A class/id match that holds this share of the container's text is content, not furniture
 # (for example `<div id="content-with-comments">`). Both shares were chosen on the even
 # half of extraction-dev (were 0.5 and 0.1).
@@ -117,7 +136,7 @@ def prune_furniture(container: LexborNode) -> None:
     unlinked = unlinked_chars(container)
     # Reverse document order removes descendants before their ancestors, so no node is
     # touched after an ancestor's removal freed it.
-    for node in reversed(container.css(FURNITURE_SELECTOR)):
+    for node in reversed(furniture_nodes(container)):
         if node.mem_id == container.mem_id:
             continue
         if node.tag in _PROTECTED_TAGS or _inside_sentence(node):
@@ -129,6 +148,40 @@ def prune_furniture(container: LexborNode) -> None:
             if share > _CHECK_SHARE and _holds_the_prose(node, paragraphs, unlinked):
                 continue
         node.decompose()
+
+
+def furniture_nodes(container: LexborNode) -> list[LexborNode]:
+    """`container.css(FURNITURE_SELECTOR)` in document order, each node once (Lexbor lists a
+    node once per selector it matches): Lexbor answers the tags, roles and hidden marks,
+    `_CLASS_NAMES` and `_ID_NAMES` the class and id words."""
+    marked = {node.mem_id for node in container.css(_MARKED_SELECTOR)}
+    named: dict[tuple[str, str], bool] = {}  # a page repeats its class and id values
+    found: list[LexborNode] = []
+    last = None
+    for node in container.css(f"{_MARKED_SELECTOR}, [class], [id]"):
+        if node.mem_id == last:
+            continue
+        last = node.mem_id
+        if node.mem_id in marked or _named_furniture(node.attributes, named):
+            found.append(node)
+    return found
+
+
+def _named_furniture(attrs: dict[str, str | None], named: dict[tuple[str, str], bool]) -> bool:
+    key = (attrs.get("class") or "", attrs.get("id") or "")
+    known = named.get(key)
+    if known is None:
+        class_, id_ = map(_ascii_lower, key)
+        known = named[key] = bool(_CLASS_NAMES.search(class_) or _ID_NAMES.search(id_))
+    return known
+
+
+def _ascii_lower(value: str) -> str:
+    """`value` with only its ASCII letters lowered, as CSS's `i` flag folds case (str.lower
+    would fold the Kelvin sign to `k` too)."""
+    if value.isascii():
+        return value.lower()
+    return value.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
 def _inside_sentence(node: LexborNode) -> bool:

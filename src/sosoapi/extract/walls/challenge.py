@@ -61,7 +61,7 @@ def challenge_vendor(view: PageView, text: str) -> str | None:
     if (
         len(text) < INTERSTITIAL_TEXT_MAX
         and any(INTERSTITIAL_TITLE.search(t) for t in (title, view.raw_title) if t)
-        and ("<script" in view.lowered or _names_a_vendor(headers))
+        and (view.has(("<script",)) or _names_a_vendor(headers))
     ):
         return "interstitial"
     return None

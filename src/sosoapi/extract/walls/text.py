@@ -5,6 +5,7 @@ Bounded patterns only: a hostile page of unclosed tags must cost one pass, not o
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -69,15 +70,31 @@ def element_text(markup: str, element: re.Pattern[str]) -> str:
     return collapse(html.unescape(_TAG.sub(" ", match.group(1)))) if match else ""
 
 
+@functools.cache
+def _closing_tag(closing: str) -> re.Pattern[str]:
+    """`closing` (lower case) in any ASCII case: a few spellings of three tags."""
+    return re.compile(re.escape(closing), re.IGNORECASE | re.ASCII)
+
+
 def visible_text(markup: str) -> str:
     """The markup without scripts, styles and tags: roughly what a reader sees."""
     shown: list[str] = []
-    at, lowered = 0, markup.lower()
+    at = 0
+    # The closing tag is found case-insensitively in the markup itself: str.lower costs
+    # as much as the rest on a non-ASCII page. Only U+0130 (two characters lowered) and
+    # the Kelvin sign (lowered to `k`) make that differ from finding it in
+    # `markup.lower()`, so a page holding them is lowered whole, as before.
+    lowered = markup.lower() if "\u0130" in markup or "\u212a" in markup else None
     for opener in _INVISIBLE_OPEN.finditer(markup):
         if opener.start() < at:
             continue
         shown.append(markup[at : opener.start()])
-        close = lowered.find(f"</{opener.group(1).lower()}", opener.end())
+        closing = f"</{opener.group(1).lower()}"
+        if lowered is None:
+            found = _closing_tag(closing).search(markup, opener.end())
+            close = found.start() if found else -1
+        else:
+            close = lowered.find(closing, opener.end())
         if close < 0:
             at = len(markup)
             break

@@ -47,12 +47,20 @@ class PageView:
         return self.page.source.parse()
 
     @cached_property
-    def lowered(self) -> str:
-        return self.markup.lower()
+    def _searched(self) -> bytes:
+        """The markup as `has` searches it, in UTF-8 with ASCII letters lowered: an ASCII
+        needle is in it exactly where it is in `markup.lower()`, at a quarter of the cost
+        (str.lower maps every character of a non-ASCII page). Only two letters outside
+        ASCII lower to ASCII ones (U+0130 to `i` and a dot, the Kelvin sign to `k`): a page
+        holding them is lowered whole first."""
+        markup = self.markup
+        if "\u0130" in markup or "\u212a" in markup:
+            markup = markup.lower()
+        return markup.encode("utf-8", "surrogatepass").lower()
 
     def has(self, needles: tuple[str, ...]) -> bool:
-        """Any of the (lower-case) literals in the markup: a cheap test before a regex."""
-        return any(needle in self.lowered for needle in needles)
+        """Any of the (lower-case ASCII) literals in the markup: a cheap test before a regex."""
+        return any(needle.encode("ascii") in self._searched for needle in needles)
 
     @cached_property
     def raw_title(self) -> str:
