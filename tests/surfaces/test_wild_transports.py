@@ -20,7 +20,7 @@ import mcp
 import pytest
 from mcp.client.stdio import StdioServerParameters
 
-from tests.research.test_wild_retrieve import GUARD, WILD, _manifest
+from tests.research.test_wild_retrieve import GUARD, NEEDS_WILD, WILD, _manifest
 from tests.support.calls import RETRIEVE, RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
 from tests.support.mcp_http import over_http
@@ -28,6 +28,7 @@ from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import SOSOAPI, ServeProcess
 from tests.surfaces.test_walls_transports import request
 
+pytestmark = NEEDS_WILD
 SQLITE = pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
 CLASSES = ("challenge", "sign_in", "paywall", "soft_404", "shell", "article")
 
