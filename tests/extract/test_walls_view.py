@@ -44,6 +44,11 @@ def test_a_needle_outside_ascii_is_refused() -> None:
         ("<p>a</p><style>\u212a</STYLE>b", "a b"),
         ("<p>a</p><template>b", "a"),
         ("<p>Grüße</p><script>x</script><p>東京</p>", "Grüße 東京"),
+        # U+0130 lowers to two characters: an offset found in the lowered markup cut the
+        # text after the script three characters late ("ipt>Shown")
+        ("<p>\u0130\u0130\u0130</p><script>hidden()</script>Shown", "\u0130\u0130\u0130 Shown"),
+        # the tokenizer reads tag names in ASCII case only: a long s is not an `s`
+        ("<p>a</p><\u017fcript>b</\u017fcript>", "a b"),
     ],
 )
 def test_visible_text_drops_scripts_in_any_ascii_case(markup: str, shown: str) -> None:

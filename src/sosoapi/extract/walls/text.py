@@ -18,7 +18,9 @@ from sosoapi.extract.walls.signals.error_pages import (
 )
 
 _TAG = re.compile(r"<[^<>]*>")
-_INVISIBLE_OPEN = re.compile(r"<(script|style|template)\b[^<>]{0,2000}>", re.I)
+# ASCII case only, as the HTML tokenizer reads tag names (`re.I` alone would take the long
+# s or the Kelvin sign for a letter of the name).
+_INVISIBLE_OPEN = re.compile(r"<(script|style|template)\b[^<>]{0,2000}>", re.I | re.A)
 
 
 def collapse(text: str) -> str:
@@ -80,24 +82,17 @@ def visible_text(markup: str) -> str:
     """The markup without scripts, styles and tags: roughly what a reader sees."""
     shown: list[str] = []
     at = 0
-    # The closing tag is found case-insensitively in the markup itself: str.lower costs
-    # as much as the rest on a non-ASCII page. Only U+0130 (two characters lowered) and
-    # the Kelvin sign (lowered to `k`) make that differ from finding it in
-    # `markup.lower()`, so a page holding them is lowered whole, as before.
-    lowered = markup.lower() if "\u0130" in markup or "\u212a" in markup else None
+    # The closing tag is found in the markup itself, in any ASCII case: finding it in
+    # `markup.lower()` cost as much as the rest on a non-ASCII page, and gave an offset
+    # into the lowered text, which is longer than the markup wherever U+0130 is.
     for opener in _INVISIBLE_OPEN.finditer(markup):
         if opener.start() < at:
             continue
         shown.append(markup[at : opener.start()])
-        closing = f"</{opener.group(1).lower()}"
-        if lowered is None:
-            found = _closing_tag(closing).search(markup, opener.end())
-            close = found.start() if found else -1
-        else:
-            close = lowered.find(closing, opener.end())
-        if close < 0:
+        found = _closing_tag(f"</{opener.group(1).lower()}").search(markup, opener.end())
+        if found is None:
             at = len(markup)
             break
-        at = close
+        at = found.start()
     shown.append(markup[at:])
     return collapse(html.unescape(_TAG.sub(" ", " ".join(shown))))
