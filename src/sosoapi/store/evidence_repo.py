@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Select, bindparam, func, select, update
+from sqlalchemy import Connection, Select, bindparam, func, select, tuple_, update
 
 from sosoapi.store.captures_repo import write_captures
 from sosoapi.store.database import Database
@@ -167,19 +167,17 @@ class EvidenceRepository:
     def revisions(
         self, workspace_id: str, pairs: list[tuple[str, int]]
     ) -> list[EvidenceRevisionRecord]:
-        """The (evidence_id, revision) pairs that exist in the workspace, in the given order."""
+        """The (evidence_id, revision) pairs that exist in the workspace, in the given order.
+        Only those revisions are read: an export's batch of pins must not load every other
+        revision of its evidence (each may hold a whole text) to keep one."""
         if not pairs:
             return []
+        pinned = tuple_(evidence_revisions.c.evidence_id, evidence_revisions.c.revision)
         query = _revision_query().where(
-            evidence.c.workspace_id == workspace_id,
-            evidence.c.id.in_(sorted({e for e, _ in pairs})),
+            evidence.c.workspace_id == workspace_id, pinned.in_(sorted(set(pairs)))
         )
-        wanted = set(pairs)
         with self.db.read() as conn:
-            rows = [r._mapping for r in conn.execute(query)]
-        found = {
-            (m["id"], m["revision"]): _record(m) for m in rows if (m["id"], m["revision"]) in wanted
-        }
+            found = {(r.id, r.revision): _record(r._mapping) for r in conn.execute(query)}
         return [found[p] for p in pairs if p in found]
 
 
