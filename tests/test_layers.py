@@ -187,12 +187,31 @@ def test_migrations_keep_their_own_frozen_copies() -> None:
 
 
 def test_only_the_command_line_imports_the_composition_root() -> None:
-    """`application.py` and `app.py` wire everything; the surfaces take what they need as
-    arguments. Only the command line (and app.py, for `Application`) imports them."""
-    importers = _importers("sosoapi", "sosoapi.app")
-    assert [m for m in importers if not m.startswith("sosoapi.cli")] == []
+    """`application.py`, `app.py` and `app_stdio.py` wire everything; the surfaces take
+    what they need as arguments. Only the command line (and the two surface roots, for
+    `Application`) imports them."""
+    roots = ("sosoapi.app", "sosoapi.app_stdio")
+    for root in roots:
+        assert [m for m in _importers("sosoapi", root) if not m.startswith("sosoapi.cli")] == []
     importers = _importers("sosoapi", "sosoapi.application")
-    assert [m for m in importers if m != "sosoapi.app" and not m.startswith("sosoapi.cli")] == []
+    assert [m for m in importers if m not in roots and not m.startswith("sosoapi.cli")] == []
+
+
+def test_the_stdio_server_does_not_import_the_http_app() -> None:
+    """`sosoapi mcp` starts once per MCP client session that spawns it: FastAPI, the API
+    and the console pages cost it about half a second of CPU it has no use for."""
+    seen: set[str] = set()
+    stack = ["sosoapi.app_stdio"]
+    graph = _imports()
+    while stack:
+        module = stack.pop()
+        if module in seen or module not in graph:
+            continue
+        seen.add(module)
+        stack.extend(n for n in graph[module] if n.startswith("sosoapi"))
+    assert "sosoapi.mcp.stdio" in seen
+    assert not [m for m in seen if m.startswith(("sosoapi.api", "sosoapi.web", "sosoapi.app."))]
+    assert "sosoapi.app" not in seen
 
 
 @pytest.mark.slow(reason="imports the CLI in a fresh interpreter to see every module it loads")

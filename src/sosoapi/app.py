@@ -1,9 +1,9 @@
-"""The composition root's surfaces: the HTTP app (API, MCP, OAuth, docs, console) and the
-stdio server, built on the running `Application` (application.py).
+"""The composition root's HTTP surfaces: the HTTP app (API, MCP, OAuth, docs, console),
+built on the running `Application` (application.py); the stdio server's root is
+app_stdio.py, apart, so that `sosoapi mcp` imports none of this.
 
 Nothing else builds a surface: `api/`, `mcp/`, `oauth/` and `web/` take what they need as arguments
-and never import this module; `cli/` (the program's entry) asks it for the HTTP app or the
-stdio server.
+and never import this module; `cli/` (the program's entry) asks it for the HTTP app.
 
 MCP at /mcp and the OAuth endpoints stand on the MCP SDK, so `sosoapi serve` builds them at
 the first request that reaches them (`_mcp_and_oauth`, mcp/mount.py): their modules are
@@ -26,7 +26,7 @@ from sosoapi.web.consent import ConsentPage
 from sosoapi.web.console import add_console
 from sosoapi.web.docs import docs_routes
 
-__all__ = ["Application", "http_app", "stdio_main"]
+__all__ = ["Application", "http_app"]
 
 
 def http_app(settings: Settings, *, host: str, port: int, public_url: str | None = None) -> FastAPI:
@@ -83,18 +83,3 @@ def _mcp_and_oauth(application: Application, host: str, base: str) -> McpHttp:
     )
     routes = Router([*oauth.routes, Mount("/", app=mcp.app)])  # ours ahead of the SDK's
     return McpHttp(routes, mcp.running, mcp.metadata_url)
-
-
-async def stdio_main(settings: Settings) -> None:
-    """`sosoapi mcp`: the MCP server over stdio, identity from SOSOAPI_TOKEN."""
-    from sosoapi.mcp.stdio import serve_stdio
-
-    application = Application(settings)
-    async with application.running():
-        await serve_stdio(
-            application.research,
-            profile=settings.profile,
-            output_schemas=settings.output_schemas,
-            token=settings.token,
-            database_url=settings.database_url,
-        )

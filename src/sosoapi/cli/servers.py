@@ -100,7 +100,7 @@ def worker_app() -> FastAPI:
 )
 def mcp_command(profile: str | None) -> None:
     """Serve MCP over stdio; identity from SOSOAPI_TOKEN."""
-    from sosoapi.app import stdio_main
+    from sosoapi.app_stdio import stdio_main
 
     anyio.run(stdio_main, settings_from_env(profile))
 
