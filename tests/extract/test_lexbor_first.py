@@ -2,9 +2,9 @@
 allows the budget, a page whose tree is within the bounds reads exactly as the model-first
 read does, and a page whose tree passes a bound is cut by the model as before.
 
-These run in the test's own process with the budget allowed, on pages Lexbor parses in
-milliseconds or under a tenth of a second: the budget (0.5 s of CPU) is never near. A
-parse past it kills its process; tests/research/test_offload.py shows the pool's retry."""
+These run in the test's own process with the budget allowed, and raised far past what
+any page here takes (a tenth of a second at most): a parse past it would kill the test's
+own process. tests/research/test_offload.py shows the budget and the pool's retry."""
 
 from __future__ import annotations
 
@@ -28,10 +28,15 @@ REAL_PAGES = sorted(
 )
 
 
+def _allow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process lets Lexbor parse first, as a parsing worker does (budget raised)."""
+    monkeypatch.setattr(lexbor_budget, "SECONDS", 60.0)
+    monkeypatch.setattr(lexbor_budget, "_allowed", True)
+
+
 @pytest.fixture
 def lexbor_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    """This process lets Lexbor parse first, as a parsing worker does."""
-    monkeypatch.setattr(lexbor_budget, "_allowed", True)
+    _allow(monkeypatch)
 
 
 def _read(relative: str) -> bytes:
@@ -55,7 +60,7 @@ def test_a_real_page_reads_the_same_lexbor_first_as_model_first(
 ) -> None:
     body = _read(relative)
     model_first = _document(body)
-    monkeypatch.setattr(lexbor_budget, "_allowed", True)
+    _allow(monkeypatch)
     assert _document(body) == model_first
 
 
@@ -83,14 +88,14 @@ def test_a_tree_past_a_bound_is_cut_by_the_model_as_before(
     markup: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model_first = bound_markup(markup)
-    monkeypatch.setattr(lexbor_budget, "_allowed", True)
+    _allow(monkeypatch)
     lexbor_first = bound_markup(markup)
     assert lexbor_first.nodes_limited and lexbor_first.built == []
     assert lexbor_first == model_first
 
 
 def test_suspended_means_model_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lexbor_budget, "_allowed", True)
+    _allow(monkeypatch)
     with lexbor_budget.suspended():
         assert not lexbor_budget.allowed()
         assert bound_markup("<p>Plain.</p>").built == []
