@@ -1,6 +1,7 @@
 """The one home of HTML parsing: every page, caption page and embedded HTML body is bounded
-here before a parser sees it, and Lexbor builds its tree only here (`BoundedMarkup.parse`;
-trafilatura's lxml takes a `BoundedMarkup` too). docs/architecture.md, "extract/".
+here (before a parser sees it, or in a parsing worker by Lexbor's own parse under a CPU
+budget, below), and Lexbor builds its tree only here (`BoundedMarkup.parse`; trafilatura's
+lxml takes a `BoundedMarkup` too). docs/architecture.md, "extract/".
 
 HTML5 tree construction is quadratic in nesting depth (scope checks walk the stack of open
 elements) and in the number of distinct attributes on one tag (duplicate checks), and it
@@ -20,7 +21,8 @@ bound (it is then cut as above) or the parse passed its budget (the worker dies,
 job runs again with the model first). A tree within the bounds is the one the model would
 have let through, so both ways read a page alike, but for two guards only the model keeps:
 a tag's attributes past `MAX_ATTRIBUTES` and the builder's work bound, both there for the
-cost of a parse that Lexbor here finished within its budget.
+cost of a parse that Lexbor here finished within its budget. Lexbor's own parse is held
+by the worker's memory cap as well: one that cannot allocate is read by the model.
 """
 
 from __future__ import annotations
