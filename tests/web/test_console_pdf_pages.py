@@ -143,3 +143,31 @@ async def test_the_console_shows_a_pdfs_pages_and_its_search_matches_page_number
         found = await client.get(f"{base}/search", params={"q": '"generalized learning-based"'})
         assert found.status_code == 200
         assert (f"{url}#page=4", "page 4") in Links(found.text).links
+
+
+async def test_the_console_diff_of_a_pdf_marks_each_change_with_its_page(
+    application: Application, owner: tuple[str, str], origin: HTTPSOrigin
+) -> None:
+    """The same address read twice, the second time another paper: each change of the diff
+    page says on which page of the new revision it falls, linked to that page."""
+    ws, token = owner
+    path = "/papers/report.pdf"
+    url = origin.url(path)
+    for paper in (PAPER, PDF / "docling-normal_4pages.pdf"):
+        origin.routes[path] = Route(paper.read_bytes(), content_type="application/pdf")
+        receipt = await retrieve_document(application, token, document_args(ws, url))
+    assert receipt["evidence"]["revision"] == 2
+    pdf = receipt["evidence"]["evidence_id"]
+    transport = httpx.ASGITransport(app=console_app(application))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        await sign_in(client, token)
+        base = f"/console/workspaces/{ws}/evidence/{pdf}"
+        shown = await client.get(f"{base}/diff", params={"from": 1, "to": 2})
+        assert shown.status_code == 200
+        marks = [(h, said) for h, said in Links(shown.text).links if "#page-" in h]
+        assert marks and marks[0] == (f"{base}?revision=2#page-1", "page 1")
+        numbers = [int(h.rsplit("-", 1)[1]) for h, _ in marks]
+        assert numbers == sorted(set(numbers)) and set(numbers) <= {1, 2, 3, 4}
+        # each mark names a page the new revision's own page shows, by the same anchor
+        page = await client.get(base, params={"revision": 2})
+        assert all(f'id="page-{n}"' in page.text for n in numbers)

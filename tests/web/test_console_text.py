@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from sosoapi.research.evidence.diffs import compare
 from sosoapi.research.evidence.scope import StoredRevision
 from sosoapi.research.evidence.search import parse_query
 from sosoapi.web.console_text import diff_pieces, marked
+from tests.research.test_pdf_citations import URL, pdf_revision
 from tests.support.results import page_result
 
 
@@ -81,3 +84,28 @@ def test_marked_finds_words_and_phrases_in_any_case_and_nothing_inside_words() -
         "lt",
     ]
     assert marked(text, []) == [(text, False)]
+
+
+def test_a_pdf_change_is_preceded_by_its_page_once_per_page() -> None:
+    """Two changes on page 4 of a paper and one on page 1: a `page` piece before the first
+    change of each page, none before a second change on the same page."""
+    old = pdf_revision(URL)
+    first, fourth = old.pages[0], old.pages[3]
+    long_word = re.compile(r"\b[a-z]{9,}\b")
+    found_1 = long_word.search(old.text, first.start, first.end)
+    found_4 = list(long_word.finditer(old.text, fourth.start, fourth.end))[:2]
+    assert found_1 is not None and len(found_4) == 2
+    edits = [found_1, *found_4]  # one word of page 1, two of page 4
+    text = old.text
+    for match in reversed(edits):  # from the end: the earlier offsets stay true
+        text = text[: match.start()] + match.group().upper() + text[match.end() :]
+    new = pdf_revision(URL, 2, text)
+    diff = compare(old, new)
+    found = diff_pieces(diff.changes, new.text, 40)
+    assert [c.to_page.number for c in diff.changes if c.to_page] == [1, 4, 4]
+    assert [text for kind, text in found if kind == "page"] == ["1", "4"]
+    assert all(m.group().upper() in reading(found, "del") for m in edits)
+
+
+def test_a_web_page_diff_has_no_page_pieces() -> None:
+    assert all(kind != "page" for kind, _ in pieces("One two three.", "One four three."))

@@ -14,7 +14,7 @@ from typing import Literal
 from sosoapi.contract.evidence_tools import TextChange
 
 CONTEXT = 160  # unchanged characters kept on each side of a change
-DiffKind = Literal["same", "del", "ins", "skip"]
+DiffKind = Literal["same", "del", "ins", "skip", "page"]
 Piece = tuple[DiffKind, str]
 
 
@@ -52,15 +52,23 @@ def diff_pieces(
 ) -> list[Piece]:
     """The new text with each change in place (deleted text, then inserted text) and the
     unchanged text around it cut to `context` characters a side; none when nothing changed.
+    In a PDF, a change on another page than the one before it is preceded by a `page`
+    piece, the number of its page (the new revision's; the old one's for a deletion at the
+    end), as the diff tool gives it.
 
     The unchanged runs come from the new text: between two changes both texts agree."""
     if not changes:
         return []
     pieces: list[Piece] = []
     at = 0
+    shown_page: int | None = None
     for change in changes:
         same = new_text[at : change.to_start]
         pieces += _unchanged(same, before=at > 0, after=True, context=context)
+        page = change.to_page or change.from_page
+        if page is not None and page.number != shown_page:
+            pieces.append(("page", str(page.number)))
+            shown_page = page.number
         if change.from_text:
             pieces.append(("del", change.from_text))
         if change.to_text:
