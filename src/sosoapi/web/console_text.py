@@ -52,9 +52,9 @@ def diff_pieces(
 ) -> list[Piece]:
     """The new text with each change in place (deleted text, then inserted text) and the
     unchanged text around it cut to `context` characters a side; none when nothing changed.
-    In a PDF, a change on another page than the one before it is preceded by a `page`
-    piece, the number of its page (the new revision's; the old one's for a deletion at the
-    end), as the diff tool gives it.
+    In a PDF, a change on another page of the new revision than the one before it is
+    preceded by a `page` piece, that page's number as the diff tool gives it (`to_page`:
+    the page links into the new revision, so the old one's page is not used).
 
     The unchanged runs come from the new text: between two changes both texts agree."""
     if not changes:
@@ -65,7 +65,7 @@ def diff_pieces(
     for change in changes:
         same = new_text[at : change.to_start]
         pieces += _unchanged(same, before=at > 0, after=True, context=context)
-        page = change.to_page or change.from_page
+        page = change.to_page
         if page is not None and page.number != shown_page:
             pieces.append(("page", str(page.number)))
             shown_page = page.number
