@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 from selectolax.lexbor import LexborNode
 
+from sosoapi.extract.html_tree_names import ascii_lower
+
 # Never text: their content is code, controls or media; `rt`/`rp` are ruby readings
 # printed over the characters they annotate, not part of the sentence.
 NON_TEXT_TAGS = [
@@ -171,17 +173,9 @@ def _named_furniture(attrs: dict[str, str | None], named: dict[tuple[str, str], 
     key = (attrs.get("class") or "", attrs.get("id") or "")
     known = named.get(key)
     if known is None:
-        class_, id_ = map(_ascii_lower, key)
+        class_, id_ = map(ascii_lower, key)
         known = named[key] = bool(_CLASS_NAMES.search(class_) or _ID_NAMES.search(id_))
     return known
-
-
-def _ascii_lower(value: str) -> str:
-    """`value` with only its ASCII letters lowered, as CSS's `i` flag folds case (str.lower
-    would fold the Kelvin sign to `k` too)."""
-    if value.isascii():
-        return value.lower()
-    return value.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
 def _inside_sentence(node: LexborNode) -> bool:

@@ -35,7 +35,7 @@ from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 from sosoapi.extract import lexbor_budget
 from sosoapi.extract.html_tree import TreeModel
-from sosoapi.extract.html_tree_names import quirks
+from sosoapi.extract.html_tree_names import ascii_lower, quirks
 from sosoapi.extract.html_tree_stack import ATTRIBUTE
 from sosoapi.extract.html_tree_tables import BODY, COLGROUP, ROW, SECTION, TABLE
 
@@ -56,7 +56,6 @@ _TOKEN = re.compile(
 )
 _TEXT = re.compile(r"[^\x00]")
 _NOT_BLANK = re.compile(r"[^\t\n\f\r \x00]")
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _TABLE_MODES = (TABLE, SECTION, ROW, COLGROUP)  # where blank text is not text
 _ATTRIBUTE_AFTER = re.compile(r"[\t\n\f\r /\"']")
 _ENDS_NAME = frozenset("\t\n\f\r />")
@@ -165,7 +164,7 @@ class _Scan:
                     return self._done()  # the tag runs to the end: the tokenizer drops it
                 lowered = names.get(name)
                 if lowered is None:
-                    lowered = names[name] = _lower(name)
+                    lowered = names[name] = ascii_lower(name)
                 name = lowered
                 if len(attrs) > 2 * MAX_ATTRIBUTES and _too_many_attributes(attrs):
                     attrs = self._strip(start, pos, end, name, close)
@@ -234,11 +233,6 @@ class _Scan:
         if closing is None or closing.group("close") is None:
             return length
         return closing.end()
-
-
-def _lower(name: str) -> str:
-    """A tag name as the tokenizer reads it: ASCII letters lowered, no others."""
-    return name.lower() if name.isascii() else name.translate(_ASCII_LOWER)
 
 
 def _end_tag(markup: str, name: str, pos: int) -> int:

@@ -152,3 +152,12 @@ def quirks(markup: str) -> bool:
     return public.startswith(QUIRKS_PUBLIC_PREFIXES) or (
         system is None and public.startswith(QUIRKS_PUBLIC_WITHOUT_SYSTEM)
     )
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def ascii_lower(name: str) -> str:
+    """`name` with only its ASCII letters lowered, as the HTML tokenizer reads a tag name
+    and CSS's `i` flag folds case (str.lower would fold the Kelvin sign to `k` too)."""
+    return name.lower() if name.isascii() else name.translate(_ASCII_LOWER)
