@@ -102,6 +102,21 @@ async def test_a_parse_past_its_deadline_is_killed_and_its_worker_replaced(
     assert await pool.run(os.getpid) != worker
 
 
+async def test_a_workers_slow_start_does_not_count_against_the_parse_deadline(
+    pool: Offload, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that takes longer to start than the 1 s deadline (the forkserver's preload
+    on a loaded machine) still parses: the deadline is the parse's, from the hand-over."""
+    start = pool._spawn
+
+    async def slow_start() -> object:
+        await anyio.sleep(1.5)
+        return await start()
+
+    monkeypatch.setattr(pool, "_spawn", slow_start)
+    assert await pool.run(os.getpid) != os.getpid()
+
+
 @pytest.mark.parametrize("bounds", [replace(SMALL, deadline_seconds=60.0)])  # the cap first
 async def test_a_parse_past_its_memory_cap_is_killed_and_the_next_runs(pool: Offload) -> None:
     with pytest.raises(ParseOverBound) as over:

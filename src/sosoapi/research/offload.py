@@ -193,8 +193,7 @@ class Offload:
         async with self._slots:
             self.parsing += 1
             try:
-                with anyio.move_on_after(self.bounds.deadline_seconds):
-                    status, value = await self._parse((fn, args, kwargs))
+                status, value = await self._parse((fn, args, kwargs))
             finally:
                 self.parsing -= 1
         if status not in ANSWERED and self._context is None:
@@ -205,21 +204,34 @@ class Offload:
             raise value
         return value  # type: ignore[no-any-return]
 
-    async def _parse(self, job: parse_worker.Job) -> tuple[str, Any]:
-        """A job's answer; a job whose Lexbor parse passed its budget runs once more with
-        the model first (`parse_worker.modelled`)."""
-        status, value, passed = await self._exchange(job)
-        if passed and self._context is not None:  # not while the pool closes
-            self.past_budget += 1
-            fn, args, kwargs = job
-            log.info("parse past its Lexbor budget: read again with the model fn=%s budget_s=%s",
-                     getattr(fn, "__name__", repr(fn)), lexbor_budget.SECONDS)  # fmt: skip
-            status, value, _ = await self._exchange((parse_worker.modelled, (fn, *args), kwargs))
-        return status, value
+    async def _parse(self, job: parse_worker.Job) -> tuple[str | None, Any]:
+        """A job's answer (status None: past the deadline); a job whose Lexbor parse passed
+        its budget runs once more with the model first (`parse_worker.modelled`).
 
-    async def _exchange(self, job: parse_worker.Job) -> tuple[str, Any, bool]:
-        """One worker's answer to `job`, and whether it died of the Lexbor budget."""
-        worker = self._idle.pop() if self._idle else await self._spawn()
+        The deadline starts when a worker has the job: a worker's start (the forkserver's
+        preload, at the first) is the server's cost, not the page's, and on a loaded
+        machine it could otherwise eat a short deadline before the parse began. The
+        retry's worker starts within the same deadline."""
+        worker = await self._worker()
+        with anyio.move_on_after(self.bounds.deadline_seconds):
+            status, value, passed = await self._exchange(worker, job)
+            if passed and self._context is not None:  # not while the pool closes
+                self.past_budget += 1
+                fn, args, kwargs = job
+                log.info("parse past its Lexbor budget: read again with the model fn=%s "
+                         "budget_s=%s", getattr(fn, "__name__", repr(fn)),
+                         lexbor_budget.SECONDS)  # fmt: skip
+                retry = (parse_worker.modelled, (fn, *args), kwargs)
+                status, value, _ = await self._exchange(await self._worker(), retry)
+            return status, value
+        return None, None
+
+    async def _worker(self) -> _Worker:
+        """An idle worker, or a new one."""
+        return self._idle.pop() if self._idle else await self._spawn()
+
+    async def _exchange(self, worker: _Worker, job: parse_worker.Job) -> tuple[str, Any, bool]:
+        """`worker`'s answer to `job`, and whether it died of the Lexbor budget."""
         retiring = True
         try:
             status, value, retiring = await worker.exchange(job)
