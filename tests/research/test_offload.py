@@ -207,6 +207,7 @@ async def test_in_threads_the_deadline_stops_the_waiting() -> None:
     assert await offload.run(time.monotonic) > 0
 
 
+@pytest.mark.parametrize("bounds", [replace(SMALL, deadline_seconds=60.0)])  # not a deadline test
 async def test_a_parse_in_a_worker_takes_no_trip_to_a_thread(
     pool: Offload, monkeypatch: pytest.MonkeyPatch
 ) -> None:
