@@ -1,0 +1,40 @@
+"""A read on PostgreSQL opens no transaction (no BEGIN, no COMMIT: two round trips each
+time, for nothing at READ COMMITTED), and still sees what was committed; SQLite keeps its
+read transaction, its one snapshot; a write is a transaction on both."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, text
+
+from sosoapi.store.database import Database
+
+
+def _in_transaction(conn: Connection) -> bool:
+    driver = conn.connection.driver_connection
+    if hasattr(driver, "in_transaction"):  # sqlite3
+        return bool(driver.in_transaction)
+    return driver.info.transaction_status.name != "IDLE"  # psycopg
+
+
+def test_a_read_opens_a_transaction_on_sqlite_only(database_url: str) -> None:
+    db = Database(database_url)
+    db.migrate()
+    try:
+        with db.write() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
+                    "VALUES ('w', 'w', true, false, CURRENT_TIMESTAMP)"
+                )
+            )
+            assert _in_transaction(conn)
+        with db.read() as conn:
+            assert conn.execute(text("SELECT name FROM workspaces")).scalar_one() == "w"
+            assert _in_transaction(conn) is db.is_sqlite
+        with db.write() as conn:  # a read's connection back in the pool writes as before
+            conn.execute(text("UPDATE workspaces SET name = 'v'"))
+            assert _in_transaction(conn)
+        with db.read() as conn:
+            assert conn.execute(text("SELECT name FROM workspaces")).scalar_one() == "v"
+    finally:
+        db.dispose()
