@@ -1,6 +1,7 @@
 """A read on PostgreSQL opens no transaction (no BEGIN, no COMMIT: two round trips each
 time, for nothing at READ COMMITTED), and still sees what was committed; SQLite keeps its
-read transaction, its one snapshot; a write is a transaction on both."""
+read transaction, its one snapshot; a write is a transaction on both, and a write of one
+statement on PostgreSQL is its own."""
 
 from __future__ import annotations
 
@@ -36,5 +37,25 @@ def test_a_read_opens_a_transaction_on_sqlite_only(database_url: str) -> None:
             assert _in_transaction(conn)
         with db.read() as conn:
             assert conn.execute(text("SELECT name FROM workspaces")).scalar_one() == "v"
+    finally:
+        db.dispose()
+
+
+def test_a_one_statement_write_is_its_own_transaction_on_postgres(database_url: str) -> None:
+    """`write_one` (a lease taken or renewed, an origin's turn reserved): on PostgreSQL the
+    statement commits as it ends, with no BEGIN or COMMIT sent; on SQLite it is a write
+    transaction as any other."""
+    db = Database(database_url)
+    db.migrate()
+    insert = (
+        "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
+        "VALUES ('w', 'w', true, false, CURRENT_TIMESTAMP)"
+    )
+    try:
+        with db.write_one() as conn:
+            conn.execute(text(insert))
+            assert _in_transaction(conn) is db.is_sqlite
+        with db.read() as conn:
+            assert conn.execute(text("SELECT name FROM workspaces")).scalar_one() == "w"
     finally:
         db.dispose()
