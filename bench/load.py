@@ -6,8 +6,9 @@ retrievals/s, p50/p99 per call, errors (an `isError`, or a receipt not `complete
 `ready`/`partial`; what they were is printed under the table),
 the server's peak RSS (the whole process tree) at rest and under the load, and the CPU
 each call cost this bench process (the clients and the origin), the server processes,
-their parsing processes and, on PostgreSQL, the database's own processes. In the same
-run, the floor: the same URLs fetched by a plain httpx client and run through our extractor
+their parsing processes and, on PostgreSQL, the database processes serving the server
+(its connections' backends and the cluster's own processes, not other clients'). In the
+same run, the floor: the same URLs fetched by a plain httpx client and run through our extractor
 in a process pool sized to the machine, with no service around them.
 
     .venv/bin/python bench/load.py [--clients 16] [--calls 160] [--hosts 64] [--workers 2]
