@@ -6,8 +6,9 @@ retrievals/s, p50/p99 per call, errors (an `isError`, or a receipt not `complete
 `ready`/`partial`; what they were is printed under the table),
 the server's peak RSS (the whole process tree) at rest and under the load, and the CPU
 each call cost this bench process (the clients and the origin), the server processes,
-their parsing processes and, on PostgreSQL, the database's own processes. In the same
-run, the floor: the same URLs fetched by a plain httpx client and run through our extractor
+their parsing processes and, on PostgreSQL, the database processes serving the server
+(its connections' backends and the cluster's own processes, not other clients'). In the
+same run, the floor: the same URLs fetched by a plain httpx client and run through our extractor
 in a process pool sized to the machine, with no service around them.
 
     .venv/bin/python bench/load.py [--clients 16] [--calls 160] [--hosts 64] [--workers 2]
@@ -50,6 +51,7 @@ import httpx2
 import mcp
 import psutil
 from mcp.client.streamable_http import streamable_http_client
+from sqlalchemy import make_url
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -284,15 +286,45 @@ def serve_row(label: str, env: dict[str, str], urls: list[str], args, extra: tup
                 bench=lambda: [bench],
                 server=lambda: [main, *main.children()],
                 parse=functools.partial(_below_children, main),
-                db=database_processes if "SOSOAPI_DATABASE_URL" in env else list,
+                db=(
+                    functools.partial(database_processes, main, env["SOSOAPI_DATABASE_URL"])
+                    if "SOSOAPI_DATABASE_URL" in env
+                    else list
+                ),
             ) as cpu:
                 seconds, latencies, errors = asyncio.run(load(urls, args.clients))
     return row(label, seconds, latencies, errors, rest, peak.peak, cpu)
 
 
-def database_processes() -> list[psutil.Process]:
-    """PostgreSQL's processes on this machine (its backends do the statements' work)."""
-    return [p for p in psutil.process_iter(["name"]) if (p.info["name"] or "") == "postgres"]
+def database_processes(server: psutil.Process, url: str) -> list[psutil.Process]:
+    """The PostgreSQL processes working for this row: the backends of the server's own
+    connections and their cluster's processes that serve no client (postmaster, WAL
+    writer, checkpointer, autovacuum). Not other clients' backends: on a machine shared
+    with test runs on the same cluster, counting every `postgres` process made this
+    column move by more than a change measured."""
+    port = make_url(url).port or 5432
+    serving = {p.pid for p in (server, *server.children(recursive=True))}
+    connections = psutil.net_connections(kind="tcp")
+    ours = {c.laddr for c in connections if c.pid in serving and c.raddr and c.raddr.port == port}
+    backends = {c.pid for c in connections if c.raddr in ours and c.pid is not None}
+    cluster = [
+        c.pid for c in connections if c.status == psutil.CONN_LISTEN and c.laddr.port == port
+    ]
+    found = []
+    for pid in cluster[:1]:
+        with contextlib.suppress(psutil.Error):
+            postmaster = psutil.Process(pid)
+            found.append(postmaster)
+            for child in postmaster.children():
+                with contextlib.suppress(psutil.Error):
+                    if child.pid in backends or not _is_client_backend(child):
+                        found.append(child)
+    return found
+
+
+def _is_client_backend(process: psutil.Process) -> bool:
+    """A backend's title names its user, database and client ("postgres: u db 1.2.3.4(5)")."""
+    return "(" in " ".join(process.cmdline())
 
 
 def warm_up(urls: list[str], args) -> list[str]:

@@ -186,14 +186,43 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        with operational_faults(), self.engine.connect() as conn, conn.begin():
-            yield conn
+        """A read. On PostgreSQL it runs outside a transaction: at READ COMMITTED (the
+        server's default, the service's level) each statement takes its own snapshot in a
+        transaction or not, so a read's BEGIN and COMMIT were two round trips that bought
+        nothing (a retrieval makes three reads: its token, its permission, its key). SQLite
+        keeps its read transaction: there it is what gives a read one snapshot."""
+        if self.is_sqlite:
+            with operational_faults(), self.engine.connect() as conn, conn.begin():
+                yield conn
+        else:
+            with self._autocommit() as conn:
+                yield conn
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
         with operational_faults(), self.engine.connect() as conn:
             if self.is_sqlite:
                 conn.execution_options(sqlite_begin="IMMEDIATE")
+            with conn.begin():
+                yield conn
+
+    @contextmanager
+    def write_one(self) -> Iterator[Connection]:
+        """A write of one statement, which is atomic on its own. On PostgreSQL it runs
+        without BEGIN and COMMIT (the statement is its own transaction, committed as it
+        ends): two round trips fewer for a lease taken or renewed, an origin's turn
+        reserved. SQLite writes it as `write` does."""
+        if self.is_sqlite:
+            with self.write() as conn:
+                yield conn
+        else:
+            with self._autocommit() as conn:
+                yield conn
+
+    @contextmanager
+    def _autocommit(self) -> Iterator[Connection]:
+        with operational_faults(), self.engine.connect() as conn:
+            conn.execution_options(isolation_level="AUTOCOMMIT")
             with conn.begin():
                 yield conn
 

@@ -25,23 +25,7 @@ def record_revision(
 
     A new revision is counted against its workspace's storage first: past `storage_limit`
     bytes (0: none) it raises `StorageFull` before writing anything of it."""
-    statements = db.prepared(_RevisionStatements.build)
-    conn.execute(
-        statements.add_evidence,
-        {
-            "id": str(uuid.uuid4()),
-            "workspace_id": item.workspace_id,
-            "identity": item.identity,
-            "kind": item.kind,
-            "source_url": item.source_url,
-            "language": item.language,
-            "latest_revision": 0,
-            "created_at": now,
-            "updated_at": now,
-        },
-    )
-    found = {"workspace_id": item.workspace_id, "identity": item.identity}
-    evidence_id, latest = conn.execute(statements.find_evidence, found).one()
+    evidence_id, latest, added = _evidence_of(db, conn, item, now)
     if latest:
         latest_of = {"evidence_id": evidence_id, "revision": latest}
         if conn.execute(_LATEST_DIGEST, latest_of).scalar_one() == item.digest:
@@ -60,12 +44,44 @@ def record_revision(
             "citation": item.citation,
         },
     )
-    conn.execute(
-        _MOVE_LATEST, {"evidence_id": evidence_id, "revision": revision, "updated_at": now}
-    )
+    if not added:  # a new evidence is added at its first revision
+        conn.execute(
+            _MOVE_LATEST, {"evidence_id": evidence_id, "revision": revision, "updated_at": now}
+        )
     index_revision(conn, evidence_id, revision, item.language, item.passages, item.workspace_id)
     write_captures(db, conn, evidence_id, revision, item.captures)
     return evidence_id, revision
+
+
+def _evidence_of(
+    db: Database, conn: Connection, item: EvidenceWrite, now: datetime
+) -> tuple[str, int, bool]:
+    """`item`'s evidence, its latest revision (0 for one added here), and whether it was.
+
+    A new evidence (most retrievals) is added at its first revision and read back from
+    the insert: one statement, where adding it at 0, reading it back and moving it to 1
+    took three. Added by this transaction, no other can write it before it ends; an
+    existing one is read (on PostgreSQL, locked) as it stands."""
+    statements = db.prepared(_RevisionStatements.build)
+    added = conn.execute(
+        statements.add_evidence,
+        {
+            "id": str(uuid.uuid4()),
+            "workspace_id": item.workspace_id,
+            "identity": item.identity,
+            "kind": item.kind,
+            "source_url": item.source_url,
+            "language": item.language,
+            "latest_revision": 1,
+            "created_at": now,
+            "updated_at": now,
+        },
+    ).scalar()
+    if added is not None:
+        return added, 0, True
+    found = {"workspace_id": item.workspace_id, "identity": item.identity}
+    evidence_id, latest = conn.execute(statements.find_evidence, found).one()
+    return evidence_id, latest, False
 
 
 # The statements every settled retrieval runs, built once (Database.prepared says why).
@@ -83,7 +99,8 @@ _MOVE_LATEST = (
 
 @dataclass(frozen=True, slots=True)
 class _RevisionStatements:
-    """The two whose SQL differs by dialect (the upsert; PostgreSQL's row lock)."""
+    """The two whose SQL differs by dialect (the upsert, which returns the id it adds;
+    PostgreSQL's row lock)."""
 
     add_evidence: Any
     find_evidence: Any
@@ -95,9 +112,9 @@ class _RevisionStatements:
             evidence.c.identity == bindparam("identity"),
         )
         return _RevisionStatements(
-            add_evidence=db.insert(evidence).on_conflict_do_nothing(
-                index_elements=["workspace_id", "identity"]
-            ),
+            add_evidence=db.insert(evidence)
+            .on_conflict_do_nothing(index_elements=["workspace_id", "identity"])
+            .returning(evidence.c.id),
             find_evidence=find if db.is_sqlite else find.with_for_update(),
         )
 

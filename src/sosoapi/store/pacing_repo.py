@@ -67,7 +67,7 @@ class PacingRepository:
     def reserve_slot(self, origin: str, interval: float) -> tuple[float, float]:
         """As `reserve`, with the reserved start itself (to give it back with `release`)."""
         statement = self.db.prepared(_reserve)
-        with self.db.write() as conn:
+        with self.db.write_one() as conn:
             start, at = conn.execute(statement, {"origin": origin, "interval": interval}).one()
         self._reserved += 1
         if self._reserved % PRUNE_EVERY == 0:  # one row per origin ever read: keep it bounded
@@ -81,7 +81,7 @@ class PacingRepository:
         an earlier one stays as a gap, never shifting a later caller's start. True when
         given back.
         """
-        with self.db.write() as conn:
+        with self.db.write_one() as conn:
             result = conn.execute(
                 update(origin_pacing)
                 .where(origin_pacing.c.origin == origin, origin_pacing.c.last_start == start)
@@ -91,7 +91,7 @@ class PacingRepository:
 
     def prune(self, idle_seconds: float) -> int:
         """Forget origins not started for `idle_seconds` (their next start is free)."""
-        with self.db.write() as conn:
+        with self.db.write_one() as conn:
             result = conn.execute(
                 delete(origin_pacing).where(
                     origin_pacing.c.last_start < _epoch(self.db) - idle_seconds

@@ -207,7 +207,7 @@ class RetrievalRepository:
         The lease runs on the database clock (store/clock.py), never the caller's.
         """
         values = {"retrieval_id": retrieval_id, "owner": owner, "lease": lease_seconds}
-        with self.db.write() as conn:
+        with self.db.write_one() as conn:
             row = conn.execute(self.db.prepared(_acquire), values).first()
         return from_row(RetrievalRecord, row) if row else None
 
@@ -237,7 +237,7 @@ class RetrievalRepository:
         self, retrieval_id: str, owner: str, states: frozenset[str] | set[str], **values: Any
     ) -> bool:
         """Write `values` on a receipt `owner` leases, while it is in one of `states`."""
-        with self.db.write() as conn:
+        with self.db.write_one() as conn:
             result = conn.execute(
                 update(retrievals)
                 .where(

@@ -1,0 +1,61 @@
+"""A read on PostgreSQL opens no transaction (no BEGIN, no COMMIT: two round trips each
+time, for nothing at READ COMMITTED), and still sees what was committed; SQLite keeps its
+read transaction, its one snapshot; a write is a transaction on both, and a write of one
+statement on PostgreSQL is its own."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, text
+
+from sosoapi.store.database import Database
+
+
+def _in_transaction(conn: Connection) -> bool:
+    driver = conn.connection.driver_connection
+    if hasattr(driver, "in_transaction"):  # sqlite3
+        return bool(driver.in_transaction)
+    return driver.info.transaction_status.name != "IDLE"  # psycopg
+
+
+def test_a_read_opens_a_transaction_on_sqlite_only(database_url: str) -> None:
+    db = Database(database_url)
+    db.migrate()
+    try:
+        with db.write() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
+                    "VALUES ('w', 'w', true, false, CURRENT_TIMESTAMP)"
+                )
+            )
+            assert _in_transaction(conn)
+        with db.read() as conn:
+            assert conn.execute(text("SELECT name FROM workspaces")).scalar_one() == "w"
+            assert _in_transaction(conn) is db.is_sqlite
+        with db.write() as conn:  # a read's connection back in the pool writes as before
+            conn.execute(text("UPDATE workspaces SET name = 'v'"))
+            assert _in_transaction(conn)
+        with db.read() as conn:
+            assert conn.execute(text("SELECT name FROM workspaces")).scalar_one() == "v"
+    finally:
+        db.dispose()
+
+
+def test_a_one_statement_write_is_its_own_transaction_on_postgres(database_url: str) -> None:
+    """`write_one` (a lease taken or renewed, an origin's turn reserved): on PostgreSQL the
+    statement commits as it ends, with no BEGIN or COMMIT sent; on SQLite it is a write
+    transaction as any other."""
+    db = Database(database_url)
+    db.migrate()
+    insert = (
+        "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
+        "VALUES ('w', 'w', true, false, CURRENT_TIMESTAMP)"
+    )
+    try:
+        with db.write_one() as conn:
+            conn.execute(text(insert))
+            assert _in_transaction(conn) is db.is_sqlite
+        with db.read() as conn:
+            assert conn.execute(text("SELECT name FROM workspaces")).scalar_one() == "w"
+    finally:
+        db.dispose()
