@@ -12,6 +12,10 @@ TEST_STAMP := $(VENV)/.test-stamp
 BENCH_STAMP := $(VENV)/.bench-stamp
 
 PYWB := .venv-pywb/.installed-stamp
+# Every venv is made and filled by scripts/venv_install.py: with uv (in .uv/, `make uv`)
+# where it could be installed, pip's configuration translated for it; else with pip.
+INSTALL := $(PYTHON) scripts/venv_install.py
+UV_STAMP := .uv/.installed-stamp
 
 # Bytecode caches (__pycache__, gitignored) are written even where the environment asks
 # not to (PYTHONDONTWRITEBYTECODE=1): without them every pytest process, each xdist worker
@@ -19,24 +23,32 @@ PYWB := .venv-pywb/.installed-stamp
 # process (docs/testing.md, "The budget").
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install node-tools demo test test-fast coverage lint format bench docs clean pywb
+.PHONY: install uv node-tools demo test test-fast coverage lint format bench docs clean pywb
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[trafilatura,postgres]'
+# uv, from PyPI, into .uv/ (not into a venv: `make install` stays the product alone). If
+# it cannot be installed, the stamp still marks the attempt and pip installs instead.
+$(UV_STAMP):
+	rm -rf .uv .uv.part
+	$(PYTHON) -m pip install -q --root-user-action=ignore --target .uv.part 'uv>=0.9,<1' \
+		&& mv .uv.part .uv || echo "uv could not be installed: pip installs instead" >&2
+	mkdir -p .uv && touch $(UV_STAMP)
+
+uv: $(UV_STAMP)
+
+$(STAMP): pyproject.toml $(UV_STAMP)
+	$(INSTALL) $(VENV) -q -e '.[trafilatura,postgres]'
 	touch $(STAMP)
 
 $(DEMO_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[demo]'
+	$(INSTALL) $(VENV) -q -e '.[demo]'
 	touch $(DEMO_STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(INSTALL) $(VENV) -q -e '.[test]'
 	touch $(TEST_STAMP)
 
 $(BENCH_STAMP): $(TEST_STAMP)
-	$(BIN)/python -m pip install -q -e '.[bench]'
+	$(INSTALL) $(VENV) -q -e '.[bench]'
 	touch $(BENCH_STAMP)
 
 install: $(STAMP)
@@ -44,9 +56,8 @@ install: $(STAMP)
 # pywb, which the replay test opens exported corpora with, in its own virtualenv: it pulls
 # in brotlipy, whose `brotli` module would shadow the brotli package egress decodes with.
 # Only `make test` needs it; `make install` stays the product's own dependencies.
-$(PYWB):
-	$(PYTHON) -m venv .venv-pywb
-	.venv-pywb/bin/python -m pip install -q 'pywb>=2.10,<3'
+$(PYWB): $(UV_STAMP)
+	$(INSTALL) .venv-pywb -q 'pywb>=2.10,<3'
 	touch $(PYWB)
 
 pywb: $(PYWB)
@@ -106,4 +117,4 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .venv-pywb .pytest_cache .ruff_cache .hypothesis .demo .node-tools .coverage .coverage.*
+	rm -rf $(VENV) .venv-pywb .uv .uv.part .pytest_cache .ruff_cache .hypothesis .demo .node-tools .coverage .coverage.*
