@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-UV = Path(".uv/bin/uv")
+UV = Path(__file__).resolve().parents[1] / ".uv" / "bin" / "uv"
 # pip settings that change nothing uv would do differently here
 IGNORED = {
     "disable-pip-version-check",
