@@ -101,12 +101,13 @@ FAST := -m "not slow and not exclusive and not postgres" --ignore=tests/surfaces
 test-fast: $(TEST_STAMP)
 	$(BIN)/pytest -q -n $(WORKERS) $(FAST) --durations=15
 
-# The set-up runs as two chains side by side, whatever -j the caller gave: .venv, its
-# `test` extra and lint on one, .venv-pywb on the other (it needs nothing of .venv).
+# The set-up runs as two chains side by side, whatever -j the caller gave: .venv and its
+# `test` extra on one, .venv-pywb on the other (it needs nothing of .venv). Then lint, the
+# `exclusive` tests and phase 1 run side by side (scripts/test-phases.sh): phase 1 live,
+# the other two's output after it; any failure fails the target once all three are done.
 test:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target lint pywb
-	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile -m "not exclusive" --durations=15
-	$(BIN)/pytest -q -n 2 --dist loadfile -m exclusive --durations=15
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_STAMP) pywb
+	scripts/test-phases.sh $(WORKERS)
 
 coverage: $(TEST_STAMP) $(PYWB)
 	rm -f .coverage .coverage.*
