@@ -86,13 +86,14 @@ format: $(TEST_STAMP)
 	$(BIN)/ruff check --fix src tests bench scripts
 
 # Tiers (docs/testing.md). `make test-fast`: units and in-process behaviour on SQLite, no
-# server or CLI process, for the inner loop. `make test`: lint, then everything on both
-# stores and every transport in two phases: most tests on $(WORKERS) workers (a module's
-# tests stay on one worker, where they share its servers), then the `exclusive` ones
-# (load, faults, lease timing) without the rest, two at a time: they mostly wait (leases
-# running out, servers starting), and a file's tests stay on one worker, so the two
-# 100-client tests never overlap. Each phase prints its slowest tests; order is random
-# (pytest-randomly: `--randomly-seed=N` repeats an order, `-p no:randomly` keeps it).
+# server or CLI process, for the inner loop. `make test`: lint and everything on both
+# stores and every transport, in two pytest runs side by side with lint: most tests on
+# $(WORKERS) workers (phase 1; a module's tests stay on one worker, where they share its
+# servers), and the `exclusive` ones (load, faults, lease timing) on two workers of their
+# own: they mostly wait (leases running out, servers starting), and a file's tests stay on
+# one worker, so the two 100-client tests never overlap. Each run prints its slowest
+# tests; order is random (pytest-randomly: `--randomly-seed=N` repeats an order,
+# `-p no:randomly` keeps it).
 # `make coverage`: branch coverage of the same run, subprocesses included (not in `test`).
 WORKERS ?= 3
 FAST := -m "not slow and not exclusive and not postgres" --ignore=tests/surfaces \

@@ -18,7 +18,7 @@ exclusive() {
   .venv/bin/pytest -q -n 2 --dist loadfile -m exclusive --durations=15
 }
 
-make --no-print-directory lint >"$logs/lint" 2>&1 &
+MAKEFLAGS= make --no-print-directory lint >"$logs/lint" 2>&1 &
 lint_pid=$!
 exclusive >"$logs/exclusive" 2>&1 &
 exclusive_pid=$!
