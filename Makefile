@@ -88,7 +88,7 @@ format: $(TEST_STAMP)
 # Tiers (docs/testing.md). `make test-fast`: units and in-process behaviour on SQLite, no
 # server or CLI process, for the inner loop. `make test`: lint and everything on both
 # stores and every transport, in two pytest runs side by side with lint: most tests on
-# $(WORKERS) workers (phase 1; a module's tests stay on one worker, where they share its
+# $(TEST_WORKERS) workers (phase 1; a module's tests stay on one worker, where they share its
 # servers), and the `exclusive` ones (load, faults, lease timing) on two workers of their
 # own: they mostly wait (leases running out, servers starting), and a file's tests stay on
 # one worker, so the two 100-client tests never overlap. Each run prints its slowest
@@ -96,6 +96,10 @@ format: $(TEST_STAMP)
 # `-p no:randomly` keeps it).
 # `make coverage`: branch coverage of the same run, subprocesses included (not in `test`).
 WORKERS ?= 3
+# make test's phase 1 on one worker more: its servers, browsers and Node clients wait, and
+# once the exclusive run beside it was done three workers left the cores 5-80% idle
+# (docs/testing.md, "Three at once, and uv"). test-fast's units only compute: $(WORKERS).
+TEST_WORKERS ?= 4
 FAST := -m "not slow and not exclusive and not postgres" --ignore=tests/surfaces \
 	--ignore=tests/scale --ignore=tests/test_install.py --ignore=tests/test_demo.py \
 	--ignore=tests/archive/test_replay.py --ignore=tests/api/test_http_api.py
@@ -108,7 +112,7 @@ test-fast: $(TEST_STAMP)
 # the other two's output after it; any failure fails the target once all three are done.
 test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_STAMP) pywb
-	scripts/test-phases.sh $(WORKERS)
+	scripts/test-phases.sh $(TEST_WORKERS)
 
 coverage: $(TEST_STAMP) $(PYWB)
 	rm -f .coverage .coverage.*
