@@ -92,8 +92,12 @@ def main(venv: str, pip_args: list[str]) -> int:
     elif not UV.exists():
         why_pip = f"no {UV} (make uv could not install it)"
     else:
-        translated = uv_options(pip_settings(python))
-        if isinstance(translated, str):
+        try:
+            translated = uv_options(pip_settings(python))
+        except subprocess.CalledProcessError as failed:  # pip's configuration unknown
+            translated = ""
+            why_pip = f"`{python} -m pip config list` failed ({failed.returncode})"
+        if translated and isinstance(translated, str):
             why_pip = f"pip's setting {translated!r} has no uv counterpart here"
     if why_pip:
         print(f"venv_install: pip installs into {venv}: {why_pip}", file=sys.stderr)
