@@ -12,6 +12,10 @@ TEST_STAMP := $(VENV)/.test-stamp
 BENCH_STAMP := $(VENV)/.bench-stamp
 
 PYWB := .venv-pywb/.installed-stamp
+# Every venv is made and filled by scripts/venv_install.py: with uv (in .uv/, `make uv`)
+# where it could be installed, pip's configuration translated for it; else with pip.
+INSTALL := $(PYTHON) scripts/venv_install.py
+UV_STAMP := .uv/.installed-stamp
 
 # Bytecode caches (__pycache__, gitignored) are written even where the environment asks
 # not to (PYTHONDONTWRITEBYTECODE=1): without them every pytest process, each xdist worker
@@ -19,24 +23,32 @@ PYWB := .venv-pywb/.installed-stamp
 # process (docs/testing.md, "The budget").
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install node-tools demo test test-fast coverage lint format bench docs clean pywb
+.PHONY: install uv node-tools demo test test-fast coverage lint format bench docs clean pywb
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[trafilatura,postgres]'
+# uv, from PyPI, into .uv/ (not into a venv: `make install` stays the product alone). If
+# it cannot be installed, the stamp still marks the attempt and pip installs instead.
+$(UV_STAMP):
+	rm -rf .uv .uv.part
+	$(PYTHON) -m pip install -q --root-user-action=ignore --target .uv.part 'uv>=0.9,<1' \
+		&& mv .uv.part .uv || echo "uv could not be installed: pip installs instead" >&2
+	mkdir -p .uv && touch $(UV_STAMP)
+
+uv: $(UV_STAMP)
+
+$(STAMP): pyproject.toml $(UV_STAMP)
+	$(INSTALL) $(VENV) -q -e '.[trafilatura,postgres]'
 	touch $(STAMP)
 
 $(DEMO_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[demo]'
+	$(INSTALL) $(VENV) -q -e '.[demo]'
 	touch $(DEMO_STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[test]'
+	$(INSTALL) $(VENV) -q -e '.[test]'
 	touch $(TEST_STAMP)
 
 $(BENCH_STAMP): $(TEST_STAMP)
-	$(BIN)/python -m pip install -q -e '.[bench]'
+	$(INSTALL) $(VENV) -q -e '.[bench]'
 	touch $(BENCH_STAMP)
 
 install: $(STAMP)
@@ -44,9 +56,8 @@ install: $(STAMP)
 # pywb, which the replay test opens exported corpora with, in its own virtualenv: it pulls
 # in brotlipy, whose `brotli` module would shadow the brotli package egress decodes with.
 # Only `make test` needs it; `make install` stays the product's own dependencies.
-$(PYWB):
-	$(PYTHON) -m venv .venv-pywb
-	.venv-pywb/bin/python -m pip install -q 'pywb>=2.10,<3'
+$(PYWB): $(UV_STAMP)
+	$(INSTALL) .venv-pywb -q 'pywb>=2.10,<3'
 	touch $(PYWB)
 
 pywb: $(PYWB)
@@ -75,27 +86,33 @@ format: $(TEST_STAMP)
 	$(BIN)/ruff check --fix src tests bench scripts
 
 # Tiers (docs/testing.md). `make test-fast`: units and in-process behaviour on SQLite, no
-# server or CLI process, for the inner loop. `make test`: lint, then everything on both
-# stores and every transport in two phases: most tests on $(WORKERS) workers (a module's
-# tests stay on one worker, where they share its servers), then the `exclusive` ones
-# (load, faults, lease timing) without the rest, two at a time: they mostly wait (leases
-# running out, servers starting), and a file's tests stay on one worker, so the two
-# 100-client tests never overlap. Each phase prints its slowest tests; order is random
-# (pytest-randomly: `--randomly-seed=N` repeats an order, `-p no:randomly` keeps it).
+# server or CLI process, for the inner loop. `make test`: lint and everything on both
+# stores and every transport, in two pytest runs side by side with lint: most tests on
+# $(TEST_WORKERS) workers (phase 1; a module's tests stay on one worker, where they share its
+# servers), and the `exclusive` ones (load, faults, lease timing) on two workers of their
+# own: they mostly wait (leases running out, servers starting), and a file's tests stay on
+# one worker, so the two 100-client tests never overlap. Each run prints its slowest
+# tests; order is random (pytest-randomly: `--randomly-seed=N` repeats an order,
+# `-p no:randomly` keeps it).
 # `make coverage`: branch coverage of the same run, subprocesses included (not in `test`).
 WORKERS ?= 3
+# make test's phase 1 on one worker more: its servers, browsers and Node clients wait, and
+# once the exclusive run beside it was done three workers left the cores 5-80% idle
+# (docs/testing.md, "Three at once, and uv"). test-fast's units only compute: $(WORKERS).
+TEST_WORKERS ?= 4
 FAST := -m "not slow and not exclusive and not postgres" --ignore=tests/surfaces \
 	--ignore=tests/scale --ignore=tests/test_install.py --ignore=tests/test_demo.py \
 	--ignore=tests/archive/test_replay.py --ignore=tests/api/test_http_api.py
 test-fast: $(TEST_STAMP)
 	$(BIN)/pytest -q -n $(WORKERS) $(FAST) --durations=15
 
-# The set-up runs as two chains side by side, whatever -j the caller gave: .venv, its
-# `test` extra and lint on one, .venv-pywb on the other (it needs nothing of .venv).
+# The set-up runs as two chains side by side, whatever -j the caller gave: .venv and its
+# `test` extra on one, .venv-pywb on the other (it needs nothing of .venv). Then lint, the
+# `exclusive` tests and phase 1 run side by side (scripts/test-phases.sh): phase 1 live,
+# the other two's output after it; any failure fails the target once all three are done.
 test:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target lint pywb
-	$(BIN)/pytest -q -n $(WORKERS) --dist loadfile -m "not exclusive" --durations=15
-	$(BIN)/pytest -q -n 2 --dist loadfile -m exclusive --durations=15
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(TEST_STAMP) pywb
+	scripts/test-phases.sh $(TEST_WORKERS)
 
 coverage: $(TEST_STAMP) $(PYWB)
 	rm -f .coverage .coverage.*
@@ -106,4 +123,4 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) .venv-pywb .pytest_cache .ruff_cache .hypothesis .demo .node-tools .coverage .coverage.*
+	rm -rf $(VENV) .venv-pywb .uv .uv.part .pytest_cache .ruff_cache .hypothesis .demo .node-tools .coverage .coverage.*

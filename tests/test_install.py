@@ -50,7 +50,8 @@ def _dry_run(target: str) -> str:
 
 
 def _pip_installs(commands: str) -> list[str]:
-    return re.findall(r"pip install -q -e (\S+)", commands)
+    """What the target installs into .venv (scripts/venv_install.py: uv or pip)."""
+    return re.findall(r"venv_install\.py \.venv -q -e (\S+)", commands)
 
 
 PRODUCT = "'.[trafilatura,postgres]'"  # the product with the two extras a deployment uses
