@@ -207,7 +207,9 @@ async def test_in_threads_the_deadline_stops_the_waiting() -> None:
     assert await offload.run(time.monotonic) > 0
 
 
-@pytest.mark.parametrize("bounds", [replace(SMALL, deadline_seconds=60.0)])  # not a deadline test
+# Not a bounds test: its 8 MiB jobs and their copies must not near half the 128 MB cap
+# (which retires a worker, and the next job's start is a thread trip) nor a 1 s deadline.
+@pytest.mark.parametrize("bounds", [replace(SMALL, deadline_seconds=60.0, memory_mb=1024)])
 async def test_a_parse_in_a_worker_takes_no_trip_to_a_thread(
     pool: Offload, monkeypatch: pytest.MonkeyPatch
 ) -> None:
