@@ -11,22 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from datetime import UTC, datetime
-from importlib import resources
 from typing import Any
 
 import pytest
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import text
 
 from sosoapi.application import Application
 from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.models import Segment
 from sosoapi.research.evidence.reader import window
-from sosoapi.store.database import Database
 from sosoapi.store.store import Store
-from tests.research.test_search_migration import WS, _content
+from tests.research.test_search_migration import NOW, WS, _content, at_revision, insert_workspace
 from tests.support.contract import assert_valid_output
 from tests.support.evidence_tools import html, vtt
 from tests.support.long_sources import (
@@ -264,36 +259,24 @@ def test_windows_stop_where_a_reader_would() -> None:
 def test_existing_revisions_are_left_as_they_were(database_url: str) -> None:
     """Migration 0014 adds the whole-text column; a revision written before it keeps its
     content and digest, and reads back whole as it is."""
-    db = Database(database_url)
-    config = Config()
-    config.set_main_option("script_location", str(resources.files("sosoapi.store") / "migrations"))
-    with db.write() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "0015")
-    now = datetime(2026, 1, 2, tzinfo=UTC)
+    db = at_revision(database_url, "0015")
     content = _content("The harbour froze in the long winter. " * 500, "en")
     with db.write() as conn:
-        conn.execute(
-            text(
-                "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-                "VALUES (:id, 'w', true, false, :now)"
-            ),
-            {"id": WS, "now": now},
-        )
+        insert_workspace(conn)
         conn.execute(
             text(
                 "INSERT INTO evidence (id, workspace_id, identity, kind, source_url, language, "
                 "latest_revision, created_at, updated_at) VALUES ('e1', :ws, 'e1', 'url_text', "
                 "NULL, 'en', 1, :now, :now)"
             ),
-            {"ws": WS, "now": now},
+            {"ws": WS, "now": NOW},
         )
         conn.execute(
             text(
                 "INSERT INTO evidence_revisions (evidence_id, revision, digest, content, "
                 "created_at) VALUES ('e1', 1, :d, :c, :now)"
             ),
-            {"d": "a" * 64, "c": content, "now": now},
+            {"d": "a" * 64, "c": content, "now": NOW},
         )
     db.dispose()
     store = Store(database_url)  # migrates to head

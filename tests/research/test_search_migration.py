@@ -8,7 +8,7 @@ from importlib import resources
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 
 from sosoapi.contract.models import Provenance, RetrieveResult, Segment
 from sosoapi.store.database import Database
@@ -53,6 +53,17 @@ def at_revision(url: str, target: str) -> Database:
     return db
 
 
+def insert_workspace(conn: Connection) -> None:
+    """The workspace `WS`, written as a migration test's earlier revision holds it."""
+    conn.execute(
+        text(
+            "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
+            "VALUES (:id, 'w', true, false, :now)"
+        ),
+        {"id": WS, "now": NOW},
+    )
+
+
 def _at_0002(url: str) -> Database:
     return at_revision(url, "0002")
 
@@ -69,13 +80,7 @@ def test_existing_revisions_are_indexed_by_the_migration(database_url: str) -> N
         ("e2", 1, _content("Die Brücke\nüber den Fluss", "de", cues)),
     ]
     with db.write() as conn:
-        conn.execute(
-            text(
-                "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-                "VALUES (:id, 'w', true, false, :now)"
-            ),
-            {"id": WS, "now": NOW},
-        )
+        insert_workspace(conn)
         for evidence_id, latest in (("e1", 2), ("e2", 1)):
             conn.execute(
                 text(

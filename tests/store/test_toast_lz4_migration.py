@@ -4,14 +4,11 @@ stores (SQLite compresses nothing and is left alone)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from sqlalchemy import Connection, text
 
 from sosoapi.store.store import Store
-from tests.research.test_search_migration import WS, _content, at_revision
+from tests.research.test_search_migration import NOW, WS, _content, at_revision, insert_workspace
 
-NOW = datetime(2026, 1, 2, tzinfo=UTC)
 # Past the 2 kB at which PostgreSQL compresses a value, and compressible.
 LONG = " ".join(f"The harbour froze on day {n} and the ferries stayed in port." for n in range(200))
 ZEROS = bytes(20_000)  # compressible: EXTENDED storage would compress it, EXTERNAL does not
@@ -52,13 +49,7 @@ def _stored(conn: Connection, sql: str, key: str) -> str:
 def test_texts_stored_before_and_after_read_back_and_new_ones_are_lz4(database_url: str) -> None:
     db = at_revision(database_url, "0017")
     with db.write() as conn:
-        conn.execute(
-            text(
-                "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-                "VALUES (:id, 'w', true, false, :now)"
-            ),
-            {"id": WS, "now": NOW},
-        )
+        insert_workspace(conn)
         before = _evidence(conn, "e1")
         _blob(conn, "b" * 64)
     db.dispose()
