@@ -17,7 +17,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -184,45 +184,33 @@ class Database:
             row = conn.exec_driver_sql("SELECT version_num FROM alembic_version").first()
         return None if row is None else str(row[0])
 
-    @contextmanager
-    def read(self) -> Iterator[Connection]:
+    def read(self) -> AbstractContextManager[Connection]:
         """A read. On PostgreSQL it runs outside a transaction: at READ COMMITTED (the
         server's default, the service's level) each statement takes its own snapshot in a
         transaction or not, so a read's BEGIN and COMMIT were two round trips that bought
         nothing (a retrieval makes three reads: its token, its permission, its key). SQLite
         keeps its read transaction: there it is what gives a read one snapshot."""
-        if self.is_sqlite:
-            with operational_faults(), self.engine.connect() as conn, conn.begin():
-                yield conn
-        else:
-            with self._autocommit() as conn:
-                yield conn
+        return self._connection(begin=None if self.is_sqlite else "AUTOCOMMIT")
 
-    @contextmanager
-    def write(self) -> Iterator[Connection]:
-        with operational_faults(), self.engine.connect() as conn:
-            if self.is_sqlite:
-                conn.execution_options(sqlite_begin="IMMEDIATE")
-            with conn.begin():
-                yield conn
+    def write(self) -> AbstractContextManager[Connection]:
+        return self._connection(begin="IMMEDIATE" if self.is_sqlite else None)
 
-    @contextmanager
-    def write_one(self) -> Iterator[Connection]:
+    def write_one(self) -> AbstractContextManager[Connection]:
         """A write of one statement, which is atomic on its own. On PostgreSQL it runs
         without BEGIN and COMMIT (the statement is its own transaction, committed as it
         ends): two round trips fewer for a lease taken or renewed, an origin's turn
         reserved. SQLite writes it as `write` does."""
-        if self.is_sqlite:
-            with self.write() as conn:
-                yield conn
-        else:
-            with self._autocommit() as conn:
-                yield conn
+        return self.write() if self.is_sqlite else self._connection(begin="AUTOCOMMIT")
 
     @contextmanager
-    def _autocommit(self) -> Iterator[Connection]:
+    def _connection(self, begin: str | None) -> Iterator[Connection]:
+        """A pooled connection in a transaction: SQLite's `BEGIN IMMEDIATE` (a write), or
+        PostgreSQL's AUTOCOMMIT (no BEGIN sent at all), or a plain BEGIN (None)."""
         with operational_faults(), self.engine.connect() as conn:
-            conn.execution_options(isolation_level="AUTOCOMMIT")
+            if begin == "IMMEDIATE":
+                conn.execution_options(sqlite_begin="IMMEDIATE")
+            elif begin == "AUTOCOMMIT":
+                conn.execution_options(isolation_level="AUTOCOMMIT")
             with conn.begin():
                 yield conn
 
