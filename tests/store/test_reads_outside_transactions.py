@@ -9,6 +9,11 @@ from sqlalchemy import Connection, text
 
 from sosoapi.store.database import Database
 
+WORKSPACE = (
+    "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
+    "VALUES ('w', 'w', true, false, CURRENT_TIMESTAMP)"
+)
+
 
 def _in_transaction(conn: Connection) -> bool:
     driver = conn.connection.driver_connection
@@ -22,12 +27,7 @@ def test_a_read_opens_a_transaction_on_sqlite_only(database_url: str) -> None:
     db.migrate()
     try:
         with db.write() as conn:
-            conn.execute(
-                text(
-                    "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-                    "VALUES ('w', 'w', true, false, CURRENT_TIMESTAMP)"
-                )
-            )
+            conn.execute(text(WORKSPACE))
             assert _in_transaction(conn)
         with db.read() as conn:
             assert conn.execute(text("SELECT name FROM workspaces")).scalar_one() == "w"
@@ -47,13 +47,9 @@ def test_a_one_statement_write_is_its_own_transaction_on_postgres(database_url: 
     transaction as any other."""
     db = Database(database_url)
     db.migrate()
-    insert = (
-        "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-        "VALUES ('w', 'w', true, false, CURRENT_TIMESTAMP)"
-    )
     try:
         with db.write_one() as conn:
-            conn.execute(text(insert))
+            conn.execute(text(WORKSPACE))
             assert _in_transaction(conn) is db.is_sqlite
         with db.read() as conn:
             assert conn.execute(text("SELECT name FROM workspaces")).scalar_one() == "w"
