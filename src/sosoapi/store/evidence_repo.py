@@ -25,7 +25,7 @@ def record_revision(
 
     A new revision is counted against its workspace's storage first: past `storage_limit`
     bytes (0: none) it raises `StorageFull` before writing anything of it."""
-    evidence_id, latest, added = _evidence_of(db, conn, item, now)
+    evidence_id, latest = _evidence_of(db, conn, item, now)
     if latest:
         latest_of = {"evidence_id": evidence_id, "revision": latest}
         if conn.execute(_LATEST_DIGEST, latest_of).scalar_one() == item.digest:
@@ -44,7 +44,7 @@ def record_revision(
             "citation": item.citation,
         },
     )
-    if not added:  # a new evidence is added at its first revision
+    if latest:  # a new evidence (latest 0) is added at its first revision
         conn.execute(
             _MOVE_LATEST, {"evidence_id": evidence_id, "revision": revision, "updated_at": now}
         )
@@ -55,8 +55,9 @@ def record_revision(
 
 def _evidence_of(
     db: Database, conn: Connection, item: EvidenceWrite, now: datetime
-) -> tuple[str, int, bool]:
-    """`item`'s evidence, its latest revision (0 for one added here), and whether it was.
+) -> tuple[str, int]:
+    """`item`'s evidence and its latest revision: 0 for one added here (a stored evidence
+    has at least one revision), which is added at revision 1 already.
 
     A new evidence (most retrievals) is added at its first revision and read back from
     the insert: one statement, where adding it at 0, reading it back and moving it to 1
@@ -78,10 +79,10 @@ def _evidence_of(
         },
     ).scalar()
     if added is not None:
-        return added, 0, True
+        return added, 0
     found = {"workspace_id": item.workspace_id, "identity": item.identity}
     evidence_id, latest = conn.execute(statements.find_evidence, found).one()
-    return evidence_id, latest, False
+    return evidence_id, latest
 
 
 # The statements every settled retrieval runs, built once (Database.prepared says why).
