@@ -21,7 +21,6 @@ from sosoapi.contract.errors import ServiceError
 from sosoapi.contract.models import Segment
 from sosoapi.research.evidence.reader import window
 from sosoapi.store.store import Store
-from tests.research.test_search_migration import NOW, WS, _content, at_revision, insert_workspace
 from tests.support.contract import assert_valid_output
 from tests.support.evidence_tools import html, vtt
 from tests.support.long_sources import (
@@ -30,6 +29,7 @@ from tests.support.long_sources import (
     article_paragraphs,
     long_source_scenario,
 )
+from tests.support.migrations import NOW, WS, at_revision, insert_workspace, stored_content
 from tests.support.origin import HTTPSOrigin, Route
 
 P = "sosoapi_research_"
@@ -260,7 +260,7 @@ def test_existing_revisions_are_left_as_they_were(database_url: str) -> None:
     """Migration 0014 adds the whole-text column; a revision written before it keeps its
     content and digest, and reads back whole as it is."""
     db = at_revision(database_url, "0015")
-    content = _content("The harbour froze in the long winter. " * 500, "en")
+    content = stored_content("The harbour froze in the long winter. " * 500, "en")
     with db.write() as conn:
         insert_workspace(conn)
         conn.execute(

@@ -12,6 +12,7 @@ import sqlalchemy as sa
 
 from sosoapi.store.database import Database
 from sosoapi.store.search_repo import SearchRepository
+from tests.support.migrations import insert_workspace
 
 OPTIONS = "SELECT reloptions FROM pg_class WHERE oid = to_regclass('ix_evidence_passages_tsv')"
 
@@ -40,13 +41,7 @@ def test_revisions_indexed_before_0009_are_indexed_again(postgres_url: str) -> N
     ws, evidence_id = str(uuid.uuid4()), str(uuid.uuid4())
     content = {"title": "Escaping", "text": "Write </div><script>alert(4) zeppelin harbour"}
     with db.write() as conn:
-        conn.execute(
-            sa.text(
-                "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-                "VALUES (:ws, 'w', true, false, :now)"
-            ),
-            {"ws": ws, "now": now},
-        )
+        insert_workspace(conn, ws, now)
         conn.execute(
             sa.text(
                 "INSERT INTO evidence (id, workspace_id, identity, kind, latest_revision, "

@@ -2,66 +2,12 @@
 
 from __future__ import annotations
 
-import json
-from datetime import UTC, datetime
-from importlib import resources
+from sqlalchemy import text
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import Connection, text
-
-from sosoapi.contract.models import Provenance, RetrieveResult, Segment
+from sosoapi.contract.models import Segment
 from sosoapi.store.database import Database
 from sosoapi.store.store import Store
-
-WS = "11111111-1111-4111-8111-111111111111"
-NOW = datetime(2026, 1, 2, tzinfo=UTC)
-
-
-def _content(text_: str, language: str, segments: list[Segment] | None = None) -> str:
-    result = RetrieveResult(
-        kind="published_captions" if segments else "url_text",
-        status="ready",
-        text=text_,
-        title="Before the index",
-        description=None,
-        segments=segments or [],
-        provenance=Provenance(
-            source_url="https://example.org/a",
-            retrieved_at=NOW,
-            mime_type="text/vtt" if segments else "text/html",
-            content_kind="published_caption_file" if segments else "document_text",
-            caption_format="webvtt" if segments else None,
-            language=language,
-            language_source="publisher_declared",
-        ),
-        reason=None,
-        warnings=[],
-        retry_after_seconds=None,
-    )
-    return json.dumps(result.wire())
-
-
-def at_revision(url: str, target: str) -> Database:
-    """The database at `url` migrated to `target` only, for rows written before a later one."""
-    db = Database(url)
-    config = Config()
-    config.set_main_option("script_location", str(resources.files("sosoapi.store") / "migrations"))
-    with db.write() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, target)
-    return db
-
-
-def insert_workspace(conn: Connection) -> None:
-    """The workspace `WS`, written as a migration test's earlier revision holds it."""
-    conn.execute(
-        text(
-            "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-            "VALUES (:id, 'w', true, false, :now)"
-        ),
-        {"id": WS, "now": NOW},
-    )
+from tests.support.migrations import NOW, WS, at_revision, insert_workspace, stored_content
 
 
 def _at_0002(url: str) -> Database:
@@ -75,9 +21,9 @@ def test_existing_revisions_are_indexed_by_the_migration(database_url: str) -> N
         Segment(start_ms=1500, end_ms=3000, text="über den Fluss"),
     ]
     rows = [
-        ("e1", 1, _content("The harbour froze in the long winter.", "en")),
-        ("e1", 2, _content("The harbour thawed in the early spring.", "en")),
-        ("e2", 1, _content("Die Brücke\nüber den Fluss", "de", cues)),
+        ("e1", 1, stored_content("The harbour froze in the long winter.", "en")),
+        ("e1", 2, stored_content("The harbour thawed in the early spring.", "en")),
+        ("e2", 1, stored_content("Die Brücke\nüber den Fluss", "de", cues)),
     ]
     with db.write() as conn:
         insert_workspace(conn)

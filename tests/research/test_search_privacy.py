@@ -21,6 +21,7 @@ from sosoapi.store.migrations.search_index_0010 import index_revision
 from sosoapi.store.records import EvidenceWrite, PassageRecord
 from sosoapi.store.search_repo import SearchRepository
 from sosoapi.store.store import Store
+from tests.support.migrations import insert_workspace
 
 A_TEXTS = [
     "The quokka smiles at visitors on Rottnest island every morning.",
@@ -98,13 +99,7 @@ def test_migration_0012_moves_each_workspace_to_its_own_index(database_url: str)
     with db.write() as conn:
         spaces = [str(uuid.uuid4()) for _ in range(2)]
         for ws in spaces:
-            conn.execute(
-                sa.text(
-                    "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-                    "VALUES (:ws, 'w', true, false, :now)"
-                ),
-                {"ws": ws, "now": datetime.now(UTC)},
-            )
+            insert_workspace(conn, ws, datetime.now(UTC))
         mine = _insert_at_0011(conn, spaces[0], A_TEXTS[0])
         for text in B_TEXTS:
             _insert_at_0011(conn, spaces[1], text)

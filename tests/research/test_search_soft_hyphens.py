@@ -14,6 +14,7 @@ from sosoapi.store.database import Database
 from sosoapi.store.migrations import search_index_0010
 from sosoapi.store.migrations.search_index_0010 import index_revision
 from sosoapi.store.search_repo import SearchRepository
+from tests.support.migrations import insert_workspace
 
 # What 0003-0009 turned text into before indexing: the soft hyphen kept, a word split.
 BEFORE_0010 = str.maketrans({"<": " ", ">": " ", "&": " ", "\x00": " "})
@@ -49,13 +50,7 @@ def test_revisions_with_soft_hyphens_are_indexed_again(
     ws, hyphenated, plain = (str(uuid.uuid4()) for _ in range(3))
     with monkeypatch.context() as patch, db.write() as conn:
         patch.setattr(search_index_0010, "_SEARCH_FORM", BEFORE_0010)
-        conn.execute(
-            sa.text(
-                "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-                "VALUES (:ws, 'w', true, false, :now)"
-            ),
-            {"ws": ws, "now": datetime.now(UTC)},
-        )
+        insert_workspace(conn, ws, datetime.now(UTC))
         _insert(conn, ws, hyphenated, HYPHENATED)
         _insert(conn, ws, plain, PLAIN)
     search = SearchRepository(db)

@@ -8,15 +8,13 @@ within the bounds is left byte for byte as it was.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 
 from sqlalchemy import text
 
 from sosoapi.contract.models import Citation
 from sosoapi.store.store import Store
-from tests.research.test_search_migration import WS, _content, at_revision
+from tests.support.migrations import NOW, WS, at_revision, insert_workspace, stored_content
 
-NOW = datetime(2026, 1, 2, tzinfo=UTC)
 LONG_URL = "https://example.org/" + "a" * 5_000
 OVER_LONG = {
     "canonical_url": {"value": LONG_URL, "source": "link_canonical", "key": "canonical"},
@@ -35,10 +33,7 @@ def _stored(database_url: str) -> None:
     """Two revisions at 0014, the schema before the repair: one over-long, one within."""
     db = at_revision(database_url, "0014")
     with db.write() as conn:
-        workspace = "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at)"
-        conn.execute(
-            text(f"{workspace} VALUES (:id, 'w', true, false, :now)"), {"id": WS, "now": NOW}
-        )
+        insert_workspace(conn)
         for evidence_id, citation in (("e1", OVER_LONG), ("e2", WITHIN)):
             conn.execute(
                 text(
@@ -56,7 +51,7 @@ def _stored(database_url: str) -> None:
                 {
                     "e": evidence_id,
                     "d": "a" * 64,
-                    "c": _content("The harbour froze.", "en"),
+                    "c": stored_content("The harbour froze.", "en"),
                     "now": NOW,
                     "citation": json.dumps(citation, sort_keys=True, separators=(",", ":")),
                 },

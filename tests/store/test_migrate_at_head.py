@@ -11,7 +11,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
 from sosoapi.store.database import Database, head_revision
-from tests.research.test_search_migration import at_revision
+from tests.support.migrations import at_revision
 
 
 def test_the_head_read_from_the_scripts_is_alembics() -> None:

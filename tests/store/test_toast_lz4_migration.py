@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import Connection, text
 
 from sosoapi.store.store import Store
-from tests.research.test_search_migration import NOW, WS, _content, at_revision, insert_workspace
+from tests.support.migrations import NOW, WS, at_revision, insert_workspace, stored_content
 
 # Past the 2 kB at which PostgreSQL compresses a value, and compressible.
 LONG = " ".join(f"The harbour froze on day {n} and the ferries stayed in port." for n in range(200))
@@ -16,7 +16,7 @@ ZEROS = bytes(20_000)  # compressible: EXTENDED storage would compress it, EXTER
 
 def _evidence(conn: Connection, evidence_id: str) -> str:
     """A revision of `evidence_id` with a long text and a long whole text; its content."""
-    content = _content(LONG, "en")
+    content = stored_content(LONG, "en")
     conn.execute(
         text(
             "INSERT INTO evidence (id, workspace_id, identity, kind, source_url, language, "

@@ -37,9 +37,9 @@ from sosoapi.store.tables import (
     workspaces,
 )
 from tests.research.test_forged_cursors import BASE, surfaces
-from tests.research.test_search_migration import _content, at_revision
 from tests.support.calls import RETRIEVE
 from tests.support.lifespan import held_open
+from tests.support.migrations import at_revision, insert_workspace, stored_content
 from tests.support.origin import HTTPSOrigin, Route
 from tests.support.services import make_settings, owner_token
 
@@ -192,20 +192,14 @@ FULL, EMPTY = "22222222-2222-4222-8222-222222222222", "33333333-3333-4333-8333-3
 
 
 def test_the_migration_counts_what_each_workspace_stored_before_it(database_url: str) -> None:
-    content = _content("Fjorden frøs til. Ærlig talt: 雪が降った。", "nb")
+    content = stored_content("Fjorden frøs til. Ærlig talt: 雪が降った。", "nb")
     whole, citation = '{"text":"Ø' + "å" * 3000 + '"}', '{"title":"Tromsø"}'
     body = "<p>Fjorden frøs</p>".encode() * 50
     packed = pack_body(body)
     db = at_revision(database_url, "0016")
     with db.write() as conn:
         for ws in (FULL, EMPTY):
-            conn.execute(
-                text(
-                    "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-                    "VALUES (:id, 'w', true, false, :now)"
-                ),
-                {"id": ws, "now": NOW},
-            )
+            insert_workspace(conn, ws, NOW)
         conn.execute(
             text(
                 "INSERT INTO evidence (id, workspace_id, identity, kind, source_url, language, "

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import sqlalchemy as sa
 
 from sosoapi.store.database import Database
+from tests.support.migrations import insert_workspace
 
 
 def test_existing_retrievals_become_filterable(database_url: str) -> None:
@@ -23,13 +24,7 @@ def test_existing_retrievals_become_filterable(database_url: str) -> None:
         },
     )
     with db.write() as conn:
-        conn.execute(
-            sa.text(
-                "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-                "VALUES (:id, 'w', true, false, :now)"
-            ),
-            {"id": ws, "now": now},
-        )
+        insert_workspace(conn, ws, now)
         for key, result in results.items():
             values = {"ws": ws, "m": key, "now": now, "until": now + timedelta(days=1)}
             conn.execute(
