@@ -95,7 +95,7 @@ async def test_oauth_token_is_bound_to_its_resource(
     assert await mcp_status(base, token) == (401, "elsewhere")
 
     foreign = f"{without}&resource=https%3A%2F%2Fother.example%2Fmcp"
-    async with httpx.AsyncClient(follow_redirects=False) as browser:
+    async with httpx.AsyncClient(follow_redirects=False, timeout=30) as browser:
         refused = await browser.get(foreign)
     assert refused.status_code == 302
     assert "error=invalid_target" in refused.headers["location"]
@@ -103,11 +103,11 @@ async def test_oauth_token_is_bound_to_its_resource(
 
 def test_authorization_metadata_names_this_server(served: ServeProcess) -> None:
     base = served.base
-    resource = httpx.get(f"{base}/.well-known/oauth-protected-resource/mcp").json()
+    resource = httpx.get(f"{base}/.well-known/oauth-protected-resource/mcp", timeout=30).json()
     assert resource["resource"] == f"{base}/mcp"
     assert resource["authorization_servers"] == [base]
     assert resource["scopes_supported"] == ["agent:research"]
-    server = httpx.get(f"{base}/.well-known/oauth-authorization-server").json()
+    server = httpx.get(f"{base}/.well-known/oauth-authorization-server", timeout=30).json()
     assert server["issuer"] == base
     assert server["registration_endpoint"] == f"{base}/register"
     assert server["code_challenge_methods_supported"] == ["S256"]

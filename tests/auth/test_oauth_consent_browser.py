@@ -44,6 +44,7 @@ def register(base: str) -> str:
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
         },
+        timeout=30,  # a server's first OAuth request builds its endpoints (the MCP SDK)
     )
     assert answer.status_code == 201, answer.text
     registered = answer.json()
@@ -101,7 +102,7 @@ async def test_approve_in_browser_then_the_client_calls_tools(
     assert await mcp_status(served.base, access) == (200, None)
 
     async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {access}"}) as http,
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {access}"}, timeout=30) as http,
         mcp.Client(streamable_http_client(f"{served.base}/mcp", http_client=http)) as client,
     ):
         names = {t.name for t in (await client.list_tools()).tools}
@@ -169,7 +170,7 @@ def test_consent_refuses_cross_site_posts_and_framing(
             "token": initialised["SOSOAPI_TOKEN"],
             "decision": "approve",
         }
-        forged = httpx.post(str(consent.url), data=form)  # another site: no cookie
+        forged = httpx.post(str(consent.url), data=form, timeout=30)  # another site: no cookie
         assert forged.status_code == 403
         guessed = browser.post(str(consent.url), data=form)  # the cookie, a guessed token
         assert guessed.status_code == 403

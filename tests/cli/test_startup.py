@@ -4,8 +4,10 @@ imported by the verb that runs, so a shell's first touch stays quick (bench/star
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = {"sqlalchemy", "alembic", "pydantic", "fastapi", "mcp", "uvicorn", "trafilatura"}
 HEAVY_OURS = {
@@ -38,3 +40,24 @@ def test_help_of_every_verb_loads_neither_the_store_nor_the_models() -> None:
     )
     assert not {name.split(".")[0] for name in loaded} & HEAVY
     assert not loaded & HEAVY_OURS
+
+
+def test_the_collector_is_paused_while_a_server_starts_and_back_after(tmp_path: Path) -> None:
+    """serve's app is imported and built with the collector off (sosoapi/startup.py), and
+    the collector is on again once it is built; a caller that had it off keeps it off."""
+    script = """
+import gc
+import sosoapi.app
+from sosoapi.cli import servers
+seen = []
+real = sosoapi.app.http_app
+sosoapi.app.http_app = lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k)
+servers._http_app("127.0.0.1", 8080, "full", None)
+assert seen == [False] and gc.isenabled(), (seen, gc.isenabled())
+gc.disable()
+servers._http_app("127.0.0.1", 8080, "full", None)
+assert seen == [False, False] and not gc.isenabled()
+"""
+    env = {**os.environ, "SOSOAPI_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr

@@ -1,6 +1,6 @@
 """The real Node MCP clients against real `sosoapi` processes, over stdio and streamable HTTP.
 
-- The MCP Inspector CLI: tools/list (with `--strict` schema checks), whoami and a retrieve;
+- The MCP Inspector CLI: tools/list (with `--strict` schema checks), a retrieve,
   resources/templates/list, resources/read of the retrieved evidence, prompts/list and get.
 - The official TypeScript SDK client (tests/node/sdk_client.mjs), which validates every
   `structuredContent` against the listed `outputSchema` itself.
@@ -156,6 +156,11 @@ def test_inspector_cli(
     tmp_path: Path,
     transport: str,
 ) -> None:
+    """The tools (`--strict` schema checks), a retrieve, and the MCP-native surface through
+    the Inspector: templates, a read of the evidence the retrieve made (fenced text and
+    JSON), the link in the retrieve result, the prompts. Each run is a Node process (and
+    over stdio a `sosoapi mcp`), so the retrieve is the one tool call: whoami's answer on
+    each transport is checked by the TypeScript SDK client below."""
     target = inspector_target(transport, env, served)
 
     code, listed, stderr = inspector(tools, tmp_path, target, "--method", "tools/list", "--strict")
@@ -164,32 +169,6 @@ def test_inspector_cli(
     assert names[RETRIEVE]["outputSchema"] and names[WHOAMI]["outputSchema"]
     assert (UPLOAD in names) is (transport == "stdio")
 
-    code, whoami, stderr = inspector(
-        tools, tmp_path, target, "--method", "tools/call", "--tool-name", WHOAMI
-    )
-    assert code == 0, stderr
-    assert_whoami(whoami["result"], env)
-
-    arguments = json.dumps(retrieve_args(env, site.url(page)))
-    call = ["--method", "tools/call", "--tool-name", RETRIEVE, "--tool-args-json", arguments]
-    code, retrieved, stderr = inspector(tools, tmp_path, target, *call)
-    assert code == 0, stderr
-    assert_ready(retrieved["result"], site, page)
-
-
-@pytest.mark.parametrize("transport", TRANSPORTS)
-def test_inspector_cli_reads_resources_and_prompts(
-    tools: NodeTools,
-    env: dict[str, str],
-    served: ServeProcess,
-    site: HTTPSOrigin,
-    page: str,
-    tmp_path: Path,
-    transport: str,
-) -> None:
-    """The MCP-native surface through the Inspector: templates, a read of the evidence a
-    retrieve made (fenced text and JSON), the link in the retrieve result, the prompts."""
-    target = inspector_target(transport, env, served)
     code, listed, stderr = inspector(
         tools, tmp_path, target, "--method", "resources/templates/list"
     )
@@ -202,6 +181,7 @@ def test_inspector_cli_reads_resources_and_prompts(
     call = ["--method", "tools/call", "--tool-name", RETRIEVE, "--tool-args-json", arguments]
     code, retrieved, stderr = inspector(tools, tmp_path, target, *call)
     assert code == 0, stderr
+    assert_ready(retrieved["result"], site, page)
     evidence = retrieved["result"]["structuredContent"]["retrieval"]["evidence"]
     uri = (
         f"sosoapi://workspaces/{env['WORKSPACE_ID']}/evidence/{evidence['evidence_id']}"

@@ -12,6 +12,7 @@ from sosoapi.cli.common import admin_session, emit, main, settings_from_env
 from sosoapi.clock import utcnow
 from sosoapi.config import PROFILES, Settings, hand_to_serve_workers, serve_worker_options
 from sosoapi.lifeline import end_with_parent
+from sosoapi.startup import collector_paused
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -51,10 +52,12 @@ def serve(host: str, port: int, profile: str | None, public_url: str | None, wor
 def _http_app(
     host: str, port: int, profile: str, public_url: str | None, settings: Settings | None = None
 ) -> FastAPI:
-    from sosoapi.app import http_app
+    """The app `serve` runs, imported and built with the collector paused (startup.py)."""
+    with collector_paused():
+        from sosoapi.app import http_app
 
-    settings = settings or settings_from_env(profile)
-    return http_app(settings, host=host, port=port, public_url=public_url)
+        settings = settings or settings_from_env(profile)
+        return http_app(settings, host=host, port=port, public_url=public_url)
 
 
 def _serve_processes(
@@ -100,7 +103,8 @@ def worker_app() -> FastAPI:
 )
 def mcp_command(profile: str | None) -> None:
     """Serve MCP over stdio; identity from SOSOAPI_TOKEN."""
-    from sosoapi.app_stdio import stdio_main
+    with collector_paused():  # the application's and the MCP SDK's imports (startup.py)
+        from sosoapi.app_stdio import stdio_main
 
     anyio.run(stdio_main, settings_from_env(profile))
 
