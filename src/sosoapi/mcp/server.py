@@ -18,6 +18,7 @@ from typing import Any
 import mcp.types as types
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import x_mcp_header_map
 from starlette.requests import Request
 
 from sosoapi import __version__
@@ -144,6 +145,14 @@ def success_result(
     )
 
 
+def header_schemas(tools: list[types.Tool]) -> dict[str, dict[str, Any]]:
+    """The input schemas the SDK must check a call's `Mcp-Param-*` headers against: those
+    of the tools with a valid `x-mcp-header` property. For any other tool that check finds
+    nothing to compare, but walked the whole schema twice on every call; a tool left out
+    of this lookup is not walked."""
+    return {tool.name: tool.input_schema for tool in tools if x_mcp_header_map(tool.input_schema)}
+
+
 def build_server(
     research: ResearchService,
     *,
@@ -166,7 +175,7 @@ def build_server(
         for entry in listed_tools(profile, transport, output_schemas=output_schemas)
     ]
 
-    input_schemas = {tool.name: tool.input_schema for tool in tools}
+    input_schemas = header_schemas(tools)
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)

@@ -37,7 +37,7 @@ Built = TypeVar("Built")
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves, below
+        dbapi_conn.isolation_level = None  # Database._connection sends the BEGIN
         cursor = dbapi_conn.cursor()
         for pragma in (
             # only a new file takes it (before its first table): what `purge` frees can then
@@ -51,12 +51,8 @@ def _configure_sqlite(engine: Engine) -> None:
             cursor.execute(pragma)
         cursor.close()
 
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Connection) -> None:
-        mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
-        conn.exec_driver_sql(f"BEGIN {mode}")
 
-
+_SQLITE_BEGIN = {"IMMEDIATE": "BEGIN IMMEDIATE", None: "BEGIN DEFERRED"}
 PRIVATE_FOLDER = 0o700
 SQLITE_COMPANIONS = ("", "-wal", "-shm", "-journal")
 
@@ -204,14 +200,21 @@ class Database:
 
     @contextmanager
     def _connection(self, begin: str | None) -> Iterator[Connection]:
-        """A pooled connection in a transaction: SQLite's `BEGIN IMMEDIATE` (a write), or
-        PostgreSQL's AUTOCOMMIT (no BEGIN sent at all), or a plain BEGIN (None)."""
+        """A pooled connection in a transaction: SQLite's `BEGIN IMMEDIATE` (a write) or
+        `BEGIN DEFERRED` (None), or PostgreSQL's AUTOCOMMIT (no BEGIN sent at all), or a
+        plain BEGIN (None).
+
+        SQLite's driver is left in autocommit (`_configure_sqlite`) and the BEGIN is sent
+        here, as the transaction's first statement: a "begin" event listener on the engine
+        did it before, and any engine event makes SQLAlchemy dispatch its events on every
+        statement, commit and rollback (a third of a one-statement read's CPU here).
+        """
         with operational_faults(), self.engine.connect() as conn:
-            if begin == "IMMEDIATE":
-                conn.execution_options(sqlite_begin="IMMEDIATE")
-            elif begin == "AUTOCOMMIT":
+            if begin == "AUTOCOMMIT":
                 conn.execution_options(isolation_level="AUTOCOMMIT")
             with conn.begin():
+                if self.is_sqlite:
+                    conn.exec_driver_sql(_SQLITE_BEGIN[begin])
                 yield conn
 
     def prepared(self, build: Callable[[Database], Built]) -> Built:

@@ -73,12 +73,19 @@ def pg_config(language: str | None) -> str:
     return PG_CONFIGS.get(primary, "simple")
 
 
+# A revision's passages in one statement, their columns as arrays zipped by `unnest` in
+# order (so the ids follow the passages' order, as row-by-row inserts gave them): one
+# execution in the backend, not one per passage, and one set of parameters for the driver
+# to adapt. The tsvector is computed in the insert.
 _PG_INSERT = (
     "INSERT INTO evidence_passages (evidence_id, revision, part, pos_start, pos_end, "
-    "start_ms, end_ms, config, tsv) VALUES (%(evidence_id)s, %(revision)s, %(part)s, "
-    "%(pos_start)s, %(pos_end)s, %(start_ms)s, %(end_ms)s, %(config)s, "
-    "to_tsvector(CAST(%(regconfig)s AS regconfig), %(body)s) "
-    "|| to_tsvector('simple', %(body)s))"
+    "start_ms, end_ms, config, tsv) SELECT %(evidence_id)s, %(revision)s, p.part, "
+    "p.pos_start, p.pos_end, p.start_ms, p.end_ms, %(config)s, "
+    "to_tsvector(CAST(%(regconfig)s AS regconfig), p.body) || to_tsvector('simple', p.body) "
+    "FROM unnest(CAST(%(parts)s AS varchar[]), CAST(%(starts)s AS integer[]), "
+    "CAST(%(ends)s AS integer[]), CAST(%(starts_ms)s AS bigint[]), "
+    "CAST(%(ends_ms)s AS bigint[]), CAST(%(bodies)s AS text[])) "
+    "WITH ORDINALITY AS p(part, pos_start, pos_end, start_ms, end_ms, body, n) ORDER BY p.n"
 )
 _SQLITE_INSERT = (
     "INSERT INTO evidence_passages (id, evidence_id, revision, part, pos_start, pos_end, "
@@ -117,25 +124,24 @@ def index_revision(
     if not passages:
         return
     config = pg_config(language)
-    # The driver's own executemany on both stores: per-row parameter handling in
+    # The driver's own statements on both stores: per-row parameter handling in
     # SQLAlchemy cost more than the inserts (a page has dozens of passages).
     if conn.dialect.name != "sqlite":
-        rows = [
+        conn.exec_driver_sql(
+            _PG_INSERT,
             {
                 "evidence_id": evidence_id,
                 "revision": revision,
-                "part": row.part,
-                "pos_start": row.start,
-                "pos_end": row.end,
-                "start_ms": row.start_ms,
-                "end_ms": row.end_ms,
                 "config": config,
                 "regconfig": config,  # one parameter, one type: the column's is text
-                "body": row.body,
-            }
-            for row in passages
-        ]
-        conn.exec_driver_sql(_PG_INSERT, rows)  # the tsvector is computed in the insert
+                "parts": [row.part for row in passages],
+                "starts": [row.start for row in passages],
+                "ends": [row.end for row in passages],
+                "starts_ms": [row.start_ms for row in passages],
+                "ends_ms": [row.end_ms for row in passages],
+                "bodies": [row.body for row in passages],
+            },
+        )
         return
     first = conn.execute(_SQLITE_NEXT_ID).scalar_one()
     numbered = list(enumerate(passages, start=first))
