@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 import trustme
+from hypothesis import HealthCheck, settings
 
 from sosoapi.application import Application
 from sosoapi.store.settings import sqlite_url
@@ -31,6 +32,12 @@ pytest_plugins = ["tests.support.served"]  # process_env, initialised, served
 POSTGRES_FIXTURES = {"postgres_base_url", "postgres_url"}
 BUDGET_SECONDS = 5.0  # a test slower than this carries `slow(reason=...)` (docs/testing.md)
 _over_budget: list[tuple[float, str]] = []
+
+# Hypothesis's per-example deadline (200 ms) and its too-slow health check are timed
+# asserts: on a loaded machine they failed tests whose behaviour was right. A property test
+# asserts what holds; speed is measured in bench/ (docs/testing.md).
+settings.register_profile("sosoapi", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("sosoapi")
 
 
 def pytest_configure() -> None:

@@ -9,6 +9,8 @@ import logging
 from pathlib import Path
 
 import sqlalchemy as sa
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sosoapi.auth.admin import Admin
 from sosoapi.clock import utcnow
@@ -101,3 +103,10 @@ async def test_the_cli_in_process_runs_inside_an_async_test(tmp_path: Path) -> N
     done = cli(["init", "--json"], {"SOSOAPI_HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["existed"] is False
+
+
+@given(st.integers())
+def test_a_property_test_has_no_deadline_and_no_too_slow_check(_: int) -> None:
+    """Hypothesis's timings are not asserted (docs/testing.md, "Never flaky")."""
+    assert settings().deadline is None
+    assert HealthCheck.too_slow in settings().suppress_health_check
