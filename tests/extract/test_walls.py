@@ -349,6 +349,31 @@ def test_a_subscribe_prompt_far_from_the_texts_end_is_not_a_teaser() -> None:
     assert _document(page, "https://news.example/bridge")[0] == "page"
 
 
+@pytest.mark.parametrize(
+    ("data", "judgement"),
+    [
+        ('"isAccessibleForFree": false', "teaser"),
+        ("'isAccessibleForFree' : 'False'", "teaser"),
+        ('isAccessibleForFree:"false" , "isaccessibleforfree": true', "teaser"),
+        ('"isAccessibleForFree": true', "page"),
+        ('"isAccessibleForFree": falsely', "page"),
+        ('"isAccessibleForFree" = false', "page"),
+    ],
+)
+def test_a_teaser_marked_not_free_is_partial_whatever_quotes_its_data_has(
+    data: str, judgement: str
+) -> None:
+    """`isAccessibleForFree: false` in any quoting (the pattern no longer tries a quote
+    before the name at every character) makes a prompt anywhere on the page count."""
+    page = (
+        "<title>Harbour bridge to close to cars</title>"
+        f'<script type="application/ld+json">{{{data}}}</script><body>'
+        "<p>Subscribers only: read every story.</p><article>"
+        "<h1>Harbour bridge to close to cars</h1>" + STORY + "</article></body>"
+    )
+    assert _document(page, "https://news.example/bridge")[0] == judgement
+
+
 def test_a_forbidden_page_served_200_is_access_denied() -> None:
     """Issue 38: an Incapsula 'Forbidden URL' page saved in place of an article was `ready`."""
     page = (
