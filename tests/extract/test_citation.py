@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 
+from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.citation import citation_of
+from sosoapi.extract.html_bounds import parse_html
+from sosoapi.extract.html_meta import meta_contents, read_metadata
+from sosoapi.extract.page import read_page
+from tests.support.pages import real_pages
 
 BASE = "https://news.example/2024/harbour?utm=x"
 
@@ -87,3 +92,23 @@ def test_a_page_that_declares_nothing_has_no_citation_and_nothing_is_guessed() -
     assert citation_of(page("<title>By Ada Lovelace, 5 March 2024</title>"), None, BASE) == {}
     unsafe = citation_of(page('<link rel="canonical" href="javascript:alert(1)">'), None, BASE)
     assert unsafe == {}
+
+
+def test_a_page_read_cites_its_real_pages_as_the_citation_read_alone_does() -> None:
+    """A page read takes its metadata and its citation from one reading of the `<meta>`
+    tags (extract/html.py); on real pages the citation is what `citation_of`, reading
+    them itself, gives, and the title and description are those of the metadata alone."""
+    cited = 0
+    for real in real_pages():
+        read = read_page(real.html, media_type="text/html", charset=None, url=real.url,
+                         content_language=None)  # fmt: skip
+        assert read.document is not None
+        assert read.citation == citation_of(real.html, None, real.url), real.name
+        tree = parse_html(decode_bytes(real.html, None, html=True) or "")[0]
+        alone = read_metadata(tree, meta_contents(tree), content_language=None, url=real.url)
+        assert (read.document.title, read.document.description) == (
+            alone.title,
+            alone.description,
+        ), real.name
+        cited += bool(read.citation)
+    assert cited >= 3

@@ -3,13 +3,16 @@ and without it the hybrid keeps our own text on the pages where ours is unsure."
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from sosoapi.extract import html_trafilatura
+from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.html_bounds import bound_markup
 
@@ -64,3 +67,37 @@ def test_a_server_start_does_not_import_trafilatura() -> None:
         capture_output=True, text=True, check=True,
     ).stdout.split()  # fmt: skip
     assert "trafilatura" not in loaded and "babel" not in loaded
+
+
+def test_trafilatura_reads_real_pages_as_with_lxml_html_own_element_lookup() -> None:
+    """trafilatura's parser makes its elements through lxml's C class lookup
+    (html_trafilatura); its text is the one lxml.html's own lookup gives, on real pages
+    and on a page of form controls (the only elements whose class differs)."""
+    pytest.importorskip("trafilatura")
+    from lxml import html
+    from trafilatura.utils import HTML_PARSER
+
+    pages = [bound_markup(markup) for markup in (*_real_markups(), _FORM_PAGE)]
+    ours = [html_trafilatura.trafilatura_text(page) for page in pages]
+    assert type(HTML_PARSER.makeelement("input")) is html.HtmlElement  # not InputElement
+    HTML_PARSER.set_element_class_lookup(html.HtmlElementClassLookup())
+    try:
+        theirs = [html_trafilatura.trafilatura_text(page) for page in pages]
+    finally:
+        html_trafilatura._look_up_elements_in_c(HTML_PARSER)
+    assert all(ours) and ours == theirs
+
+
+_FORM_PAGE = (
+    "<html><body><article><h1>Harbour ferry timetable</h1>" + _STORY * 4 + "<form action='/q'>"
+    "<label for='d'>Day of travel</label><input id='d' value='Tuesday'><select name='s'>"
+    "<option>Morning crossing</option></select><textarea>Notes for the crew</textarea></form>"
+    "</article></body></html>"
+)
+
+
+def _real_markups() -> list[str]:
+    """The real pages of tests/data/pages, decoded."""
+    folder = Path(__file__).parents[1] / "data" / "pages"
+    bodies = [gzip.decompress(path.read_bytes()) for path in sorted(folder.glob("*.html.gz"))]
+    return [decode_bytes(body, None, html=True) or "" for body in bodies]

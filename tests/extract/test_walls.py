@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from sosoapi.egress.statuses import CHALLENGE_STATUSES, reason_for_status
 from sosoapi.egress.types import FetchOutcome, ResponseHeaders
 from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.walls import SIGN_IN_MAX_TEXT
+from sosoapi.extract.walls.sign_in import SIGN_IN_PAGE_MAX
 from sosoapi.research.offload import Offload
 from sosoapi.research.retrieval.reading import read_source
 from tests.support.pages import real_pages
@@ -186,6 +188,21 @@ def test_a_sign_in_page_is_a_wall_and_an_article_with_a_sign_in_box_is_not() -> 
         assert _sign_in_judged(boxed, redirected_to=moved)[0] == "page", page.name
 
 
+def test_a_long_read_named_for_signing_in_is_a_sign_in_page_only_when_redirected() -> None:
+    """A page with `SIGN_IN_PAGE_MAX` characters of text or more is a sign-in page only
+    when a redirect landed on a sign-in path, whatever its password form or title (the
+    walls do not search its markup then)."""
+    articles = [p for p in real_pages() if len(_sign_in_judged(p.html)[1]) >= SIGN_IN_PAGE_MAX]
+    assert articles
+    for page in articles[:3]:
+        titled = re.sub(rb"<title[^>]*>.*?</title>", b"<title>Sign in</title>", page.html,
+                        count=1, flags=re.S | re.I)  # fmt: skip
+        boxed = titled.replace(b"<body", b"<body><div>" + SIGN_IN_FORM + b"</div", 1)
+        assert _sign_in_judged(boxed)[0] == "page", page.name
+        landed = "https://example.test/login"
+        assert _sign_in_judged(boxed, redirected_to=landed) == ("sign_in", ""), page.name
+
+
 SIGN_IN_WIDGETS = Path(__file__).resolve().parents[1] / "data" / "sign_in_widgets"
 
 
@@ -347,6 +364,31 @@ def test_a_subscribe_prompt_far_from_the_texts_end_is_not_a_teaser() -> None:
         "</body>"
     )
     assert _document(page, "https://news.example/bridge")[0] == "page"
+
+
+@pytest.mark.parametrize(
+    ("data", "judgement"),
+    [
+        ('"isAccessibleForFree": false', "teaser"),
+        ("'isAccessibleForFree' : 'False'", "teaser"),
+        ('isAccessibleForFree:"false" , "isaccessibleforfree": true', "teaser"),
+        ('"isAccessibleForFree": true', "page"),
+        ('"isAccessibleForFree": falsely', "page"),
+        ('"isAccessibleForFree" = false', "page"),
+    ],
+)
+def test_a_teaser_marked_not_free_is_partial_whatever_quotes_its_data_has(
+    data: str, judgement: str
+) -> None:
+    """`isAccessibleForFree: false` in any quoting (the pattern no longer tries a quote
+    before the name at every character) makes a prompt anywhere on the page count."""
+    page = (
+        "<title>Harbour bridge to close to cars</title>"
+        f'<script type="application/ld+json">{{{data}}}</script><body>'
+        "<p>Subscribers only: read every story.</p><article>"
+        "<h1>Harbour bridge to close to cars</h1>" + STORY + "</article></body>"
+    )
+    assert _document(page, "https://news.example/bridge")[0] == judgement
 
 
 def test_a_forbidden_page_served_200_is_access_denied() -> None:

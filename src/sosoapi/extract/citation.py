@@ -26,7 +26,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from sosoapi.extract.charset import decode_bytes
 from sosoapi.extract.html_bounds import parse_html
-from sosoapi.extract.html_meta import meta_contents
+from sosoapi.extract.html_meta import MetaContents, meta_contents
 from sosoapi.extract.json_data import load_json
 from sosoapi.extract.limits import CITED_NAMES_MAX, CITED_VALUE_MAX
 from sosoapi.extract.schema_org import CITED_TYPES
@@ -86,13 +86,10 @@ def _clean(value: Any) -> str | None:
     return text[:CITED_VALUE_MAX] if text else None
 
 
-def _metas(tree: LexborHTMLParser) -> dict[tuple[str, str], list[str]]:
-    """Every `content` by (`name`|`property`, lower-case key), collapsed, in document order."""
-    return {
-        key: [text for value in values if (text := _collapsed(value)) is not None]
-        for key, values in meta_contents(tree).items()
-        if key[0] in ("name", "property")
-    }
+def _collapsed_contents(contents: MetaContents, kind: str, key: str) -> list[str]:
+    """The `content`s of one (`name`|`property`, key), collapsed, in document order: read
+    only for the keys a field names, not for every tag of the page."""
+    return [text for value in contents.get((kind, key), ()) if (text := _collapsed(value))]
 
 
 def _json_ld_nodes(tree: LexborHTMLParser) -> Iterator[dict[str, Any]]:
@@ -171,9 +168,11 @@ def _valid(field: str, value: Any, base: str | None) -> Any:
     return value
 
 
-def read_citation(tree: LexborHTMLParser, url: str | None) -> dict[str, Any]:
-    """{field: {"value", "source", "key"}} for each field the page declares."""
-    metas = _metas(tree)
+def read_citation(
+    tree: LexborHTMLParser, url: str | None, contents: MetaContents
+) -> dict[str, Any]:
+    """{field: {"value", "source", "key"}} for each field the page declares; `contents`
+    is the tree's `meta_contents`."""
     articles = list(_json_ld_nodes(tree))
     found: dict[str, Any] = {}
     link = tree.css_first('link[rel="canonical"][href]')
@@ -186,7 +185,7 @@ def read_citation(tree: LexborHTMLParser, url: str | None) -> dict[str, Any]:
             continue
         candidates: list[tuple[Any, str, str]] = []
         for source, kind, key in keys:
-            values = metas.get((kind, key))
+            values = _collapsed_contents(contents, kind, key)
             if values:
                 value = values if field == "authors" else values[0]
                 candidates.append((value, source, key))
@@ -208,4 +207,5 @@ def citation_of(body: bytes, charset: str | None, url: str | None) -> dict[str, 
     text = decode_bytes(body, charset, html=True)
     if not text:
         return {}
-    return read_citation(parse_html(text)[0], url)
+    tree = parse_html(text)[0]
+    return read_citation(tree, url, meta_contents(tree))

@@ -16,7 +16,7 @@ from sosoapi.extract.citation import read_citation
 from sosoapi.extract.furniture_lines import drop_furniture_lines
 from sosoapi.extract.html_bounds import BoundedMarkup, bound_markup
 from sosoapi.extract.html_main import extract_main
-from sosoapi.extract.html_meta import read_metadata
+from sosoapi.extract.html_meta import meta_contents, read_metadata
 from sosoapi.extract.html_repair import close_runaway_title
 from sosoapi.extract.html_trafilatura import trafilatura_text
 from sosoapi.extract.language import normalize_language
@@ -141,8 +141,9 @@ def _html_document(
 ) -> TextDocument:
     bounded = page.source
     tree = bounded.parse()
-    meta = read_metadata(tree, content_language=content_language, url=url)
-    citation = read_citation(tree, url) if cite else {}  # before main_text edits the tree
+    contents = meta_contents(tree)
+    meta = read_metadata(tree, contents, content_language=content_language, url=url)
+    citation = read_citation(tree, url, contents) if cite else {}  # before main_text edits it
 
     def main_text() -> str:
         return _main_text(tree, bounded, url, extractor)

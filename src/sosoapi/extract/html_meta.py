@@ -26,6 +26,10 @@ _DESCRIPTION_KEYS = (
 _SITE_NAME_KEYS = (("property", "og:site_name"), ("name", "application-name"))
 
 
+# Every non-blank `content` of a page's `<meta>` tags by (attribute, lower-case key).
+MetaContents = dict[tuple[str, str], list[str]]
+
+
 @dataclass(frozen=True, slots=True)
 class PageMetadata:
     title: str | None
@@ -34,10 +38,15 @@ class PageMetadata:
 
 
 def read_metadata(
-    tree: LexborHTMLParser, *, content_language: str | None, url: str | None
+    tree: LexborHTMLParser,
+    contents: MetaContents,
+    *,
+    content_language: str | None,
+    url: str | None,
 ) -> PageMetadata:
-    """Metadata as the publisher declared it, each field within the contract's bounds."""
-    metas = _meta_table(tree)
+    """Metadata as the publisher declared it, each field within the contract's bounds;
+    `contents` is the tree's `meta_contents`, read once for this and the citation."""
+    metas = {key: values[0] for key, values in contents.items()}  # the first of each key
     return PageMetadata(
         title=clean_optional(_title(tree, metas, url), TITLE_MAX),
         description=clean_optional(_first(metas, _DESCRIPTION_KEYS), DESCRIPTION_MAX),
@@ -45,11 +54,11 @@ def read_metadata(
     )
 
 
-def meta_contents(tree: LexborHTMLParser) -> dict[tuple[str, str], list[str]]:
+def meta_contents(tree: LexborHTMLParser) -> MetaContents:
     """Every non-blank `content` by (`name`|`property`|`http-equiv`|`itemprop`, lower-case
     key), in document order: the one reading of a page's `<meta>` tags (its metadata here,
     its citation in citation.py)."""
-    table: dict[tuple[str, str], list[str]] = {}
+    table: MetaContents = {}
     for node in tree.tags("meta"):
         attrs = node.attributes
         content = attrs.get("content")
@@ -60,11 +69,6 @@ def meta_contents(tree: LexborHTMLParser) -> dict[tuple[str, str], list[str]]:
             if key:
                 table.setdefault((kind, key.strip().lower()), []).append(content)
     return table
-
-
-def _meta_table(tree: LexborHTMLParser) -> dict[tuple[str, str], str]:
-    """The first `content` for each key of `meta_contents`."""
-    return {key: values[0] for key, values in meta_contents(tree).items()}
 
 
 def _first(metas: dict[tuple[str, str], str], keys: tuple[tuple[str, str], ...]) -> str | None:

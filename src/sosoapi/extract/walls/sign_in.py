@@ -31,6 +31,8 @@ def sign_in_page(view: PageView, text: str) -> bool:
     of it an article's paragraph. Five real articles of extraction-dev with such a
     widget and a short text were taken for sign-in pages by the rule without the last
     two conditions (bench/README.md, "Sign-in pages")."""
+    if view.page.redirected_to is None and len(text) >= max(SIGN_IN_PAGE_MAX, SIGN_IN_MAX_TEXT):
+        return False  # too long for the rules without a redirect: the markup is not searched
     if not view.has(("password",)) or not PASSWORD_INPUT.search(view.markup[:_PASSWORD_SCAN]):
         return False
     landed = view.page.redirected_to

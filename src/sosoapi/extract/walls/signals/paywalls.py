@@ -7,7 +7,9 @@ import re
 
 # Google's paywalled-content structured data (developers.google.com/search/docs,
 # "Subscription and paywalled content"): `"isAccessibleForFree": false` on the article.
-NOT_FREE = re.compile(r"[\"']?isAccessibleForFree[\"']?\s*:\s*[\"']?false\b", re.I)
+# Only whether it is found counts: a quote before the name would match as well, so the
+# pattern does not try one at every character of the page (8 ms against 3.5 on a dev page).
+NOT_FREE = re.compile(r"isAccessibleForFree[\"']?\s*:\s*[\"']?false\b", re.I)
 # What a paywall says where the teaser stops (observed on English, German, Norwegian and
 # Arabic news sites); a page naming "subscribe" in its menu is not enough.
 # The Wall Street Journal's "To Read the Full Story / Subscribe / Sign In" (observed on the
