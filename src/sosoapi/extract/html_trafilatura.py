@@ -39,7 +39,7 @@ def _look_up_elements_in_c(parser: Any) -> None:
     (`<form>`, `<input>`, `<select>`, `<textarea>`, `<label>`), plain `HtmlElement`s here,
     whose form methods trafilatura never calls: its text is the same on every dev page
     (bench/README.md, "each page parsed once")."""
-    from lxml import etree, html
+    from lxml import etree, html  # type: ignore[import-untyped]
 
     parser.set_element_class_lookup(
         etree.ElementDefaultClassLookup(
