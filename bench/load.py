@@ -451,6 +451,12 @@ def main() -> None:
     print_cpu_against_baseline(rows, base_cpu)
 
 
+# A row's whole tree: the server process, the parsing processes and, on PostgreSQL, the
+# database's backends; cpu_rounds compares the server alone and the tree.
+TREE = ("server", "parse", "db")
+PARTS = (("server", ("server",)), ("tree", TREE))
+
+
 def cpu_rounds(
     args: argparse.Namespace, origin: HTTPSOrigin, hosts: list[str], paths: list[str], env: dict
 ) -> None:
@@ -470,21 +476,30 @@ def cpu_rounds(
                     cpu, errors = found["cpu_ms"], len(found["errors"])
                     print(f"round {round_number + 1} {store} {which}: {cpu} errors={errors}")
     for store in args.stores.split(","):
-        medians = {
+        sums = {
             which: {
-                part: statistics.median(
-                    sum(c.get(k) or 0.0 for k in keys) for c in seen[(store, which)]
-                )
-                for part, keys in (("server", ("server",)), ("tree", ("server", "parse", "db")))
+                part: [sum(c.get(k) or 0.0 for k in keys) for c in seen[(store, which)]]
+                for part, keys in PARTS
             }
             for which in ("now", "base")
         }
-        now, base = medians["now"], medians["base"]
+        now, base = (
+            {part: statistics.median(values) for part, values in sums[which].items()}
+            for which in ("now", "base")
+        )
+        paired = {
+            part: statistics.median(
+                n / b for n, b in zip(sums["now"][part], sums["base"][part], strict=True)
+            )
+            for part, _ in PARTS
+        }
         print(
             f"{store}: median of {args.cpu_rounds} rounds, {args.calls} calls each: server "
             f"{now['server']:.2f} ms/call against {base['server']:.2f} at {args.baseline} "
             f"({now['server'] / base['server']:.2f}x); whole tree {now['tree']:.2f} against "
-            f"{base['tree']:.2f} ({now['tree'] / base['tree']:.2f}x)"
+            f"{base['tree']:.2f} ({now['tree'] / base['tree']:.2f}x); median of the rounds' "
+            f"own ratios (each round's two rows run back to back): server "
+            f"{paired['server']:.2f}x, whole tree {paired['tree']:.2f}x"
         )
 
 
@@ -497,9 +512,7 @@ def print_cpu_against_baseline(rows: list[dict], base_cpu: dict[str, dict]) -> N
         if not base or not r["row"].endswith("1 process"):
             continue
         cpu = r["cpu_ms"]
-        tree, base_tree = (
-            sum(c.get(k) or 0.0 for k in ("server", "parse", "db")) for c in (cpu, base)
-        )
+        tree, base_tree = (sum(c.get(k) or 0.0 for k in TREE) for c in (cpu, base))
         server = cpu["server"] / base["server"]
         print(
             f"{r['row']}: server {cpu['server']:.2f} ms/call = {server:.2f}x "
