@@ -38,7 +38,7 @@ def _look_up_elements_in_c(parser: Any) -> None:
     CPU on the dev pages it reads). The classes are the same but for form controls
     (`<form>`, `<input>`, `<select>`, `<textarea>`, `<label>`), plain `HtmlElement`s here,
     whose form methods trafilatura never calls: its text is the same on every dev page
-    (bench/README.md, "each page parsed once")."""
+    (bench/README.md, "the worker's parse with identical output")."""
     from lxml import etree, html  # type: ignore[import-untyped]
 
     parser.set_element_class_lookup(
