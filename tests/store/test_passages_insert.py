@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from sosoapi.store.database import Database
 from sosoapi.store.records import PassageRecord
 from sosoapi.store.search_repo import index_revision
+from tests.support.migrations import insert_workspace
 
 PASSAGES = [
     PassageRecord("title", 0, 0, None, None, "The runner's café, naïve résumés"),
@@ -50,12 +51,7 @@ def test_a_revisions_passages_are_one_statement_on_postgres(postgres_url: str) -
 
     try:
         with db.write() as conn:
-            conn.execute(
-                sa.text(
-                    "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-                    "VALUES ('w', 'w', true, false, CURRENT_TIMESTAMP)"
-                )
-            )
+            insert_workspace(conn, "w")
             for evidence_id in ("en", "de", "none"):
                 _evidence(conn, evidence_id)
             sa.event.listen(db.engine, "before_cursor_execute", seen)

@@ -12,11 +12,7 @@ import pytest
 from sqlalchemy import Connection, text
 
 from sosoapi.store.database import Database
-
-WORKSPACE = (
-    "INSERT INTO workspaces (id, name, research_enabled, is_local, created_at) "
-    "VALUES ('w', 'w', true, false, CURRENT_TIMESTAMP)"
-)
+from tests.support.migrations import insert_workspace
 
 # The engine events SQLAlchemy dispatches around every statement and transaction.
 STATEMENT_EVENTS = (
@@ -42,7 +38,7 @@ def test_a_read_opens_a_transaction_on_sqlite_only(database_url: str) -> None:
     db.migrate()
     try:
         with db.write() as conn:
-            conn.execute(text(WORKSPACE))
+            insert_workspace(conn, "w")
             assert _in_transaction(conn)
         with db.read() as conn:
             assert conn.execute(text("SELECT name FROM workspaces")).scalar_one() == "w"
@@ -64,7 +60,7 @@ def test_a_one_statement_write_is_its_own_transaction_on_postgres(database_url: 
     db.migrate()
     try:
         with db.write_one() as conn:
-            conn.execute(text(WORKSPACE))
+            insert_workspace(conn, "w")
             assert _in_transaction(conn) is db.is_sqlite
         with db.read() as conn:
             assert conn.execute(text("SELECT name FROM workspaces")).scalar_one() == "w"
