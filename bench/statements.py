@@ -30,7 +30,7 @@ from pathlib import Path
 import psutil
 import sqlalchemy as sa
 
-from load import (  # noqa: E402
+from load import (
     CpuUse,
     _below_children,
     checkout,
@@ -42,9 +42,9 @@ from load import (  # noqa: E402
     page_routes,
     warm_up,
 )
-from sosoapi.testing.origin import HTTPSOrigin, Route  # noqa: E402
-from sosoapi.testing.postgres import private_schema  # noqa: E402
-from sosoapi.testing.processes import ServeProcess, cli  # noqa: E402
+from sosoapi.testing.origin import HTTPSOrigin, Route
+from sosoapi.testing.postgres import private_schema
+from sosoapi.testing.processes import ServeProcess, cli
 
 STATEMENTS = """
 SELECT queryid, query, calls, total_exec_time, total_plan_time, plans, rows, wal_bytes,
@@ -55,9 +55,7 @@ TABLES = (
     "SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables "
     "WHERE n_tup_ins + n_tup_upd > 0 AND schemaname = current_setting('search_path')"
 )
-DATABASE = (
-    "SELECT xact_commit + xact_rollback, sessions FROM pg_stat_database WHERE datname = :db"
-)
+DATABASE = "SELECT xact_commit + xact_rollback, sessions FROM pg_stat_database WHERE datname = :db"
 
 
 def snapshot(engine: sa.Engine, db: str) -> dict:
@@ -114,8 +112,14 @@ def measured_row(env: dict, urls: list[str], args, admin: sa.Engine, db: str) ->
         )
         for name, counts in tables_after.items()
     }
-    return {"tables": tables, "calls": len(latencies), "errors": errors, "cpu": cpu.per_call_ms(len(latencies)),
-            "before": before, "after": after}
+    return {
+        "tables": tables,
+        "calls": len(latencies),
+        "errors": errors,
+        "cpu": cpu.per_call_ms(len(latencies)),
+        "before": before,
+        "after": after,
+    }
 
 
 def per_retrieval(found: dict) -> tuple[list[dict], dict]:
@@ -125,9 +129,18 @@ def per_retrieval(found: dict) -> tuple[list[dict], dict]:
     rows = []
     for queryid, end in after.items():
         start = before.get(queryid, {})
-        delta = {k: end[k] - start.get(k, 0) for k in
-                 ("calls", "total_exec_time", "total_plan_time", "plans", "rows", "wal_bytes",
-                  "blocks")}
+        delta = {
+            k: end[k] - start.get(k, 0)
+            for k in (
+                "calls",
+                "total_exec_time",
+                "total_plan_time",
+                "plans",
+                "rows",
+                "wal_bytes",
+                "blocks",
+            )
+        }
         if delta["calls"] <= 0 or "pg_stat" in end["query"]:
             continue
         rows.append({"query": end["query"], **{k: float(v) / calls for k, v in delta.items()}})
@@ -152,8 +165,10 @@ def print_table(label: str, rows: list[dict], totals: dict, top: int) -> None:
     print("|---:|---:|---:|---:|---:|---:|---|")
     for r in rows[:top]:
         query = " ".join(r["query"].split())[:150].replace("|", "\\|")
-        print(f"| {r['calls']:.2f} | {r['total_exec_time']:.3f} | {r['total_plan_time']:.3f} | "
-              f"{r['rows']:.2f} | {r['wal_bytes']:.0f} | {r['blocks']:.1f} | `{query}` |")
+        print(
+            f"| {r['calls']:.2f} | {r['total_exec_time']:.3f} | {r['total_plan_time']:.3f} | "
+            f"{r['rows']:.2f} | {r['wal_bytes']:.0f} | {r['blocks']:.1f} | `{query}` |"
+        )
 
 
 @contextlib.contextmanager
@@ -194,24 +209,33 @@ def main() -> None:
                 order = list(sides) if number % 2 == 0 else list(sides)[::-1]
                 for which in order:
                     urls = fresh_urls(origin, hosts, list(routes), args.calls)
-                    with tempfile.TemporaryDirectory() as home, private_schema(
-                        args.postgres, "stmt"
-                    ) as url:
-                        env = {**sides[which], "SOSOAPI_HOME": home,
-                               "SOSOAPI_DATABASE_URL": url}
+                    with (
+                        tempfile.TemporaryDirectory() as home,
+                        private_schema(args.postgres, "stmt") as url,
+                    ):
+                        env = {**sides[which], "SOSOAPI_HOME": home, "SOSOAPI_DATABASE_URL": url}
                         found = measured_row(env, urls, args, admin, db)
                     rows, totals = per_retrieval(found)
                     seen.setdefault(which, []).append(totals)
-                    print_table(f"round {number + 1} {which} errors={len(found['errors'])}",
-                                rows, totals, args.top)
-                    print("per retrieval (inserted, updated, updated HOT):", {
-                        name: tuple(round(v, 2) for v in counts)
-                        for name, counts in sorted(found["tables"].items())
-                    })
+                    print_table(
+                        f"round {number + 1} {which} errors={len(found['errors'])}",
+                        rows,
+                        totals,
+                        args.top,
+                    )
+                    print(
+                        "per retrieval (inserted, updated, updated HOT):",
+                        {
+                            name: tuple(round(v, 2) for v in counts)
+                            for name, counts in sorted(found["tables"].items())
+                        },
+                    )
     for which, runs in seen.items():
         medians = {k: statistics.median(t[k] for t in runs) for k in runs[0]}
-        print(f"{which}: median of {len(runs)}: " +
-              ", ".join(f"{k} {v:.2f}" for k, v in medians.items()))
+        print(
+            f"{which}: median of {len(runs)}: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in medians.items())
+        )
 
 
 if __name__ == "__main__":

@@ -23,14 +23,17 @@ def record_revision(
 ) -> tuple[str, int]:
     """Write `item` inside the caller's transaction; return (evidence_id, revision).
 
-    A new revision is counted against its workspace's storage first: past `storage_limit`
-    bytes (0: none) it raises `StorageFull` before writing anything of it."""
+    A new revision is counted against its workspace's storage last: past `storage_limit`
+    bytes (0: none) it raises `StorageFull` and the caller's transaction keeps nothing of
+    it. The count's UPDATE holds the workspace's row until commit, and every retrieval of
+    the workspace counts there: taken first, it was held while the revision's passages
+    were indexed, and concurrent retrievals queued on it (bench/README.md, "PostgreSQL's
+    CPU per retrieval")."""
     evidence_id, latest = _evidence_of(db, conn, item, now)
     if latest:
         latest_of = {"evidence_id": evidence_id, "revision": latest}
         if conn.execute(_LATEST_DIGEST, latest_of).scalar_one() == item.digest:
             return evidence_id, latest
-    charge(conn, item.workspace_id, revision_bytes(item), storage_limit)
     revision = latest + 1
     conn.execute(
         _ADD_REVISION,
@@ -50,6 +53,7 @@ def record_revision(
         )
     index_revision(conn, evidence_id, revision, item.language, item.passages, item.workspace_id)
     write_captures(db, conn, evidence_id, revision, item.captures)
+    charge(conn, item.workspace_id, revision_bytes(item), storage_limit)
     return evidence_id, revision
 
 
