@@ -212,6 +212,7 @@ evidence_passages = Table(
     "evidence_passages",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
+    # A foreign key on SQLite only: PostgreSQL's per-row check was dropped (migration 0019).
     Column("evidence_id", String(ID), ForeignKey("evidence.id"), nullable=False),
     Column("revision", WIDE, nullable=False),
     Column("part", String(16), nullable=False),
