@@ -16,13 +16,14 @@ import functools
 import os
 import re
 import stat
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url
+from sqlalchemy import Connection, Engine, create_engine, event, exc, inspect, make_url
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -31,6 +32,9 @@ from sosoapi.store.faults import operational_faults
 from sosoapi.store.settings import DEFAULT_POOL_SIZE
 
 POOL_TIMEOUT_SECONDS = 30.0  # a caller waits this long for a pooled connection, then 503
+# A PostgreSQL connection idle for longer is pinged before it is handed out (HikariCP's
+# `aliveBypassWindowMs`, 500 ms too); one back in the pool for less is handed out as it is.
+PING_AFTER_IDLE_SECONDS = 0.5
 Built = TypeVar("Built")
 
 
@@ -50,6 +54,36 @@ def _configure_sqlite(engine: Engine) -> None:
         ):
             cursor.execute(pragma)
         cursor.close()
+
+
+def _ping_idle_connections(engine: Engine) -> None:
+    """SQLAlchemy's `pool_pre_ping`, but only for a connection idle for over
+    `PING_AFTER_IDLE_SECONDS`: a retrieval takes a connection 6 to 9 times, and a ping
+    each time was a round trip (22 us of the backend's CPU, more of the server's) on a
+    connection used a few milliseconds before (bench/README.md, "PostgreSQL's CPU per
+    retrieval"). A connection the server dropped while it sat idle (a restart, an idle
+    timeout, a proxy) is still found before a statement meets it; a failed ping
+    invalidates the pool, as a failed pre-ping did, so the rest are replaced too."""
+
+    def _made(_dbapi_conn: Any, record: Any) -> None:
+        record.info["returned_at"] = time.monotonic()
+
+    def _returned(_dbapi_conn: Any, record: Any) -> None:
+        record.info["returned_at"] = time.monotonic()
+
+    def _handed_out(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        if time.monotonic() - record.info.get("returned_at", 0.0) < PING_AFTER_IDLE_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+        except engine.dialect.loaded_dbapi.Error as error:
+            if engine.dialect.is_disconnect(error, dbapi_conn, None):
+                raise exc.InvalidatePoolError() from error
+            raise
+
+    event.listen(engine.pool, "connect", _made)
+    event.listen(engine.pool, "checkin", _returned)
+    event.listen(engine.pool, "checkout", _handed_out)
 
 
 _SQLITE_BEGIN = {"IMMEDIATE": "BEGIN IMMEDIATE", None: "BEGIN DEFERRED"}
@@ -145,10 +179,11 @@ class Database:
             kwargs["pool_size"] = pool_size
             kwargs["max_overflow"] = 0
             kwargs["pool_timeout"] = pool_timeout
-            kwargs["pool_pre_ping"] = True
         self.engine = create_engine(url, **kwargs)
         if self.is_sqlite:
             _configure_sqlite(self.engine)
+        else:
+            _ping_idle_connections(self.engine)
         self._prepared: dict[Callable[[Database], Any], Any] = {}
 
     def migrate(self, target: str = "head") -> None:
