@@ -9,7 +9,8 @@ cannot fail: passages are written only by `search_repo.index_revision` (and migr
 re-indexing stored revisions), in the transaction that has just written or read their
 evidence and revision, and no evidence is ever deleted. The stored rows are the same and
 the search reads them as before. SQLite keeps its foreign key (a lookup in the same
-process, not a query).
+process, not a query, enforced: `PRAGMA foreign_keys=ON`), so every code path the suite
+runs on SQLite still proves that no passage is written without its evidence.
 
 Revision ID: 0019
 Revises: 0018
