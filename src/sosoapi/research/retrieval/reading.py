@@ -1,7 +1,10 @@
 """Reading one source: egress fetch -> extraction -> a contract result.
 
 Every outcome is typed: nothing here raises for a network or content condition, and
-nothing unbuilt is reported as success.
+nothing unbuilt is reported as success. The parsers (extract/html, captions, tracks, page)
+are imported by the functions that run in the parsing pool, at their first call: a server
+process, whose parses run in the pool's workers, never loads them (the forkserver preloads
+them for its workers, research/offload.py).
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sosoapi.clock import utcnow
 from sosoapi.contract.documents import PDF_TYPES
@@ -17,16 +20,10 @@ from sosoapi.contract.models import RetrieveResult, Segment
 from sosoapi.contract.vocabulary import Cause, Reason
 from sosoapi.egress.types import FetchOutcome
 from sosoapi.egress.urls import is_recordable
-from sosoapi.extract import captions as caption_extract
-from sosoapi.extract import tracks as track_extract
-from sosoapi.extract.charset import decode_bytes
-from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
 from sosoapi.extract.media import CAPTION_TYPES, HTML_TYPES, TEXT_TYPES, contract_media_type
-from sosoapi.extract.page import PageRead, read_page
-from sosoapi.extract.types import CaptionFile, PageTracks
-from sosoapi.extract.walls import WALL_REASONS
+from sosoapi.extract.types import WALL_REASONS, CaptionFile, PageTracks, TextDocument, Track
 from sosoapi.progress import report
 from sosoapi.research.documents.result import DocumentDraft
 from sosoapi.research.evidence.passages import CutPassages, cut_passages
@@ -34,6 +31,9 @@ from sosoapi.research.offload import Offload, ParseOverBound
 from sosoapi.research.retrieval.captures import Captured, Recorder
 from sosoapi.research.retrieval.draft import Draft
 from sosoapi.store.records import PackedBody
+
+if TYPE_CHECKING:
+    from sosoapi.extract.page import PageRead
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
 T = TypeVar("T")
@@ -54,7 +54,7 @@ async def fetch_judged(
         return outcome
     headers = outcome.headers
     document = await pool.run(
-        extract_text_document,
+        _text_document,
         outcome.body,
         media_type=headers.media_type,
         charset=headers.charset,
@@ -66,6 +66,13 @@ async def fetch_judged(
     if document is None or Reason.ACCESS_DENIED not in document.conditions:
         return outcome
     return replace(outcome, reason=Reason.ACCESS_DENIED, retry_after_seconds=None)
+
+
+def _text_document(body: bytes, **options: Any) -> TextDocument | None:
+    """`extract_text_document` in the pool, the parser imported there (module docstring)."""
+    from sosoapi.extract.html import extract_text_document
+
+    return extract_text_document(body, **options)
 
 
 def fetch_failed(draft: Draft | DocumentDraft, outcome: FetchOutcome) -> bool:
@@ -157,7 +164,9 @@ def read_page_and_passages(
     for a wall or an undecodable body: neither becomes evidence), and the stored form of
     `capture`, the answer's body as received (`body` before content decoding), so the
     server does not pack it (none when nothing is read: it will not be kept)."""
-    page = read_page(body, **options)
+    from sosoapi.extract import page as extract_page  # in the pool (module docstring)
+
+    page = extract_page.read_page(body, **options)
     document = page.document
     if document is None or any(r in WALL_REASONS for r in document.conditions):
         return page, None, None
@@ -205,6 +214,8 @@ def _read_caption_file(
     whole_max: int = WHOLE_TEXT_DEFAULT,
 ) -> Draft:
     """Parse a fetched caption body; `declared` is the track's `srclang`, if any."""
+    from sosoapi.extract import captions as caption_extract  # in the pool (module docstring)
+
     _read_body(draft, outcome)
     media, charset = outcome.headers.media_type, outcome.headers.charset
     parsed = caption_extract.parse_caption_bytes(outcome.body, media_type=media, charset=charset)
@@ -228,6 +239,8 @@ def _read_caption_file(
 
 def _fill_segments(draft: Draft, parsed: CaptionFile, whole_max: int) -> None:
     """Segments and text from the parsed cues, with the conditions of the mapping."""
+    from sosoapi.extract import captions as caption_extract
+
     if not parsed.cues:
         draft.add(Reason.NO_CAPTIONS)
         return
@@ -256,9 +269,10 @@ async def _follow_track(
     Returns (None, None) when no track fits; the page's title, description and declared
     language are kept on `draft` either way.
     """
-    found = await pool.run(_tracks_of, page.body, page.headers.charset, page.final_url or "")
+    found, track = await pool.run(
+        _tracks_of, page.body, page.headers.charset, page.final_url or "", language
+    )
     draft.title, draft.description, draft.language = found.title, found.description, found.language
-    track = track_extract.choose_track(found.tracks, language)
     if track is None:
         if found.tracks:
             draft.add(Reason.LANGUAGE_MISMATCH)
@@ -267,8 +281,15 @@ async def _follow_track(
     return outcome, normalize_language(track.srclang)
 
 
-def _tracks_of(body: bytes, charset: str | None, base_url: str) -> PageTracks:
-    return track_extract.find_tracks(decode_bytes(body, charset, html=True) or "", base_url)
+def _tracks_of(
+    body: bytes, charset: str | None, base_url: str, language: str | None
+) -> tuple[PageTracks, Track | None]:
+    """The page's tracks and the one for `language`, found in the pool (module docstring)."""
+    from sosoapi.extract import tracks as track_extract
+    from sosoapi.extract.charset import decode_bytes
+
+    found = track_extract.find_tracks(decode_bytes(body, charset, html=True) or "", base_url)
+    return found, track_extract.choose_track(found.tracks, language)
 
 
 def _no_track(draft: Draft, page: FetchOutcome) -> Draft:
