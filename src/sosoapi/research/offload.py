@@ -45,7 +45,7 @@ log = logging.getLogger("sosoapi.offload")
 PRELOAD = [
     "sosoapi.research.retrieval.reading",
     "sosoapi.research.documents.reading",
-    "sosoapi.extract.page",  # the parsers these two import at their first parse
+    "sosoapi.extract.page",  # the parsers they import at their first parse (parsing.py)
     "sosoapi.extract.captions",
     "sosoapi.extract.tracks",
     "sosoapi.extract.pdf",

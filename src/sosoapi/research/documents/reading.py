@@ -82,7 +82,7 @@ def parse_document(
 ) -> tuple[DocumentDraft, CutPassages | None]:
     """The parse's one trip to the pool: the PDF read, its draft filled, and the search
     passages of its whole text cut there (none when it has no text). The PDF reader is
-    imported here, in the pool, not by a server (retrieval/reading.py)."""
+    imported here, in the pool, not by a server (retrieval/parsing.py)."""
     from sosoapi.extract.pdf import read_pdf
 
     with _PDFIUM:

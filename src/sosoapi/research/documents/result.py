@@ -28,7 +28,7 @@ from sosoapi.extract.limits import TITLE_MAX, WHOLE_TEXT_DEFAULT, clean_optional
 from sosoapi.research.retrieval.finished import Finished, finished
 from sosoapi.research.retrieval.ranking import Condition, decide, retry_after, status_of
 
-if TYPE_CHECKING:  # the PDF reader loads in the parsing pool only (retrieval/reading.py)
+if TYPE_CHECKING:  # the PDF reader loads in the parsing pool only (retrieval/parsing.py)
     from sosoapi.extract.pdf import PdfDocument, PdfPage
 
 _USABLE = (Status.READY, Status.PARTIAL)
