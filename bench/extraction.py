@@ -303,7 +303,7 @@ def _read(case: Case, walls: bool) -> tuple[str, str, str]:
     import functools
 
     from sosoapi.egress.types import FetchOutcome, ResponseHeaders
-    from sosoapi.extract.page import read_page
+    from sosoapi.extract import page as extract_page
     from sosoapi.research.offload import Offload
     from sosoapi.research.retrieval import reading
 
@@ -311,7 +311,7 @@ def _read(case: Case, walls: bool) -> tuple[str, str, str]:
     seen: list[str] = []
 
     def read(*args: Any, **kwargs: Any) -> Any:
-        page = read_page(*args, **kwargs, walls=walls)
+        page = original(*args, **kwargs, walls=walls)
         seen.append(page.document.judgement if page.document else "none")
         return page
 
@@ -323,8 +323,11 @@ def _read(case: Case, walls: bool) -> tuple[str, str, str]:
         async def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
             return functools.partial(fn, *args, **kwargs)()  # this thread: the page's CPU
 
-    reading.read_page = read  # type: ignore[assignment]
-    result = asyncio.run(reading.read_source(fetch, "url_text", url, None, pool=Inline()))
+    original, extract_page.read_page = extract_page.read_page, read  # reading imports it per read
+    try:
+        result = asyncio.run(reading.read_source(fetch, "url_text", url, None, pool=Inline()))
+    finally:
+        extract_page.read_page = original
     settled = f"{result.status}/{result.reason}" if result.reason else str(result.status)
     return settled, result.text, seen[0] if seen else "none"
 

@@ -61,3 +61,34 @@ assert seen == [False, False] and not gc.isenabled()
     env = {**os.environ, "SOSOAPI_HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
+
+
+PARSERS = {"selectolax", "lxml", "trafilatura", "pypdfium2", "charset_normalizer"}
+PARSERS_OURS = {
+    "sosoapi.extract.html",
+    "sosoapi.extract.page",
+    "sosoapi.extract.captions",
+    "sosoapi.extract.tracks",
+    "sosoapi.extract.pdf",
+    "sosoapi.extract.walls",
+}
+
+
+def test_a_server_builds_its_app_without_loading_a_parser(tmp_path: Path) -> None:
+    """`serve` builds its app, and `mcp` imports its own, with no extractor loaded: parses
+    run in the pool's workers, whose forkserver preloads them (research/offload.py), so
+    each server start is spared their imports (docs/testing.md, "Lighter starts")."""
+    script = """
+import sys
+from sosoapi.cli import servers
+servers._http_app("127.0.0.1", 8080, "full", None)
+import sosoapi.app_stdio
+print(*sys.modules)
+"""
+    env = {**os.environ, "SOSOAPI_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    loaded = set(done.stdout.split())
+    assert "sosoapi.application" in loaded and "sosoapi.research.retrieval.reading" in loaded
+    assert not {name.split(".")[0] for name in loaded} & PARSERS
+    assert not loaded & PARSERS_OURS

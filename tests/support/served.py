@@ -28,6 +28,12 @@ from tests.support.origin import HTTPSOrigin
 from tests.support.services import TEST_POOL_SIZE, ServeProcess
 from tests.support.templates import PostgresPool
 
+# What every `sosoapi` a test starts runs with. No pause between two fetches from the test
+# origin (the default 0.2 s, `SOSOAPI_EGRESS_PER_ORIGIN_MIN_INTERVAL`), as the in-process
+# `application` (services.make_settings): it made each retrieval over a server wait, 3 s a
+# test of 15 pages; the pacing itself is proven in process (tests/egress/test_gate.py).
+QUICK = {"SOSOAPI_LOG_LEVEL": "WARNING", "SOSOAPI_EGRESS_PER_ORIGIN_MIN_INTERVAL": "0"}
+
 
 class SharedServers:
     """A module's homes, databases and servers, one per store, shared by its tests."""
@@ -42,7 +48,7 @@ class SharedServers:
         """The module's environment for `store` (its home, and its database if PostgreSQL)."""
         if store not in self.envs:
             home = self.root / store
-            env = {"SOSOAPI_HOME": str(home), "SOSOAPI_LOG_LEVEL": "WARNING", **egress}
+            env = {"SOSOAPI_HOME": str(home), **QUICK, **egress}
             if pool is not None:
                 env["SOSOAPI_DATABASE_URL"] = self.stack.enter_context(pool.lease())
                 env["SOSOAPI_DATABASE_POOL_SIZE"] = str(TEST_POOL_SIZE)
@@ -95,11 +101,7 @@ def process_env(
         pool = request.getfixturevalue("postgres_databases") if postgres else None
         shared: SharedServers = request.getfixturevalue("shared_servers")
         return {**shared.env(request.param, origin.egress_env(), pool), **server_env}
-    env = {
-        "SOSOAPI_HOME": str(tmp_path / "home"),
-        "SOSOAPI_LOG_LEVEL": "WARNING",
-        **origin.egress_env(),
-    }
+    env = {"SOSOAPI_HOME": str(tmp_path / "home"), **QUICK, **origin.egress_env()}
     if postgres:
         env["SOSOAPI_DATABASE_URL"] = request.getfixturevalue("postgres_url")
         env["SOSOAPI_DATABASE_POOL_SIZE"] = str(TEST_POOL_SIZE)

@@ -13,9 +13,10 @@ import functools
 import importlib.util
 import logging
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sosoapi.extract.html_bounds import BoundedMarkup
+if TYPE_CHECKING:  # Lexbor stays unloaded where only `trafilatura_available` is asked
+    from sosoapi.extract.html_bounds import BoundedMarkup
 
 
 @functools.cache

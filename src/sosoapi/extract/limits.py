@@ -18,6 +18,7 @@ CITED_NAMES_MAX = 50
 WHOLE_TEXT_DEFAULT = 500_000
 WHOLE_TEXT_CEILING = 1_000_000
 CUES_WHOLE_MAX = 20_000
+PAGES_MAX = 2_000  # pages of one PDF the reader reads (extract/pdf; here for a server)
 ELLIPSIS = "…"
 
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s)")

@@ -1,5 +1,5 @@
 """Everything a page read takes from its body, in one call: what runs in one trip to the
-parsing pool (research/retrieval/reading.py), the body decoded once."""
+parsing pool (research/retrieval/parsing.py), the body decoded once."""
 
 from __future__ import annotations
 

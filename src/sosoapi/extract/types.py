@@ -102,3 +102,11 @@ class PageTracks:
     description: str | None
     language: str | None
     extra: dict[str, str] = field(default_factory=dict)
+
+
+# The reasons a wall judgement (extract/walls) gives when the page is not the source's
+# content at all: the reader keeps neither its text nor its URL as the source's. Here, not
+# in extract/walls, so that a server names them without importing the parsers.
+WALL_REASONS = frozenset(
+    {Reason.ACCESS_DENIED, Reason.LOGIN_REQUIRED, Reason.NOT_FOUND, Reason.UNAVAILABLE}
+)

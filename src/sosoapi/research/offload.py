@@ -45,6 +45,10 @@ log = logging.getLogger("sosoapi.offload")
 PRELOAD = [
     "sosoapi.research.retrieval.reading",
     "sosoapi.research.documents.reading",
+    "sosoapi.extract.page",  # the parsers they import at their first parse (parsing.py)
+    "sosoapi.extract.captions",
+    "sosoapi.extract.tracks",
+    "sosoapi.extract.pdf",
     "trafilatura",
     "sosoapi.research.corpora.export_worker",
     "sosoapi.store.store",

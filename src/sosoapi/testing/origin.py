@@ -107,6 +107,9 @@ class HTTPSOrigin:
 
         class RequestHandler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # TCP_NODELAY: with Nagle on, the body's write waited for the client's delayed
+            # ACK of the headers' (40 ms on Linux), so every request took 44 ms, not 0.6
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: object) -> None:
                 return

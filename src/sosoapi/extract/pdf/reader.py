@@ -17,6 +17,7 @@ import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from sosoapi.contract.vocabulary import Reason
+from sosoapi.extract.limits import PAGES_MAX
 from sosoapi.extract.pdf.document import PdfDocument, PdfMetadata, PdfPage
 from sosoapi.extract.pdf.furniture import furniture
 from sosoapi.extract.pdf.layout import (
@@ -33,7 +34,6 @@ from sosoapi.extract.pdf.layout import (
 from sosoapi.extract.pdf.metadata import metadata
 from sosoapi.extract.pdf.order import reading_order
 
-PAGES_MAX = 2_000
 _LINE_BREAKS = (0x0A, 0x0D)
 _LANG_MAX = 64
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sosoapi.contract.vocabulary import Reason
+from sosoapi.extract.types import WALL_REASONS
 from sosoapi.extract.walls.challenge import challenge_vendor, decisive_vendor
 from sosoapi.extract.walls.chrome import chrome_only
 from sosoapi.extract.walls.consent import consent_wall
@@ -52,7 +53,7 @@ from sosoapi.extract.walls.sign_in import SIGN_IN_MAX_TEXT, sign_in_page
 from sosoapi.extract.walls.signals.bot_defences import VENDORS, Vendor
 from sosoapi.extract.walls.soft_404 import missing_page
 from sosoapi.extract.walls.teaser import paywall_teaser
-from sosoapi.extract.walls.types import WALL_REASONS, Page, Verdict
+from sosoapi.extract.walls.types import Page, Verdict
 from sosoapi.extract.walls.view import PageView
 
 __all__ = ["SIGN_IN_MAX_TEXT", "VENDORS", "WALL_REASONS", "Page", "Vendor", "Verdict", "judge"]

@@ -39,10 +39,3 @@ class Verdict:
     text: str
     conditions: tuple[Reason, ...] = ()
     kind: str = "page"
-
-
-# The reasons a judgement gives when the page is not the source's content at all: the
-# reader keeps neither its text nor its URL as the source's.
-WALL_REASONS = frozenset(
-    {Reason.ACCESS_DENIED, Reason.LOGIN_REQUIRED, Reason.NOT_FOUND, Reason.UNAVAILABLE}
-)

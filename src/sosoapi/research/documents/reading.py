@@ -27,7 +27,6 @@ from sosoapi.contract.documents import PDF_MIME, PDF_TYPES
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import Spool
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
-from sosoapi.extract.pdf import read_pdf
 from sosoapi.progress import report
 from sosoapi.research.documents.result import DocumentDraft, fill_from_pdf
 from sosoapi.research.evidence.passages import CutPassages, cut_passages
@@ -82,7 +81,10 @@ def parse_document(
     whole_max: int,
 ) -> tuple[DocumentDraft, CutPassages | None]:
     """The parse's one trip to the pool: the PDF read, its draft filled, and the search
-    passages of its whole text cut there (none when it has no text)."""
+    passages of its whole text cut there (none when it has no text). The PDF reader is
+    imported here, in the pool, not by a server (retrieval/parsing.py)."""
+    from sosoapi.extract.pdf import read_pdf
+
     with _PDFIUM:
         document = read_pdf(Path(path), max_pages=max_pages)
     fill_from_pdf(draft, document, language=language, truncated=truncated, whole_max=whole_max)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sosoapi.contract.document_bounds import (
     AUTHOR_MAX,
@@ -24,9 +25,11 @@ from sosoapi.contract.guidance import cause_of
 from sosoapi.contract.vocabulary import Cause, Reason, Status
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.limits import TITLE_MAX, WHOLE_TEXT_DEFAULT, clean_optional, cut_twice
-from sosoapi.extract.pdf import PdfDocument, PdfPage
 from sosoapi.research.retrieval.finished import Finished, finished
 from sosoapi.research.retrieval.ranking import Condition, decide, retry_after, status_of
+
+if TYPE_CHECKING:  # the PDF reader loads in the parsing pool only (retrieval/parsing.py)
+    from sosoapi.extract.pdf import PdfDocument, PdfPage
 
 _USABLE = (Status.READY, Status.PARTIAL)
 _SCANS = {Reason.NO_TEXT: Cause.NO_TEXT_LAYER, Reason.SOURCE_PARTIAL: Cause.PAGES_WITHOUT_TEXT}

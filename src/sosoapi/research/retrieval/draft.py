@@ -44,7 +44,7 @@ class Draft:
     whole_segments: list[Segment] | None = None
     cause: str | None = None  # the first fetch failure's cause (egress FetchOutcome.cause)
     citation: dict[str, Any] = field(default_factory=dict)  # kept beside the result
-    passages: CutPassages | None = None  # cut in the parse's trip (reading.py)
+    passages: CutPassages | None = None  # cut in the parse's trip (parsing.py)
     packing: Packing | None = None  # the answer's capture body, packed in that trip too
 
     def add(self, reason: Reason, *, usable: bool = False) -> Draft:

@@ -1,7 +1,8 @@
 """Reading one source: egress fetch -> extraction -> a contract result.
 
 Every outcome is typed: nothing here raises for a network or content condition, and
-nothing unbuilt is reported as success.
+nothing unbuilt is reported as success. What runs in the parsing pool is in
+`parsing.py`, which imports the parsers at their first use: a server never loads them.
 """
 
 from __future__ import annotations
@@ -9,31 +10,30 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from sosoapi.clock import utcnow
 from sosoapi.contract.documents import PDF_TYPES
-from sosoapi.contract.models import RetrieveResult, Segment
+from sosoapi.contract.models import RetrieveResult
 from sosoapi.contract.vocabulary import Cause, Reason
 from sosoapi.egress.types import FetchOutcome
 from sosoapi.egress.urls import is_recordable
-from sosoapi.extract import captions as caption_extract
-from sosoapi.extract import tracks as track_extract
-from sosoapi.extract.charset import decode_bytes
-from sosoapi.extract.html import extract_text_document
 from sosoapi.extract.language import language_matches, normalize_language
 from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
 from sosoapi.extract.media import CAPTION_TYPES, HTML_TYPES, TEXT_TYPES, contract_media_type
-from sosoapi.extract.page import PageRead, read_page
-from sosoapi.extract.types import CaptionFile, PageTracks
-from sosoapi.extract.walls import WALL_REASONS
+from sosoapi.extract.types import WALL_REASONS
 from sosoapi.progress import report
 from sosoapi.research.documents.result import DocumentDraft
-from sosoapi.research.evidence.passages import CutPassages, cut_passages
 from sosoapi.research.offload import Offload, ParseOverBound
 from sosoapi.research.retrieval.captures import Captured, Recorder
 from sosoapi.research.retrieval.draft import Draft
-from sosoapi.store.records import PackedBody
+from sosoapi.research.retrieval.parsing import (
+    read_body,
+    read_caption_file,
+    read_page_and_passages,
+    text_document,
+    tracks_of,
+)
 
 Fetch = Callable[..., Awaitable[FetchOutcome]]
 T = TypeVar("T")
@@ -54,7 +54,7 @@ async def fetch_judged(
         return outcome
     headers = outcome.headers
     document = await pool.run(
-        extract_text_document,
+        text_document,
         outcome.body,
         media_type=headers.media_type,
         charset=headers.charset,
@@ -95,14 +95,6 @@ def _media_cause(draft: Draft | DocumentDraft, outcome: FetchOutcome) -> Cause |
     return Cause.PDF_DOCUMENT if media in PDF_TYPES else None
 
 
-def _read_body(draft: Draft, outcome: FetchOutcome) -> None:
-    """Provenance of a body that was read, and the conditions of how it was read."""
-    draft.source_url = outcome.final_url
-    draft.mime_type = contract_media_type(outcome.headers.media_type)
-    if outcome.short_body:
-        draft.add(Reason.SOURCE_PARTIAL)
-
-
 async def read_url_text(
     draft: Draft, fetch: Fetch, url: str, language: str | None, whole_max: int, pool: Offload
 ) -> Draft:
@@ -110,7 +102,7 @@ async def read_url_text(
     if fetch_failed(draft, outcome):
         return draft
     report("parsing")
-    _read_body(draft, outcome)
+    read_body(draft, outcome)
     headers = outcome.headers
     answer = outcome.hops[-1].body if outcome.hops else None  # its capture's body
     page, passages, packed = await pool.run(
@@ -149,23 +141,6 @@ async def read_url_text(
     return draft
 
 
-def read_page_and_passages(
-    body: bytes, *, capture: bytes | None = None, **options: Any
-) -> tuple[PageRead, CutPassages | None, PackedBody | None]:
-    """A page read's one trip to the pool: `read_page` with its keyword `options`, then the
-    search passages of the page's text, so the settle cuts none on the event loop (none
-    for a wall or an undecodable body: neither becomes evidence), and the stored form of
-    `capture`, the answer's body as received (`body` before content decoding), so the
-    server does not pack it (none when nothing is read: it will not be kept)."""
-    page = read_page(body, **options)
-    document = page.document
-    if document is None or any(r in WALL_REASONS for r in document.conditions):
-        return page, None, None
-    whole = document.text if document.whole is None else document.whole
-    packed = PackedBody.of(capture) if capture is not None else None
-    return page, cut_passages(whole, document.title, document.description), packed
-
-
 def _classify_text(draft: Draft) -> None:
     if draft.text:
         draft.content_kind = "document_text"
@@ -194,58 +169,7 @@ async def read_captions(
         if fetch_failed(draft, track_outcome):
             return draft
         outcome = track_outcome
-    return await pool.run(_read_caption_file, draft, outcome, language, declared, whole_max)
-
-
-def _read_caption_file(
-    draft: Draft,
-    outcome: FetchOutcome,
-    language: str | None,
-    declared: str | None,
-    whole_max: int = WHOLE_TEXT_DEFAULT,
-) -> Draft:
-    """Parse a fetched caption body; `declared` is the track's `srclang`, if any."""
-    _read_body(draft, outcome)
-    media, charset = outcome.headers.media_type, outcome.headers.charset
-    parsed = caption_extract.parse_caption_bytes(outcome.body, media_type=media, charset=charset)
-    if parsed is None and media not in CAPTION_TYPES:
-        draft.source_url = None  # not a caption file at all: nothing usable came from it
-        return draft.add(Reason.UNSUPPORTED_CONTENT)
-    if parsed is None or not parsed.valid:
-        return draft.add(Reason.INVALID_CAPTIONS)
-    draft.caption_format = parsed.format
-    draft.content_kind = "published_caption_file"
-    draft.language = (
-        declared or parsed.language or normalize_language(outcome.headers.content_language)
-    )
-    if language and draft.language and not language_matches(language, draft.language):
-        draft.add(Reason.LANGUAGE_MISMATCH)
-    _fill_segments(draft, parsed, whole_max)
-    if outcome.truncated:
-        draft.add(Reason.RESPONSE_TOO_LARGE, usable=bool(draft.segments))
-    return draft
-
-
-def _fill_segments(draft: Draft, parsed: CaptionFile, whole_max: int) -> None:
-    """Segments and text from the parsed cues, with the conditions of the mapping."""
-    if not parsed.cues:
-        draft.add(Reason.NO_CAPTIONS)
-        return
-    document = caption_extract.cues_to_document(parsed, whole_max)
-    draft.segments = [
-        Segment(start_ms=s.start_ms, end_ms=s.end_ms, text=s.text) for s in document.segments
-    ]
-    draft.text = document.text
-    if document.whole_segments is not None:
-        draft.whole_text = document.whole_text
-        draft.whole_segments = [
-            Segment(start_ms=s.start_ms, end_ms=s.end_ms, text=s.text)
-            for s in document.whole_segments
-        ]
-    for reason in document.conditions:
-        draft.add(reason)
-    if not draft.segments:
-        draft.add(Reason.INVALID_CAPTIONS)
+    return await pool.run(read_caption_file, draft, outcome, language, declared, whole_max)
 
 
 async def _follow_track(
@@ -256,19 +180,16 @@ async def _follow_track(
     Returns (None, None) when no track fits; the page's title, description and declared
     language are kept on `draft` either way.
     """
-    found = await pool.run(_tracks_of, page.body, page.headers.charset, page.final_url or "")
+    found, track = await pool.run(
+        tracks_of, page.body, page.headers.charset, page.final_url or "", language
+    )
     draft.title, draft.description, draft.language = found.title, found.description, found.language
-    track = track_extract.choose_track(found.tracks, language)
     if track is None:
         if found.tracks:
             draft.add(Reason.LANGUAGE_MISMATCH)
         return None, None
     outcome = await fetch_judged(fetch, track.src, CAPTION_ACCEPT, pool)
     return outcome, normalize_language(track.srclang)
-
-
-def _tracks_of(body: bytes, charset: str | None, base_url: str) -> PageTracks:
-    return track_extract.find_tracks(decode_bytes(body, charset, html=True) or "", base_url)
 
 
 def _no_track(draft: Draft, page: FetchOutcome) -> Draft:

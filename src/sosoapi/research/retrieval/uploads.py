@@ -19,8 +19,7 @@ from sosoapi.contract.documents import DOCUMENT_KIND
 from sosoapi.contract.errors import ErrorCode, ServiceError, SosoapiError, invalid_input
 from sosoapi.contract.vocabulary import Reason
 from sosoapi.egress.types import FetchOutcome, ResponseHeaders, Spool
-from sosoapi.extract.limits import WHOLE_TEXT_DEFAULT
-from sosoapi.extract.pdf import PAGES_MAX
+from sosoapi.extract.limits import PAGES_MAX, WHOLE_TEXT_DEFAULT
 from sosoapi.research.documents.reading import read_document
 from sosoapi.research.offload import Offload
 from sosoapi.research.retrieval.captures import Captured
