@@ -1,13 +1,17 @@
 """The fixtures' machinery: the template databases behind `database_url` (a copy handed to
 a test is what a fresh migrated database is, however the test before it left its copy),
-and the CLI run in process (`cli`), which answers as the process does."""
+the CLI run in process (`cli`), which answers as the process does, and the one verify
+context the tests' `httpx` clients share (`shared_verify`)."""
 
 from __future__ import annotations
 
 import json
 import logging
+import ssl
 from pathlib import Path
 
+import httpx
+import pytest
 import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +20,8 @@ from sosoapi.auth.admin import Admin
 from sosoapi.clock import utcnow
 from sosoapi.store.store import Store
 from sosoapi.store.tables import metadata
+from sosoapi.testing.processes import shared_verify
+from tests.support.origin import HTTPSOrigin
 from tests.support.services import cli, cli_process
 from tests.support.templates import PostgresPool, copy_sqlite
 
@@ -110,3 +116,16 @@ def test_a_property_test_has_no_deadline_and_no_too_slow_check(_: int) -> None:
     """Hypothesis's timings are not asserted (docs/testing.md, "Never flaky")."""
     assert settings().deadline is None
     assert HealthCheck.too_slow in settings().suppress_health_check
+
+
+def test_the_shared_verify_context_is_built_once_and_still_verifies(origin: HTTPSOrigin) -> None:
+    """One context for every client (no CA bundle loaded per client), checking certificates
+    as httpx's default does: the test origin's, from a CA the bundle lacks, is refused."""
+    context = shared_verify()
+    assert shared_verify() is context
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    with (
+        httpx.Client(verify=context, timeout=10) as http,
+        pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"),
+    ):
+        http.get(origin.url("/", host="127.0.0.1"))

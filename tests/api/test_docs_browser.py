@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from sosoapi.testing.processes import shared_verify
 from tests.support.browser import browser_page
 from tests.support.services import ServeProcess
 
@@ -19,7 +20,7 @@ ASSET = re.compile(r'(?:src|href)="([^"]+)"')
 
 
 def test_openapi_declares_security_on_every_operation(served: ServeProcess) -> None:
-    document = httpx.get(f"{served.base}/openapi.json").json()
+    document = httpx.get(f"{served.base}/openapi.json", verify=shared_verify()).json()
     schemes = document["components"]["securitySchemes"]
     assert schemes["bearer"] == {
         "type": "http",
@@ -39,12 +40,12 @@ def test_openapi_declares_security_on_every_operation(served: ServeProcess) -> N
 
 def test_docs_pages_reference_only_this_server(served: ServeProcess) -> None:
     for page in ("/docs", "/redoc", "/docs/oauth2-redirect"):
-        html = httpx.get(served.base + page).text
+        html = httpx.get(served.base + page, verify=shared_verify()).text
         for url in ASSET.findall(html):
             assert not urlsplit(url).netloc, f"{page} loads {url}"
         assert "googleapis" not in html and "cdn." not in html
         for url in ASSET.findall(html):
-            assert httpx.get(served.base + url).status_code == 200, url
+            assert httpx.get(served.base + url, verify=shared_verify()).status_code == 200, url
 
 
 async def test_redoc_renders_offline(served: ServeProcess) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from sosoapi.testing.processes import shared_verify
 from tests.support.calls import RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
 from tests.support.loop import research_loop
@@ -38,7 +39,11 @@ def post_retrieve(
     served: ServeProcess, env: dict[str, str], request: dict[str, object]
 ) -> httpx.Response:
     return httpx.post(
-        served.base + RETRIEVE_PATH, json=request, headers=auth(env["SOSOAPI_TOKEN"]), timeout=30
+        served.base + RETRIEVE_PATH,
+        json=request,
+        headers=auth(env["SOSOAPI_TOKEN"]),
+        timeout=30,
+        verify=shared_verify(),
     )
 
 
@@ -62,6 +67,7 @@ def test_blocked_receipt_is_http_200(served: ServeProcess, initialised: dict[str
         json=body(initialised, "https://10.0.0.1/"),
         headers=auth(initialised["SOSOAPI_TOKEN"]),
         timeout=30,
+        verify=shared_verify(),
     )
     assert response.status_code == 200
     assert response.json()["retrieval"]["result"]["reason"] == "unsafe_url"
@@ -81,7 +87,9 @@ def test_problem_types_are_distinct_per_cause(
 ) -> None:
     token = initialised["SOSOAPI_TOKEN"]
     url = served.base + RETRIEVE_PATH
-    unauth = httpx.post(url, json=body(initialised, "https://example.com/"), timeout=10)
+    unauth = httpx.post(
+        url, json=body(initialised, "https://example.com/"), timeout=10, verify=shared_verify()
+    )
     _problem(unauth, 401, "unauthenticated")
     assert unauth.headers["www-authenticate"].startswith("Bearer")
     assert "resource_metadata=" in unauth.headers["www-authenticate"]
@@ -90,18 +98,36 @@ def test_problem_types_are_distinct_per_cause(
         json=body(initialised, "https://example.com/", kind="video"),
         headers=auth(token),
         timeout=10,
+        verify=shared_verify(),
     )
     assert _problem(bad, 400, "invalid-input")["field"] == "kind"
     not_json = httpx.post(
-        url, content=b"{", headers={**auth(token), "content-type": "application/json"}, timeout=10
+        url,
+        content=b"{",
+        headers={**auth(token), "content-type": "application/json"},
+        timeout=10,
+        verify=shared_verify(),
     )
     _problem(not_json, 400, "invalid-input")
     elsewhere = body(initialised, "https://example.com/", workspace_id=str(uuid.uuid4()))
-    _problem(httpx.post(url, json=elsewhere, headers=auth(token), timeout=10), 404, "not-found")
+    _problem(
+        httpx.post(url, json=elsewhere, headers=auth(token), timeout=10, verify=shared_verify()),
+        404,
+        "not-found",
+    )
     request = body(initialised, origin.url(next(iter(pages))))
-    assert httpx.post(url, json=request, headers=auth(token), timeout=30).status_code == 200
+    assert (
+        httpx.post(
+            url, json=request, headers=auth(token), timeout=30, verify=shared_verify()
+        ).status_code
+        == 200
+    )
     clash = httpx.post(
-        url, json={**request, "kind": "published_captions"}, headers=auth(token), timeout=10
+        url,
+        json={**request, "kind": "published_captions"},
+        headers=auth(token),
+        timeout=10,
+        verify=shared_verify(),
     )
     assert _problem(clash, 422, "conflict")["field"] == "kind"
     viewer = cli(
@@ -125,6 +151,7 @@ def test_problem_types_are_distinct_per_cause(
             json=body(initialised, "https://example.com/"),
             headers=auth(viewer_token),
             timeout=10,
+            verify=shared_verify(),
         ),
         403,
         "forbidden",
@@ -139,13 +166,17 @@ def test_corpora_get_unknown_is_not_found(
         json={"workspace_id": initialised["WORKSPACE_ID"], "id": str(uuid.uuid4())},
         headers=auth(initialised["SOSOAPI_TOKEN"]),
         timeout=10,
+        verify=shared_verify(),
     )
     _problem(response, 404, "not-found")
 
 
 def test_openapi_and_health(served: ServeProcess) -> None:
-    assert httpx.get(served.base + "/healthz", timeout=10).json()["status"] == "ok"
-    spec = httpx.get(served.base + "/openapi.json", timeout=10).json()
+    assert (
+        httpx.get(served.base + "/healthz", timeout=10, verify=shared_verify()).json()["status"]
+        == "ok"
+    )
+    spec = httpx.get(served.base + "/openapi.json", timeout=10, verify=shared_verify()).json()
     operation = spec["paths"][RETRIEVE_PATH]["post"]
     from sosoapi.contract.schemas import tool
 
@@ -157,16 +188,20 @@ def test_openapi_and_health(served: ServeProcess) -> None:
 
 @pytest.mark.parametrize("process_env", ["sqlite"], indirect=True)
 def test_protected_resource_metadata_for_mcp(served: ServeProcess) -> None:
-    response = httpx.post(served.base + "/mcp", json={}, timeout=10)
+    response = httpx.post(served.base + "/mcp", json={}, timeout=10, verify=shared_verify())
     assert response.status_code == 401
     assert "resource_metadata=" in response.headers["www-authenticate"]
-    metadata = httpx.get(served.base + "/.well-known/oauth-protected-resource/mcp", timeout=10)
+    metadata = httpx.get(
+        served.base + "/.well-known/oauth-protected-resource/mcp",
+        timeout=10,
+        verify=shared_verify(),
+    )
     assert metadata.status_code == 200
     assert metadata.json()["resource"].endswith("/mcp")
 
 
 def test_upload_does_not_exist_over_http(served: ServeProcess, initialised: dict[str, str]) -> None:
-    spec = httpx.get(served.base + "/openapi.json", timeout=10).json()
+    spec = httpx.get(served.base + "/openapi.json", timeout=10, verify=shared_verify()).json()
     assert not any("upload" in path for path in spec["paths"])
     assert "/research-api/projects/create" in spec["paths"]
     response = httpx.post(
@@ -174,6 +209,7 @@ def test_upload_does_not_exist_over_http(served: ServeProcess, initialised: dict
         json={},
         headers=auth(initialised["SOSOAPI_TOKEN"]),
         timeout=10,
+        verify=shared_verify(),
     )
     assert response.status_code in (401, 404, 405)  # no such route (the MCP mount answers)
 
@@ -190,6 +226,7 @@ def test_the_loop_over_http_names_the_corpus_revision(
             json={"workspace_id": ws, **payload},
             headers=headers,
             timeout=30,
+            verify=shared_verify(),
         )
         assert response.status_code == 200, response.text
         return response
@@ -220,7 +257,11 @@ def test_the_loop_over_http_names_the_corpus_revision(
     got = post("evidence/get", evidence_id=evidence_id).json()
     assert_valid_output("sosoapi_research_evidence_get", got)
     whoami = httpx.post(
-        served.base + "/research-api/whoami", json={}, headers=headers, timeout=10
+        served.base + "/research-api/whoami",
+        json={},
+        headers=headers,
+        timeout=10,
+        verify=shared_verify(),
     ).json()
     assert whoami["workspaces"][0]["id"] == ws
 
@@ -230,7 +271,9 @@ async def test_the_research_loop_over_http(
     served: ServeProcess, initialised: dict[str, str], origin: HTTPSOrigin
 ) -> None:
     headers = auth(initialised["SOSOAPI_TOKEN"])
-    async with httpx.AsyncClient(base_url=served.base, headers=headers, timeout=30) as http:
+    async with httpx.AsyncClient(
+        base_url=served.base, headers=headers, timeout=30, verify=shared_verify()
+    ) as http:
         await research_loop(api_caller(http), origin, initialised["WORKSPACE_ID"])
 
 
@@ -242,15 +285,20 @@ def test_a_client_that_disconnects_does_not_cancel_the_read(
     request = body(initialised, origin.url("/slow"))
     headers = auth(initialised["SOSOAPI_TOKEN"])
     with pytest.raises(httpx.ReadTimeout):
-        httpx.post(served.base + RETRIEVE_PATH, json=request, headers=headers, timeout=0.3)
+        httpx.post(
+            served.base + RETRIEVE_PATH,
+            json=request,
+            headers=headers,
+            timeout=0.3,
+            verify=shared_verify(),
+        )
     deadline = time.monotonic() + 15
-    while True:
-        receipt = httpx.post(
-            served.base + RETRIEVE_PATH, json=request, headers=headers, timeout=30
-        ).json()
-        if receipt["retrieval"]["state"] == "completed" or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+    with httpx.Client(headers=headers, timeout=30, verify=shared_verify()) as http:
+        while True:
+            receipt = http.post(served.base + RETRIEVE_PATH, json=request).json()
+            if receipt["retrieval"]["state"] == "completed" or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
     assert receipt["retrieval"]["state"] == "completed"
     assert receipt["retrieval"]["result"]["status"] == "ready"
     assert origin.hits["/slow"] == 1

@@ -18,6 +18,7 @@ import pytest
 import trustme
 
 from sosoapi.application import Application
+from sosoapi.testing.processes import shared_verify
 from tests.archive.test_export import VTT, corpus
 from tests.support.archive import export_to
 from tests.support.browser import browser_page
@@ -69,12 +70,13 @@ class Wayback:
             stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{self.port}/", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                time.sleep(0.2)
+        with httpx.Client(timeout=1, verify=shared_verify()) as http:
+            while time.monotonic() < deadline:
+                try:
+                    if http.get(f"http://127.0.0.1:{self.port}/").status_code == 200:
+                        return self
+                except httpx.HTTPError:
+                    time.sleep(0.2)
         raise RuntimeError("wayback did not start")
 
     def __exit__(self, *exc: object) -> None:
@@ -93,7 +95,7 @@ async def test_the_exported_corpus_replays_in_pywb_in_chromium_offline(
     origin.stop()  # the publisher is gone: only the archive can answer now
     with Wayback(tmp_path) as wayback:
         base = f"http://127.0.0.1:{wayback.port}/c"
-        async with httpx.AsyncClient() as http:
+        async with httpx.AsyncClient(verify=shared_verify()) as http:
             raw = await http.get(f"{base}/id_/{vtt_url}")
             copy = await http.get(f"{base}/id_/{copy_url}")  # archived as a revisit record
         assert raw.status_code == 200 and raw.content == VTT  # the caption file, byte for byte

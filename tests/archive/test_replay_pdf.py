@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from sosoapi.application import Application
+from sosoapi.testing.processes import shared_verify
 from tests.archive.test_export_pdf import PAPER, ZEN, pdf_corpus
 from tests.archive.test_replay import Wayback, collection
 from tests.archive.test_replay import origin as origin  # the test stops its own origin
@@ -26,7 +27,7 @@ async def test_exported_pdfs_replay_in_pywb_byte_for_byte(
     origin.stop()  # the publisher is gone: only the archive can answer now
     with Wayback(tmp_path) as wayback:
         base = f"http://127.0.0.1:{wayback.port}/c/id_/"
-        async with httpx.AsyncClient() as http:
+        async with httpx.AsyncClient(verify=shared_verify()) as http:
             paper = await http.get(base + urls["/paper.pdf"])
             zen = await http.get(base + urls["/zen.pdf"])
             moved = await http.get(base + urls["/latest.pdf"])

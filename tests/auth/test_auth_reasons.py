@@ -10,6 +10,7 @@ import anyio
 import httpx
 import pytest
 
+from sosoapi.testing.processes import shared_verify
 from tests.auth.test_oauth_consent_browser import REDIRECT, authorize_url, register
 from tests.support.oauth import answer_consent, exchange_code, mcp_status
 from tests.support.services import ServeProcess, cli
@@ -20,7 +21,7 @@ WHOAMI = "/research-api/whoami"
 
 async def rest_status(base: str, token: str | None) -> tuple[int, str | None]:
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx.AsyncClient(timeout=30, verify=shared_verify()) as http:
         answer = await http.post(base + WHOAMI, json={}, headers=headers)
     if answer.status_code != 401:
         return answer.status_code, None
@@ -95,7 +96,9 @@ async def test_oauth_token_is_bound_to_its_resource(
     assert await mcp_status(base, token) == (401, "elsewhere")
 
     foreign = f"{without}&resource=https%3A%2F%2Fother.example%2Fmcp"
-    async with httpx.AsyncClient(follow_redirects=False, timeout=30) as browser:
+    async with httpx.AsyncClient(
+        follow_redirects=False, timeout=30, verify=shared_verify()
+    ) as browser:
         refused = await browser.get(foreign)
     assert refused.status_code == 302
     assert "error=invalid_target" in refused.headers["location"]
@@ -103,11 +106,15 @@ async def test_oauth_token_is_bound_to_its_resource(
 
 def test_authorization_metadata_names_this_server(served: ServeProcess) -> None:
     base = served.base
-    resource = httpx.get(f"{base}/.well-known/oauth-protected-resource/mcp", timeout=30).json()
+    resource = httpx.get(
+        f"{base}/.well-known/oauth-protected-resource/mcp", timeout=30, verify=shared_verify()
+    ).json()
     assert resource["resource"] == f"{base}/mcp"
     assert resource["authorization_servers"] == [base]
     assert resource["scopes_supported"] == ["agent:research"]
-    server = httpx.get(f"{base}/.well-known/oauth-authorization-server", timeout=30).json()
+    server = httpx.get(
+        f"{base}/.well-known/oauth-authorization-server", timeout=30, verify=shared_verify()
+    ).json()
     assert server["issuer"] == base
     assert server["registration_endpoint"] == f"{base}/register"
     assert server["code_challenge_methods_supported"] == ["S256"]
@@ -128,7 +135,7 @@ async def test_an_http_client_is_told_the_header_and_the_oauth_metadata(
     base = served.base
     metadata = f"{base}/.well-known/oauth-protected-resource/mcp"
     headers = {"Accept": "application/json, text/event-stream"}
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx.AsyncClient(timeout=30, verify=shared_verify()) as http:
         for token in (None, "sosoapi_nope"):
             sent = {**headers, **({"Authorization": f"Bearer {token}"} if token else {})}
             answer = await http.post(f"{base}/mcp", json={}, headers=sent)

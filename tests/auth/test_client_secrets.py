@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from sosoapi.auth.tokens import hash_token
+from sosoapi.testing.processes import shared_verify
 from tests.support.oauth import ROOMY_RATES
 from tests.support.services import ServeProcess
 
@@ -55,7 +56,7 @@ def post_form(
 def test_only_the_real_secret_authenticates_in_the_body(
     served: ServeProcess, encoding: str
 ) -> None:
-    with httpx.Client(base_url=served.base, timeout=30) as http:
+    with httpx.Client(base_url=served.base, timeout=30, verify=shared_verify()) as http:
         client_id, secret = register(http, "client_secret_post")
         for path, fields, ok in (
             ("/revoke", {"token": "sosoapi_unknown"}, 200),
@@ -73,7 +74,7 @@ def test_only_the_real_secret_authenticates_in_the_body(
 
 
 def test_only_the_real_secret_authenticates_in_basic(served: ServeProcess) -> None:
-    with httpx.Client(base_url=served.base, timeout=30) as http:
+    with httpx.Client(base_url=served.base, timeout=30, verify=shared_verify()) as http:
         client_id, secret = register(http, "client_secret_basic")
         form = {"grant_type": "refresh_token", "refresh_token": "sosoapi_x", "client_id": client_id}
         real = http.post("/token", data=form, headers=basic(client_id, secret))
@@ -92,7 +93,7 @@ def test_only_the_real_secret_authenticates_in_basic(served: ServeProcess) -> No
 
 
 def test_a_file_part_is_refused_clearly(served: ServeProcess) -> None:
-    with httpx.Client(base_url=served.base, timeout=30) as http:
+    with httpx.Client(base_url=served.base, timeout=30, verify=shared_verify()) as http:
         client_id, secret = register(http, "client_secret_post")
         refused = http.post(
             "/revoke",

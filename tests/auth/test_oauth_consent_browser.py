@@ -20,6 +20,7 @@ import mcp
 import pytest
 from mcp.client.streamable_http import streamable_http_client
 
+from sosoapi.testing.processes import shared_verify
 from tests.support.browser import browser_page
 from tests.support.oauth import ROOMY_RATES, exchange_code, mcp_status
 from tests.support.services import ServeProcess, cli
@@ -45,6 +46,7 @@ def register(base: str) -> str:
             "response_types": ["code"],
         },
         timeout=30,  # a server's first OAuth request builds its endpoints (the MCP SDK)
+        verify=shared_verify(),
     )
     assert answer.status_code == 201, answer.text
     registered = answer.json()
@@ -156,7 +158,7 @@ def test_consent_refuses_cross_site_posts_and_framing(
 ) -> None:
     client_id = register(served.base)
     url, _, _ = authorize_url(served.base, client_id)
-    with httpx.Client(follow_redirects=False) as browser:
+    with httpx.Client(follow_redirects=False, verify=shared_verify()) as browser:
         consent = browser.get(browser.get(url).headers["location"])
         assert consent.headers["x-frame-options"] == "DENY"
         assert "frame-ancestors 'none'" in consent.headers["content-security-policy"]
@@ -170,7 +172,8 @@ def test_consent_refuses_cross_site_posts_and_framing(
             "token": initialised["SOSOAPI_TOKEN"],
             "decision": "approve",
         }
-        forged = httpx.post(str(consent.url), data=form, timeout=30)  # another site: no cookie
+        # another site: no cookie
+        forged = httpx.post(str(consent.url), data=form, timeout=30, verify=shared_verify())
         assert forged.status_code == 403
         guessed = browser.post(str(consent.url), data=form)  # the cookie, a guessed token
         assert guessed.status_code == 403

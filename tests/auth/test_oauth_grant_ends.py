@@ -9,6 +9,7 @@ import anyio
 import httpx
 import pytest
 
+from sosoapi.testing.processes import shared_verify
 from tests.auth.test_auth_reasons import mint, rest_status
 from tests.auth.test_oauth_consent_browser import REDIRECT, authorize_url, register
 from tests.support.oauth import ROOMY_RATES, answer_consent, exchange_code, mcp_status
@@ -34,7 +35,7 @@ async def signed_in(base: str, personal: str) -> tuple[dict, str, str, str]:
 
 async def refresh(base: str, client_id: str, refresh_token: str) -> httpx.Response:
     form = {"grant_type": "refresh_token", "refresh_token": refresh_token, "client_id": client_id}
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx.AsyncClient(timeout=30, verify=shared_verify()) as http:
         return await http.post(f"{base}/token", data=form)
 
 

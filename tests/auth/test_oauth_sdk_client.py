@@ -18,6 +18,7 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 
+from sosoapi.testing.processes import shared_verify
 from tests.support.contract import assert_valid_output
 from tests.support.oauth import ROOMY_RATES, ConsentAnswer, answer_consent, mcp_status
 from tests.support.services import ServeProcess, cli
@@ -165,5 +166,5 @@ async def refresh(base: str, storage: MemoryStorage) -> httpx.Response:
     }
     if storage.client.client_secret:
         form["client_secret"] = storage.client.client_secret
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx.AsyncClient(timeout=30, verify=shared_verify()) as http:
         return await http.post(f"{base}/token", data=form)

@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from sosoapi.testing.processes import shared_verify
 from tests.support.serve_app import BASE, serve_app
 from tests.support.services import ServeProcess
 
@@ -28,7 +29,7 @@ def metadata(uris: list[str], name: str = "Flood App") -> dict:
 
 
 def test_unsafe_registrations_are_refused_in_rfc_7591_terms(served: ServeProcess) -> None:
-    with httpx.Client(base_url=served.base, timeout=30) as http:
+    with httpx.Client(base_url=served.base, timeout=30, verify=shared_verify()) as http:
         for uri in ("javascript:alert(1)", "http://evil.example/cb", "https://a.example/#x"):
             refused = http.post("/register", json=metadata([uri]))
             assert refused.status_code == 400, refused.text
@@ -41,7 +42,7 @@ def test_unsafe_registrations_are_refused_in_rfc_7591_terms(served: ServeProcess
 
 def test_a_large_registration_is_refused_before_it_is_parsed(served: ServeProcess) -> None:
     big = metadata([f"https://a.example/{i}/" + "x" * 1000 for i in range(17)])
-    with httpx.Client(base_url=served.base, timeout=30) as http:
+    with httpx.Client(base_url=served.base, timeout=30, verify=shared_verify()) as http:
         declared = http.post("/register", json=big)
         assert declared.status_code == 413, declared.text
         assert "16384" in declared.json()["error_description"]
@@ -67,7 +68,7 @@ SLOW_REFILL = {"SOSOAPI_OAUTH_REGISTER_PER_MINUTE": "1", "SOSOAPI_OAUTH_AUTHORIZ
 @pytest.mark.parametrize("server_env", [SLOW_REFILL])
 @pytest.mark.own_server(reason="it counts the server's registrations against its bursts")
 def test_one_address_is_rate_limited(served: ServeProcess) -> None:
-    with httpx.Client(base_url=served.base, timeout=30) as http:
+    with httpx.Client(base_url=served.base, timeout=30, verify=shared_verify()) as http:
         answers = [
             http.post("/register", json=metadata(["https://a.example/cb"])) for _ in range(12)
         ]

@@ -8,6 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
+from sosoapi.testing.processes import shared_verify
+
 FIELD = re.compile(r'name="(request|csrf)" value="([^"]+)"')
 
 
@@ -21,7 +23,9 @@ class ConsentAnswer:
 
 async def answer_consent(authorize_url: str, token: str, decision: str) -> ConsentAnswer:
     """GET the authorize URL, open the consent page it redirects to, post the decision."""
-    async with httpx.AsyncClient(follow_redirects=False, timeout=30) as browser:
+    async with httpx.AsyncClient(
+        follow_redirects=False, timeout=30, verify=shared_verify()
+    ) as browser:
         to_consent = await browser.get(authorize_url)
         assert to_consent.status_code == 302, to_consent.text
         page = await browser.get(to_consent.headers["location"])
@@ -56,7 +60,7 @@ async def mcp_status(base: str, token: str | None) -> tuple[int, str | None]:
     headers = {"Accept": "application/json, text/event-stream"}
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx.AsyncClient(timeout=30, verify=shared_verify()) as http:
         answer = await http.post(f"{base}/mcp", json=INITIALIZE, headers=headers)
     if answer.status_code != 401:
         return answer.status_code, None
@@ -80,7 +84,7 @@ async def exchange_code(
         "client_id": client_id,
         "code_verifier": verifier,
     }
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx.AsyncClient(timeout=30, verify=shared_verify()) as http:
         return await http.post(f"{base}/token", data=form)
 
 

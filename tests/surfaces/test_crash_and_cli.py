@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from sosoapi.testing.processes import shared_verify
 from tests.support.calls import RETRIEVE_PATH
 from tests.support.contract import assert_valid_output
 from tests.support.origin import HTTPSOrigin, Route
@@ -33,24 +34,24 @@ def test_sigkill_during_a_slow_read_is_unconfirmed_after_the_lease(
     server = ServeProcess(env).start()
     try:
         deadline = time.monotonic() + 10
-        while True:  # wait until the read holds its lease, then kill mid-read
-            first = httpx.post(
-                server.base + RETRIEVE_PATH, json=request, headers=headers, timeout=30
-            ).json()
-            if first["retrieval"]["state"] != "pending" or time.monotonic() > deadline:
-                break
+        with httpx.Client(headers=headers, timeout=30, verify=shared_verify()) as http:
+            while True:  # wait until the read holds its lease, then kill mid-read
+                first = http.post(server.base + RETRIEVE_PATH, json=request).json()
+                if first["retrieval"]["state"] != "pending" or time.monotonic() > deadline:
+                    break
         assert first["retrieval"]["state"] == "running"
     finally:
         server.kill()
     home = Path(initialised["SOSOAPI_HOME"]) / "sosoapi.sqlite3"
     if "SOSOAPI_DATABASE_URL" not in initialised:
         assert sqlite3.connect(home).execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    with ServeProcess(env) as restarted:
+    with (
+        ServeProcess(env) as restarted,
+        httpx.Client(headers=headers, timeout=30, verify=shared_verify()) as http,
+    ):
         deadline = time.monotonic() + 20
         while True:
-            replay = httpx.post(
-                restarted.base + RETRIEVE_PATH, json=request, headers=headers, timeout=30
-            ).json()
+            replay = http.post(restarted.base + RETRIEVE_PATH, json=request).json()
             if replay["retrieval"]["state"] != "running" or time.monotonic() > deadline:
                 break
             time.sleep(0.3)

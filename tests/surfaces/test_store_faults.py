@@ -23,6 +23,7 @@ import pytest
 import sqlalchemy as sa
 from mcp.client.streamable_http import streamable_http_client
 
+from sosoapi.testing.processes import shared_verify
 from tests.support.cluster import ThrowawayCluster
 from tests.support.contract import assert_valid_output
 from tests.support.faults import (
@@ -53,13 +54,14 @@ def _until(check: Callable[[], bool], seconds: float, what: str) -> None:
 def _settled_replay(base: str, headers: dict, body: dict, seconds: float = 90) -> dict:
     """Replay `body` until its receipt is settled; every answer on the way is 200 or 503."""
     deadline = time.monotonic() + seconds
-    while True:
-        response = httpx.post(base + RETRIEVE, json=body, headers=headers, timeout=60)
-        assert response.status_code in (200, 503), response.text
-        if response.status_code == 200 and response.json()["retrieval"]["state"] in SETTLED:
-            return response.json()
-        assert time.monotonic() < deadline, f"not settled: {response.text}"
-        time.sleep(0.2)
+    with httpx.Client(headers=headers, timeout=60, verify=shared_verify()) as http:
+        while True:
+            response = http.post(base + RETRIEVE, json=body)
+            assert response.status_code in (200, 503), response.text
+            if response.status_code == 200 and response.json()["retrieval"]["state"] in SETTLED:
+                return response.json()
+            assert time.monotonic() < deadline, f"not settled: {response.text}"
+            time.sleep(0.2)
 
 
 def _init(env: dict[str, str]) -> dict[str, str]:
@@ -116,7 +118,11 @@ async def test_postgres_restart_under_load_is_503_then_recovers_without_loss(
                         url = origin.url(path)
                         body = retrieve_body(env["WORKSPACE_ID"], url, mutation_id)
                         response = httpx.post(
-                            server.base + RETRIEVE, json=body, headers=headers, timeout=60
+                            server.base + RETRIEVE,
+                            json=body,
+                            headers=headers,
+                            timeout=60,
+                            verify=shared_verify(),
                         )
                         statuses[response.status_code] += 1
                         if response.status_code != 200:
@@ -143,6 +149,7 @@ async def test_postgres_restart_under_load_is_503_then_recovers_without_loss(
                                 json=retrieve_body(env["WORKSPACE_ID"], origin.url(p), m),
                                 headers=headers,
                                 timeout=60,
+                                verify=shared_verify(),
                             )
                         )
                         assert_store_unavailable(replay)
@@ -154,6 +161,7 @@ async def test_postgres_restart_under_load_is_503_then_recovers_without_loss(
                             ),
                             headers=headers,
                             timeout=60,
+                            verify=shared_verify(),
                         )
                     )
                     assert_store_unavailable(down)
@@ -223,14 +231,15 @@ def test_sqlite_out_of_space_is_a_clear_503_and_nothing_half_written(
     bodies = list(pages.values())
     answers: list[httpx.Response] = []
     log = tmp_path / "serve.log"
-    with ServeProcess(env, preexec=_file_size_limit(limit), log=log) as server:
+    with (
+        ServeProcess(env, preexec=_file_size_limit(limit), log=log) as server,
+        httpx.Client(headers=headers, timeout=60, verify=shared_verify()) as http,
+    ):
         for i in range(300):
             path = f"/fill/{i}"
             origin.routes[path] = Route(bodies[i % len(bodies)])
             body = retrieve_body(initialised["WORKSPACE_ID"], origin.url(path), str(uuid.uuid4()))
-            answers.append(
-                httpx.post(server.base + RETRIEVE, json=body, headers=headers, timeout=60)
-            )
+            answers.append(http.post(server.base + RETRIEVE, json=body))
             if sum(a.status_code == 503 for a in answers) >= 3:
                 break
         assert server.proc is not None and server.proc.poll() is None
@@ -261,11 +270,15 @@ def test_a_client_that_hangs_up_mid_call_leaves_a_receipt_that_settles_and_repla
     headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
     body = retrieve_body(initialised["WORKSPACE_ID"], origin.url("/slow"), str(uuid.uuid4()))
     with pytest.raises(httpx.ReadTimeout):
-        httpx.post(served.base + RETRIEVE, json=body, headers=headers, timeout=0.5)
+        httpx.post(
+            served.base + RETRIEVE, json=body, headers=headers, timeout=0.5, verify=shared_verify()
+        )
     settled = _settled_replay(served.base, headers, body)
     assert_valid_output(RETRIEVE_TOOL, settled)
     assert settled["retrieval"]["state"] == "completed"
     assert settled["retrieval"]["result"]["status"] == "ready"
-    again = httpx.post(served.base + RETRIEVE, json=body, headers=headers, timeout=60)
+    again = httpx.post(
+        served.base + RETRIEVE, json=body, headers=headers, timeout=60, verify=shared_verify()
+    )
     assert again.json() == settled
     assert origin.hits["/slow"] == 1

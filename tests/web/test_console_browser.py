@@ -17,6 +17,7 @@ from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import Page, Route, async_playwright
 
 from sosoapi.contract.schemas import all_tools
+from sosoapi.testing.processes import shared_verify
 from tests.support.browser import launch_options, need_chromium
 from tests.support.console import (
     HOSTILE_INSERT,
@@ -45,7 +46,9 @@ async def review(
 ) -> tuple[Seeded, str]:
     operations = {n: c["api_operation"] for n, c in all_tools().items() if "api_operation" in c}
     headers = {"Authorization": f"Bearer {initialised['SOSOAPI_TOKEN']}"}
-    async with httpx.AsyncClient(base_url=served.base, headers=headers, timeout=30) as http:
+    async with httpx.AsyncClient(
+        base_url=served.base, headers=headers, timeout=30, verify=shared_verify()
+    ) as http:
 
         async def call(tool: str, arguments: dict[str, Any]) -> tuple[dict, int | None]:
             response = await http.post(operations[tool], json=arguments)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -15,6 +17,16 @@ import httpx
 SOSOAPI = str(Path(sys.executable).with_name("sosoapi"))
 STARTUP_SECONDS = 120  # imports alone took 16 s on a loaded 2-core machine
 READY_POLL_SECONDS = 0.02
+
+
+@functools.cache
+def shared_verify() -> ssl.SSLContext:
+    """httpx's own default verify context (its CA bundle, full checks), built once per process.
+
+    An `httpx` client, or `httpx.get`/`post`, given no context loads the CA bundle itself
+    (about 20 ms of CPU), even to speak plain HTTP to a loopback server, where the context
+    is never used; the tests' clients pass this one as `verify=` instead."""
+    return httpx.create_ssl_context()
 
 
 def free_port() -> int:
@@ -92,7 +104,7 @@ class ServeProcess:
         every 20 ms and the test goes on as soon as the server answers."""
         assert self.proc is not None, "launch() first"
         deadline = time.monotonic() + self.ready_seconds
-        with httpx.Client(timeout=1) as client:
+        with httpx.Client(timeout=1, verify=shared_verify()) as client:
             while time.monotonic() < deadline:
                 if self.proc.poll() is not None:
                     told = self.log.read_text() if self.log else self.proc.stderr.read().decode()  # type: ignore[union-attr]
