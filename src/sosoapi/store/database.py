@@ -65,10 +65,8 @@ def _ping_idle_connections(engine: Engine) -> None:
     timeout, a proxy) is still found before a statement meets it; a failed ping
     invalidates the pool, as a failed pre-ping did, so the rest are replaced too."""
 
-    def _made(_dbapi_conn: Any, record: Any) -> None:
-        record.info["returned_at"] = time.monotonic()
-
-    def _returned(_dbapi_conn: Any, record: Any) -> None:
+    def _idle_from_now(_dbapi_conn: Any, record: Any) -> None:
+        """A connection just made, or just given back, is idle from now."""
         record.info["returned_at"] = time.monotonic()
 
     def _handed_out(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
@@ -81,8 +79,8 @@ def _ping_idle_connections(engine: Engine) -> None:
                 raise exc.InvalidatePoolError() from error
             raise
 
-    event.listen(engine.pool, "connect", _made)
-    event.listen(engine.pool, "checkin", _returned)
+    event.listen(engine.pool, "connect", _idle_from_now)
+    event.listen(engine.pool, "checkin", _idle_from_now)
     event.listen(engine.pool, "checkout", _handed_out)
 
 
