@@ -1,6 +1,8 @@
-"""`sosoapi --help` (and any verb's help) loads only click and the CLI's own words: the
-store (SQLAlchemy, Alembic), the contract's pydantic models and the application are
-imported by the verb that runs, so a shell's first touch stays quick (bench/startup.py)."""
+"""What a process loads as it starts, each in a new Python process. `sosoapi --help` (and
+any verb's help) loads only click and the CLI's own words: the store (SQLAlchemy,
+Alembic), the contract's pydantic models and the application are imported by the verb
+that runs, so a shell's first touch stays quick (bench/startup.py). A server builds its
+app with the collector paused and without loading a parser."""
 
 from __future__ import annotations
 
@@ -42,6 +44,12 @@ def test_help_of_every_verb_loads_neither_the_store_nor_the_models() -> None:
     assert not loaded & HEAVY_OURS
 
 
+def _run_python(script: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """`script` in a new Python process, as a server would start, with `home` as its home."""
+    env = {**os.environ, "SOSOAPI_HOME": str(home)}
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+
+
 def test_the_collector_is_paused_while_a_server_starts_and_back_after(tmp_path: Path) -> None:
     """serve's app is imported and built with the collector off (sosoapi/startup.py), and
     the collector is on again once it is built; a caller that had it off keeps it off."""
@@ -58,8 +66,7 @@ gc.disable()
 servers._http_app("127.0.0.1", 8080, "full", None)
 assert seen == [False, False] and not gc.isenabled()
 """
-    env = {**os.environ, "SOSOAPI_HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    done = _run_python(script, tmp_path)
     assert done.returncode == 0, done.stderr
 
 
@@ -85,8 +92,7 @@ servers._http_app("127.0.0.1", 8080, "full", None)
 import sosoapi.app_stdio
 print(*sys.modules)
 """
-    env = {**os.environ, "SOSOAPI_HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    done = _run_python(script, tmp_path)
     assert done.returncode == 0, done.stderr
     loaded = set(done.stdout.split())
     assert "sosoapi.application" in loaded and "sosoapi.research.retrieval.reading" in loaded
